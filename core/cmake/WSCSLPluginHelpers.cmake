@@ -1,0 +1,69 @@
+# wscsl_add_plugin(<name>
+#                  SOURCES <file>...
+#                  [LINK_LIBRARIES <target>...]
+#                  [TESTS <file>...] [TEST_LINK_LIBRARIES <target>...]
+#                  [NO_INSTALL])
+#
+# Builds libwscsl_<name>.so as a MODULE (it can be loaded, never linked) with hidden symbols, so
+# that only the two entry points WSCSL_PLUGIN defines are exported. The same function builds the
+# in-tree plugins and third-party plugins against an installed SDK (find_package(WSCSL)).
+#
+# TESTS become the executable <name>_tests, linked with the plugin's objects (so internal
+# functions can be tested directly) and WSCSL::testing, and registered with CTest as
+# plugin.<name>, run with WSCSL_PLUGIN_PATH pointing at the built plugin.
+function(wscsl_add_plugin name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_INSTALL" ""
+                        "SOURCES;LINK_LIBRARIES;TESTS;TEST_LINK_LIBRARIES")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "wscsl_add_plugin(${name}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "wscsl_add_plugin(${name}): SOURCES is required")
+  endif()
+  if(NOT name MATCHES "^[a-z][a-z0-9_]*$")
+    message(FATAL_ERROR "wscsl_add_plugin(${name}): plugin names are lower_snake_case")
+  endif()
+
+  add_library(${name}_objects OBJECT ${ARG_SOURCES})
+  target_link_libraries(${name}_objects PUBLIC WSCSL::core ${ARG_LINK_LIBRARIES})
+  target_compile_definitions(${name}_objects PRIVATE WSCSL_PLUGIN_FILE_NAME="${name}")
+  set_target_properties(${name}_objects PROPERTIES
+    CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON POSITION_INDEPENDENT_CODE ON)
+  target_compile_features(${name}_objects PUBLIC cxx_std_17)
+  if(COMMAND wscsl_use_pch)
+    wscsl_use_pch(${name}_objects)
+  endif()
+
+  add_library(${name} MODULE $<TARGET_OBJECTS:${name}_objects>)
+  target_link_libraries(${name} PRIVATE WSCSL::core ${ARG_LINK_LIBRARIES})
+  target_link_options(${name} PRIVATE "LINKER:-z,defs")
+  set_target_properties(${name} PROPERTIES PREFIX "lib" OUTPUT_NAME "wscsl_${name}")
+  if(DEFINED WSCSL_PLUGIN_OUTPUT_DIR)
+    set_target_properties(${name} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${WSCSL_PLUGIN_OUTPUT_DIR}")
+  endif()
+
+  if(ARG_TESTS AND (NOT DEFINED WSCSL_BUILD_TESTS OR WSCSL_BUILD_TESTS))
+    if(NOT TARGET GTest::gtest_main)
+      find_package(GTest REQUIRED)
+    endif()
+    add_executable(${name}_tests ${ARG_TESTS})
+    target_link_libraries(${name}_tests PRIVATE ${name}_objects WSCSL::testing GTest::gtest_main
+                          ${ARG_TEST_LINK_LIBRARIES})
+    if(COMMAND wscsl_use_pch)
+      wscsl_use_pch(${name}_tests)
+    endif()
+    add_dependencies(${name}_tests ${name})
+    add_test(NAME plugin.${name} COMMAND ${name}_tests)
+    set_tests_properties(plugin.${name} PROPERTIES
+      ENVIRONMENT "WSCSL_PLUGIN_PATH=$<TARGET_FILE_DIR:${name}>")
+  endif()
+
+  if(NOT ARG_NO_INSTALL)
+    if(DEFINED WSCSL_PLUGIN_INSTALL_DIR)
+      set(destination "${WSCSL_PLUGIN_INSTALL_DIR}")
+    else()
+      set(destination "lib/wscsl/plugins")
+    endif()
+    install(TARGETS ${name} LIBRARY DESTINATION "${destination}")
+  endif()
+endfunction()

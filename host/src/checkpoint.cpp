@@ -1,0 +1,110 @@
+#include "checkpoint.hpp"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <sstream>
+
+#include <fmt/format.h>
+#include <torch/serialize/archive.h>
+
+#include "wscsl/error.hpp"
+#include "wscsl/util/atomic_file.hpp"
+
+namespace wscsl::host {
+namespace {
+
+constexpr std::int64_t kFormatVersion = 1;
+
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
+  throw DataError(fmt::format("{}: {}", path.string(), what));
+}
+
+}  // namespace
+
+void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
+                     torch::optim::Optimizer* optimizer, const TrainingState& state) {
+  torch::serialize::OutputArchive archive;
+  torch::serialize::OutputArchive model_archive;
+  model.save(model_archive);
+  archive.write("model", model_archive);
+  if (optimizer) {
+    torch::serialize::OutputArchive optimizer_archive;
+    optimizer->save(optimizer_archive);
+    archive.write("optimizer", optimizer_archive);
+  }
+  archive.write("format_version", c10::IValue(kFormatVersion));
+  archive.write("epoch", c10::IValue(state.epoch));
+  archive.write("step", c10::IValue(state.step));
+  archive.write("global_step", c10::IValue(state.global_step));
+  archive.write("epoch_loss_sum", c10::IValue(state.epoch_loss_sum));
+  archive.write("epoch_loss_count", c10::IValue(state.epoch_loss_count));
+  archive.write("best_value", c10::IValue(state.best_value));
+  archive.write("best_epoch", c10::IValue(state.best_epoch));
+  archive.write("threads", c10::IValue(state.threads));
+  archive.write("config", c10::IValue(state.config));
+  {
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    archive.write("rng", generator.get_state());
+  }
+  // Serialise in memory; only our own checked write touches the disk (LibTorch's stream writer
+  // aborts the process on a full disk).
+  std::ostringstream buffer;
+  archive.save_to(buffer);
+  write_file_atomically(path, buffer.str());
+}
+
+TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
+                              torch::optim::Optimizer* optimizer, bool restore_rng) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) fail(path, "no such checkpoint file");
+  torch::serialize::InputArchive archive;
+  try {
+    std::istringstream in(read_file(path));
+    archive.load_from(in);
+  } catch (const c10::Error& e) {
+    fail(path, fmt::format("not a wscsl checkpoint or corrupt ({})", e.what_without_backtrace()));
+  }
+  auto read_value = [&](const char* key) {
+    c10::IValue v;
+    if (!archive.try_read(key, v)) fail(path, fmt::format("checkpoint has no '{}' entry", key));
+    return v;
+  };
+  if (read_value("format_version").toInt() != kFormatVersion)
+    fail(path, fmt::format("checkpoint format {} is not supported (expected {})",
+                           read_value("format_version").toInt(), kFormatVersion));
+  TrainingState state;
+  state.epoch = read_value("epoch").toInt();
+  state.step = read_value("step").toInt();
+  state.global_step = read_value("global_step").toInt();
+  state.epoch_loss_sum = read_value("epoch_loss_sum").toDouble();
+  state.epoch_loss_count = read_value("epoch_loss_count").toInt();
+  state.best_value = read_value("best_value").toDouble();
+  state.best_epoch = read_value("best_epoch").toInt();
+  state.threads = read_value("threads").toInt();
+  state.config = read_value("config").toStringRef();
+  try {
+    torch::serialize::InputArchive model_archive;
+    if (!archive.try_read("model", model_archive)) fail(path, "checkpoint has no model");
+    model.load(model_archive);
+    if (optimizer) {
+      torch::serialize::InputArchive optimizer_archive;
+      if (!archive.try_read("optimizer", optimizer_archive))
+        fail(path, "checkpoint has no optimizer state");
+      optimizer->load(optimizer_archive);
+    }
+  } catch (const c10::Error& e) {
+    fail(path, fmt::format("checkpoint does not fit this pipeline's model ({})",
+                           e.what_without_backtrace()));
+  }
+  if (restore_rng) {
+    torch::Tensor rng;
+    if (!archive.try_read("rng", rng)) fail(path, "checkpoint has no RNG state");
+    auto generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(rng);
+  }
+  return state;
+}
+
+}  // namespace wscsl::host

@@ -1,0 +1,37 @@
+// Training checkpoints: model, optimiser, RNG and loop position in one file, written atomically.
+// Checkpoints are trusted input (LibTorch deserialises them with its TorchScript reader).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <string>
+
+#include <torch/nn/module.h>
+#include <torch/optim/optimizer.h>
+
+namespace wscsl::host {
+
+struct TrainingState {
+  std::int64_t epoch = 0;        // the epoch in progress, or the next one to run
+  std::int64_t step = 0;         // steps of `epoch` already taken
+  std::int64_t global_step = 0;  // steps taken since the start of the run
+  double epoch_loss_sum = 0.0;   // running sums of the epoch in progress
+  std::int64_t epoch_loss_count = 0;
+  double best_value = std::numeric_limits<double>::quiet_NaN();
+  std::int64_t best_epoch = -1;
+  std::int64_t threads = 0;  // intra-op threads the run used
+  std::string config;        // the resolved pipeline the run trains
+};
+
+// Writes everything needed to continue bit-identically. The file is replaced atomically, so a
+// crash leaves the previous checkpoint intact.
+void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
+                     torch::optim::Optimizer* optimizer, const TrainingState& state);
+
+// Restores a checkpoint into `model` (and `optimizer` and the global RNG when given). Throws
+// DataError naming the file and what is missing or mismatched.
+TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
+                              torch::optim::Optimizer* optimizer, bool restore_rng);
+
+}  // namespace wscsl::host

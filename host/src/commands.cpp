@@ -1,0 +1,109 @@
+#include "commands.hpp"
+
+#include <csignal>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "pipeline.hpp"
+#include "trainer.hpp"
+#include "wscsl/error.hpp"
+#include "wscsl/util/text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace wscsl::host {
+namespace {
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) fmt::print(stderr, "wscsl: warning: {}\n", w);
+}
+
+std::string timestamp() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", std::localtime(&now));
+  return buffer;
+}
+
+extern "C" void on_stop_signal(int) {
+  request_stop();
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+void print_results(const EvaluationResult& result) {
+  fmt::print("{}", format_text(result.tables));
+  for (const fs::path& a : result.artifacts) fmt::print("wrote {}\n", a.string());
+}
+
+}  // namespace
+
+Session::Session(const GlobalOptions& options, const std::vector<fs::path>& pipeline_paths) {
+  PluginSearch search;
+  search.command_line = options.plugin_paths;
+  search.pipeline = pipeline_paths;
+  std::vector<std::string> warnings;
+  const auto directories = search.directories(warnings);
+  PluginManager(registry_).load(directories, warnings);
+  print_warnings(warnings);
+}
+
+int run_train(const GlobalOptions& global, const TrainArgs& args) {
+  fs::path run_root = args.run_dir;
+  fs::path source = args.pipeline;
+  if (args.resume) source = RunDirectory::open(run_root).resolved();
+  const ConfigNode root = read_pipeline(source, args.overrides);
+  Session session(global, pipeline_plugin_paths(root));
+  Pipeline pipeline = build_pipeline(root, source, session.registry());
+  if (run_root.empty()) run_root = fs::path("runs") / (source.stem().string() + "-" + timestamp());
+  const RunDirectory run = args.resume ? RunDirectory::open(run_root) : RunDirectory::create(run_root);
+  fmt::print("run {} — {} threads, seed {}\n", run.root().string(),
+             pipeline.trainer.resolved_threads(), pipeline.trainer.seed);
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+  TrainRequest request;
+  request.resume = args.resume;
+  request.stop_after_steps = args.stop_after_steps;
+  const TrainResult result = train(pipeline, run, request);
+  if (result.outcome == TrainOutcome::Interrupted) return 130;
+  if (result.test) {
+    print_results(*result.test);
+    fmt::print("\nresults written to {}\n", run.results_markdown().string());
+  }
+  return 0;
+}
+
+int run_eval(const GlobalOptions& global, const EvalArgs& args) {
+  std::error_code ec;
+  const bool is_file = fs::is_regular_file(args.target, ec);
+  // A checkpoint lives in <run>/checkpoints/.
+  const RunDirectory run =
+      RunDirectory::open(is_file ? args.target.parent_path().parent_path() : args.target);
+  const fs::path checkpoint = is_file ? args.target : checkpoint_for_evaluation(run);
+  const ConfigNode root = read_pipeline(run.resolved(), args.overrides);
+  Session session(global, pipeline_plugin_paths(root));
+  Pipeline pipeline = build_pipeline(root, run.resolved(), session.registry());
+  const EvaluationResult result = evaluate_run(pipeline, run, checkpoint);
+  print_results(result);
+  fmt::print("\nresults written to {}\n", run.results_markdown().string());
+  return 0;
+}
+
+int run_check(const GlobalOptions& global, const fs::path& path,
+              const std::vector<std::string>& overrides) {
+  const ConfigNode root = read_pipeline(path, overrides);
+  Session session(global, pipeline_plugin_paths(root));
+  const Pipeline p = build_pipeline(root, path, session.registry());
+  fmt::print("{}: pipeline is valid\n", path.string());
+  fmt::print("  dataset           {}\n", p.dataset->label());
+  fmt::print("  backbone          {}\n", p.backbone->label());
+  fmt::print("  condition_module  {}\n", p.condition_module->label());
+  for (const WeightedLoss& l : p.losses)
+    fmt::print("  loss              {} × {}\n", l.weight, l.loss->label());
+  for (const NamedEvaluator& e : p.evaluators)
+    fmt::print("  evaluator         {} ({})\n", e.name, e.evaluator->label());
+  return 0;
+}
+
+}  // namespace wscsl::host

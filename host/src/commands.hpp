@@ -1,0 +1,49 @@
+// The `wscsl` subcommands. Each returns the process exit status; errors propagate as exceptions
+// that main() turns into one message and a status (2: configuration, 3: plugins, 1: otherwise).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "wscsl/runtime/plugin_manager.hpp"
+
+namespace wscsl::host {
+
+struct GlobalOptions {
+  std::vector<std::filesystem::path> plugin_paths;  // --plugin-path, searched first
+};
+
+// The registry with every plugin from the search path (and a pipeline's [plugins] paths).
+class Session {
+ public:
+  explicit Session(const GlobalOptions& options,
+                   const std::vector<std::filesystem::path>& pipeline_paths = {});
+  const Registry& registry() const { return registry_; }
+
+ private:
+  Registry registry_;
+};
+
+struct TrainArgs {
+  std::filesystem::path pipeline;  // empty when resuming
+  std::filesystem::path run_dir;   // --run-dir, or the run to --resume
+  bool resume = false;
+  std::vector<std::string> overrides;
+  std::int64_t stop_after_steps = 0;
+};
+int run_train(const GlobalOptions& global, const TrainArgs& args);
+
+struct EvalArgs {
+  std::filesystem::path target;  // a run directory or a checkpoint inside one
+  std::vector<std::string> overrides;
+};
+int run_eval(const GlobalOptions& global, const EvalArgs& args);
+
+int run_check(const GlobalOptions& global, const std::filesystem::path& pipeline,
+              const std::vector<std::string>& overrides);
+int run_plugins(const GlobalOptions& global, bool json);
+int run_describe(const GlobalOptions& global, const std::string& what, bool json);
+
+}  // namespace wscsl::host

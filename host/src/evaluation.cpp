@@ -1,0 +1,138 @@
+#include "evaluation.hpp"
+
+#include <torch/utils.h>
+
+#include <fmt/format.h>
+
+namespace wscsl::host {
+
+EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size) {
+  const SplitData& data = pipeline.dataset->split(split);
+  torch::NoGradGuard no_grad;
+  const bool was_training = pipeline.backbone->is_training();
+  pipeline.backbone->eval();
+  pipeline.condition_module->eval();
+  EmbeddingTable table;
+  table.split = split;
+  auto [ids, inverse, counts] =
+      at::_unique2(data.triplets.reshape({-1}), /*sorted=*/true, /*return_inverse=*/true);
+  (void)counts;
+  table.image_ids = ids;
+  table.triplets = inverse.reshape({-1, 3});
+  table.conditions = data.conditions;
+  if (data.factors.defined()) table.factors = data.factors.index_select(0, ids);
+  std::vector<torch::Tensor> phi, psi;
+  for (std::int64_t begin = 0; begin < ids.size(0); begin += batch_size) {
+    const torch::Tensor batch = ids.slice(0, begin, std::min(ids.size(0), begin + batch_size));
+    const torch::Tensor images = pipeline.dataset->images(split, batch, ImageRequest{});
+    phi.push_back(pipeline.backbone->embed(images));
+    psi.push_back(pipeline.condition_module->embed(phi.back()));
+  }
+  table.phi = phi.empty() ? torch::zeros({0, pipeline.backbone->embedding_dim()}) : torch::cat(phi);
+  table.psi = psi.empty() ? torch::zeros({0, pipeline.condition_module->num_embeddings(),
+                                          pipeline.condition_module->output_dim()})
+                          : torch::cat(psi);
+  if (was_training) {
+    pipeline.backbone->train();
+    pipeline.condition_module->train();
+  }
+  return table;
+}
+
+const NamedMetric* EvaluationResult::find(const std::string& name) const {
+  for (const NamedMetric& m : metrics)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+EvaluationResult evaluate(Pipeline& pipeline, const EmbeddingTable& fit,
+                          const EmbeddingTable& target, bool final,
+                          const std::filesystem::path& artifact_dir) {
+  torch::NoGradGuard no_grad;
+  const bool was_training = pipeline.condition_module->is_training();
+  pipeline.condition_module->eval();
+  const DatasetInfo info = pipeline.dataset->info();
+  std::map<std::string, torch::Tensor> shared;
+  EvaluationResult result;
+  for (NamedEvaluator& e : pipeline.evaluators) {
+    if (!final && !e.evaluator->runs_during_validation()) continue;
+    EvalContext context{fit,  target,       *pipeline.condition_module, *pipeline.dataset,
+                        info, artifact_dir, shared,                      final,
+                        pipeline.trainer.eval_batch_size};
+    EvalReport report = e.evaluator->evaluate(context);
+    for (const Metric& m : report.metrics) result.metrics.push_back({e.name + "/" + m.name, m.value});
+    for (ReportTable& t : report.tables) result.tables.push_back(std::move(t));
+    for (auto& a : report.artifacts) result.artifacts.push_back(std::move(a));
+  }
+  if (was_training) pipeline.condition_module->train();
+  return result;
+}
+
+EvaluationResult evaluate_test(Pipeline& pipeline, const std::filesystem::path& artifact_dir) {
+  const std::int64_t batch = pipeline.trainer.eval_batch_size;
+  const EmbeddingTable val = embed_split(pipeline, "val", batch);
+  const EmbeddingTable test = embed_split(pipeline, "test", batch);
+  return evaluate(pipeline, val, test, true, artifact_dir);
+}
+
+namespace {
+
+// Display width in terminal columns: count code points, not bytes.
+std::size_t display_width(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s + std::string(width - std::min(width, display_width(s)), ' ');
+}
+
+}  // namespace
+
+std::string format_text(const std::vector<ReportTable>& tables) {
+  std::string out;
+  for (const ReportTable& t : tables) {
+    std::vector<std::size_t> widths(t.header.size(), 0);
+    auto measure = [&](const std::vector<std::string>& row) {
+      for (std::size_t i = 0; i < row.size() && i < widths.size(); ++i)
+        widths[i] = std::max(widths[i], display_width(row[i]));
+    };
+    measure(t.header);
+    for (const auto& row : t.rows) measure(row);
+    auto line = [&](const std::vector<std::string>& row) {
+      std::string s;
+      for (std::size_t i = 0; i < widths.size(); ++i)
+        s += (i ? "  " : "") + pad(i < row.size() ? row[i] : "", widths[i]);
+      while (!s.empty() && s.back() == ' ') s.pop_back();
+      return s + "\n";
+    };
+    out += "\n" + t.title + "\n";
+    out += line(t.header);
+    std::size_t total = 0;
+    for (std::size_t w : widths) total += w;
+    out += std::string(total + 2 * (widths.empty() ? 0 : widths.size() - 1), '-') + "\n";
+    for (const auto& row : t.rows) out += line(row);
+  }
+  return out;
+}
+
+std::string format_markdown(const std::vector<ReportTable>& tables) {
+  std::string out;
+  for (const ReportTable& t : tables) {
+    out += "\n### " + t.title + "\n\n|";
+    for (const std::string& h : t.header) out += " " + h + " |";
+    out += "\n|";
+    for (std::size_t i = 0; i < t.header.size(); ++i) out += i ? "---:|" : "---|";
+    out += "\n";
+    for (const auto& row : t.rows) {
+      out += "|";
+      for (const std::string& cell : row) out += " " + cell + " |";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace wscsl::host

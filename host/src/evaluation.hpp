@@ -1,0 +1,42 @@
+// Evaluation: embed every unique image of a split once, then let each evaluator read the tables.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "pipeline.hpp"
+
+namespace wscsl::host {
+
+// Embeds each image that a triplet of `split` references, once, in eval mode and without
+// gradients. Rows follow ascending image id; the table's triplets index rows.
+EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size);
+
+struct NamedMetric {
+  std::string name;  // "<evaluator>/<metric>"
+  double value = 0.0;
+};
+
+struct EvaluationResult {
+  std::vector<NamedMetric> metrics;
+  std::vector<ReportTable> tables;
+  std::vector<std::filesystem::path> artifacts;
+
+  const NamedMetric* find(const std::string& name) const;
+};
+
+// Runs the pipeline's evaluators with alignments fitted on `fit` and measured on `target`.
+// While validating (final == false) evaluators that opt out are skipped and nothing is written.
+EvaluationResult evaluate(Pipeline& pipeline, const EmbeddingTable& fit,
+                          const EmbeddingTable& target, bool final,
+                          const std::filesystem::path& artifact_dir);
+
+// Fits on the validation split and evaluates the test split (the final evaluation of a run).
+EvaluationResult evaluate_test(Pipeline& pipeline, const std::filesystem::path& artifact_dir);
+
+// Tables as aligned plain text, and as Markdown.
+std::string format_text(const std::vector<ReportTable>& tables);
+std::string format_markdown(const std::vector<ReportTable>& tables);
+
+}  // namespace wscsl::host

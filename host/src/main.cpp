@@ -1,0 +1,99 @@
+// wscsl: train, evaluate and inspect conditional-similarity pipelines built from plugins.
+#include <c10/util/Exception.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "wscsl/error.hpp"
+#include "wscsl/version.hpp"
+
+namespace {
+
+int fail(const std::string& message, int status) {
+  fmt::print(stderr, "{}\n", message);
+  return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace wscsl::host;
+  CLI::App app("wscsl " WSCSL_VERSION_STRING
+               " — conditional similarity learning from plugin pipelines");
+  app.require_subcommand(1);
+  GlobalOptions global;
+  app.add_option("--plugin-path", global.plugin_paths,
+                 "Plugin directory searched before WSCSL_PLUGIN_PATH (repeatable)");
+  app.set_version_flag("--version", WSCSL_VERSION_STRING);
+
+  TrainArgs train;
+  std::string resume;
+  auto* train_cmd = app.add_subcommand("train", "Train a pipeline, then evaluate it on the test split");
+  train_cmd->add_option("pipeline", train.pipeline, "Pipeline TOML file");
+  train_cmd->add_option("--resume", resume, "Continue the run in this directory from its last checkpoint");
+  train_cmd->add_option("--run-dir", train.run_dir, "Run directory (default: runs/<pipeline>-<time>)");
+  train_cmd->add_option("--set", train.overrides, "Override a pipeline key: --set trainer.lr=0.01");
+  train_cmd->add_option("--stop-after-steps", train.stop_after_steps,
+                        "Checkpoint and stop after this many steps in total (resumable)");
+
+  EvalArgs eval;
+  auto* eval_cmd = app.add_subcommand("eval", "Evaluate a trained run (its best checkpoint) or one checkpoint");
+  eval_cmd->add_option("target", eval.target, "Run directory or checkpoint file")->required();
+  eval_cmd->add_option("--set", eval.overrides, "Override a pipeline key, e.g. an evaluator option");
+
+  std::filesystem::path check_path;
+  std::vector<std::string> check_overrides;
+  auto* check_cmd = app.add_subcommand("check", "Validate a pipeline and report every problem");
+  check_cmd->add_option("pipeline", check_path, "Pipeline TOML file")->required();
+  check_cmd->add_option("--set", check_overrides, "Override a pipeline key");
+
+  bool plugins_json = false;
+  auto* plugins_cmd = app.add_subcommand("plugins", "List the plugins found and what they provide");
+  plugins_cmd->add_flag("--json", plugins_json, "JSON output");
+
+  std::string describe_what;
+  bool describe_json = false;
+  auto* describe_cmd = app.add_subcommand("describe", "Every option of a component type");
+  describe_cmd->add_option("what", describe_what, "<kind>/<type> (e.g. condition_module/discovernet) or 'trainer'")
+      ->required();
+  describe_cmd->add_flag("--json", describe_json, "JSON output");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  try {
+    if (train_cmd->parsed()) {
+      if (!resume.empty()) {
+        if (!train.pipeline.empty() || !train.run_dir.empty())
+          return fail("wscsl: error: --resume takes the run directory alone", 2);
+        train.resume = true;
+        train.run_dir = resume;
+      } else if (train.pipeline.empty()) {
+        return fail("wscsl: error: train needs a pipeline file (or --resume RUN_DIR)", 2);
+      }
+      return run_train(global, train);
+    }
+    if (eval_cmd->parsed()) return run_eval(global, eval);
+    if (check_cmd->parsed()) return run_check(global, check_path, check_overrides);
+    if (plugins_cmd->parsed()) return run_plugins(global, plugins_json);
+    if (describe_cmd->parsed()) return run_describe(global, describe_what, describe_json);
+  } catch (const wscsl::ConfigError& e) {
+    const auto& d = e.diagnostics();
+    return fail(fmt::format("{}\nwscsl: {} error{} in the configuration; nothing was run", d.format(),
+                            d.error_count(), d.error_count() == 1 ? "" : "s"),
+                2);
+  } catch (const wscsl::PluginError& e) {
+    return fail(fmt::format("wscsl: plugin error: {}", e.what()), 3);
+  } catch (const wscsl::Error& e) {
+    return fail(fmt::format("wscsl: error: {}", e.what()), 1);
+  } catch (const c10::Error& e) {
+    return fail(fmt::format("wscsl: error: {}", e.what_without_backtrace()), 1);
+  } catch (const std::exception& e) {
+    return fail(fmt::format("wscsl: error: {}", e.what()), 1);
+  }
+  return 0;
+}

@@ -1,0 +1,46 @@
+// The files of one training run:
+//   resolved.toml  metrics.jsonl  steps.tsv  checkpoints/{last,best}.pt  results.md  results.json
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+namespace wscsl::host {
+
+class RunDirectory {
+ public:
+  explicit RunDirectory(std::filesystem::path root) : root_(std::move(root)) {}
+
+  // Creates a fresh run directory; refuses one that already holds a run (nothing is overwritten).
+  static RunDirectory create(const std::filesystem::path& root);
+  // Opens an existing run; throws Error naming what is missing.
+  static RunDirectory open(const std::filesystem::path& root);
+
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path resolved() const { return root_ / "resolved.toml"; }
+  std::filesystem::path checkpoint(const std::string& name) const {
+    return root_ / "checkpoints" / (name + ".pt");
+  }
+  std::filesystem::path metrics() const { return root_ / "metrics.jsonl"; }
+  std::filesystem::path steps() const { return root_ / "steps.tsv"; }
+  std::filesystem::path results_markdown() const { return root_ / "results.md"; }
+  std::filesystem::path results_json() const { return root_ / "results.json"; }
+  std::filesystem::path artifacts() const { return root_ / "plots"; }
+
+  // Keeps only what a checkpoint at (`epochs_done` completed epochs, `global_step`) covers, so a
+  // resumed run appends exactly where the checkpoint left off.
+  void truncate_logs(std::int64_t epochs_done, std::int64_t global_step) const;
+
+ private:
+  std::filesystem::path root_;
+};
+
+// One JSON object per line: {"epoch": 1, "loss": 0.12, ...}. Non-finite numbers become null.
+std::string json_line(const std::map<std::string, double>& numbers);
+std::string json_number(double value);
+std::string json_string(const std::string& text);
+
+}  // namespace wscsl::host

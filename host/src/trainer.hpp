@@ -1,0 +1,43 @@
+// The training loop: seeded, resumable bit for bit, with validation and best-model selection.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+
+#include "checkpoint.hpp"
+#include "evaluation.hpp"
+#include "pipeline.hpp"
+#include "run_directory.hpp"
+
+namespace wscsl::host {
+
+struct TrainRequest {
+  bool resume = false;                 // continue from run_directory's last checkpoint
+  std::int64_t stop_after_steps = 0;   // stop (as if interrupted) after this global step; 0: never
+  std::FILE* out = stdout;             // progress and summaries
+};
+
+enum class TrainOutcome { Finished, Stopped, Interrupted };
+
+struct TrainResult {
+  TrainOutcome outcome = TrainOutcome::Finished;
+  TrainingState state;
+  std::optional<EvaluationResult> test;  // the final evaluation, when the run finished
+};
+
+// Trains `pipeline` in `run`. A stop (stop_after_steps or a signal) writes the `last` checkpoint
+// and returns; `--resume` then continues exactly where it stopped.
+TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request);
+
+// Asks a running train() to checkpoint and return at the next step boundary (signal-safe).
+void request_stop();
+
+// Loads the checkpoint evaluation should use: `best` when the run selects one, else `last`.
+std::filesystem::path checkpoint_for_evaluation(const RunDirectory& run);
+
+// Runs the final evaluation of a trained model and writes results.md and results.json.
+EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,
+                              const std::filesystem::path& checkpoint);
+
+}  // namespace wscsl::host

@@ -1,0 +1,54 @@
+#include "convnet.hpp"
+
+#include <cmath>
+
+#include <torch/nn/init.h>
+#include <torch/nn/modules/activation.h>
+
+namespace wscsl::convnet {
+
+Schema<ConvNetOptions> ConvNet::schema() {
+  using O = ConvNetOptions;
+  Schema<O> s("Small conv net for 32-px images: `depth` stages of `convs_per_stage` × (3×3 conv, "
+              "batch norm, ReLU), 2×2 max-pool between stages, global average pool, linear to "
+              "`embedding_dim`.");
+  s.field("width", &O::width, "Channels of the first stage (doubled at each stage).").min(1);
+  s.field("depth", &O::depth, "Number of stages.").min(1).max(5);
+  s.field("convs_per_stage", &O::convs_per_stage, "3×3 convolutions per stage.").min(1).max(4);
+  s.field("embedding_dim", &O::embedding_dim, "Size D of the embedding φ.").min(1);
+  s.field("input_channels", &O::input_channels, "Image channels (set from the dataset).")
+      .min(1)
+      .derived("dataset.channels");
+  return s;
+}
+
+ConvNet::ConvNet(const Options& options) : options_(options) {
+  namespace nn = torch::nn;
+  features_ = register_module("features", nn::Sequential());
+  std::int64_t in = options.input_channels.value_or(3);
+  std::int64_t out = options.width;
+  for (std::int64_t stage = 0; stage < options.depth; ++stage) {
+    if (stage > 0) features_->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
+    for (std::int64_t i = 0; i < options.convs_per_stage; ++i) {
+      nn::Conv2d conv(nn::Conv2dOptions(in, out, 3).padding(1).bias(false));
+      // He initialisation over fan-out, as the reference ResNet trunk does.
+      nn::init::normal_(conv->weight, 0.0, std::sqrt(2.0 / static_cast<double>(9 * out)));
+      features_->push_back(conv);
+      features_->push_back(nn::BatchNorm2d(out));
+      features_->push_back(nn::ReLU(nn::ReLUOptions(true)));
+      in = out;
+    }
+    out *= 2;
+  }
+  head_ = register_module("head", nn::Linear(in, options.embedding_dim));
+}
+
+torch::Tensor ConvNet::forward_images(const torch::Tensor& images) {
+  return head_->forward(features_->forward(images).mean({2, 3}));
+}
+
+}  // namespace wscsl::convnet
+
+WSCSL_PLUGIN(convnet, "0.1.0", "Small convolutional backbone for 32-px images") {
+  registrar.add<wscsl::Backbone, wscsl::convnet::ConvNet>("convnet");
+}

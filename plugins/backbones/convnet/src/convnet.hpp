@@ -1,0 +1,37 @@
+// A small convolutional backbone for 32-pixel inputs: stages of (3×3 conv → BN → ReLU) with 2×2
+// max-pooling between stages, global average pooling, and a linear layer to the embedding.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "wscsl/sdk.hpp"
+
+namespace wscsl::convnet {
+
+struct ConvNetOptions {
+  std::int64_t width = 32;            // channels of the first stage; doubled at every stage
+  std::int64_t depth = 3;             // number of stages
+  std::int64_t convs_per_stage = 1;   // 3×3 conv layers per stage
+  std::int64_t embedding_dim = 64;    // D, the size of φ
+  std::optional<std::int64_t> input_channels;  // from the dataset
+};
+
+class ConvNet final : public Backbone {
+ public:
+  using Options = ConvNetOptions;
+  static Schema<Options> schema();
+  explicit ConvNet(const Options& options);
+
+  std::int64_t embedding_dim() const override { return options_.embedding_dim; }
+
+ protected:
+  torch::Tensor forward_images(const torch::Tensor& images) override;
+
+ private:
+  Options options_;
+  torch::nn::Sequential features_{nullptr};
+  torch::nn::Linear head_{nullptr};
+};
+
+}  // namespace wscsl::convnet

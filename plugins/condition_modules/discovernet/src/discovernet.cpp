@@ -1,0 +1,107 @@
+#include "discovernet.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <torch/nn/functional/normalization.h>
+
+namespace wscsl::discovernet {
+namespace {
+
+torch::Tensor l2_normalize(const torch::Tensor& x, std::int64_t dim) {
+  namespace F = torch::nn::functional;
+  return F::normalize(x, F::NormalizeFuncOptions().p(2).dim(dim).eps(1e-12));
+}
+
+}  // namespace
+
+Schema<DiscoverNetOptions> DiscoverNet::schema() {
+  using O = DiscoverNetOptions;
+  Schema<O> s(
+      "DiscoverNet: K projections ψ_k = normalize(W_k φ) (or (I+L_k)φ), a set function g over the "
+      "triplet's pairs matched to K anchors by a temperature softmax p(τ), and the expected "
+      "distances Σ_k p_k d_k(a,·).");
+  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
+      .min(1)
+      .derived("backbone.embedding_dim");
+  s.field("num_embeddings", &O::num_embeddings,
+          "K, the number of embeddings ψ_k (default: the dataset's number of conditions).")
+      .min(1)
+      .default_from("dataset.num_conditions");
+  s.field("embedding_dim", &O::embedding_dim, "E, the size of each ψ_k (default: D).").min(1);
+  s.field("projection", &O::projection,
+          "\"linear\": ψ_k = normalize(W_k φ) (released code); \"residual\": ψ_k = "
+          "normalize(φ + L_k φ) (the paper's Eq. 8).")
+      .choices({"linear", "residual"});
+  s.field("g", &O::g, "The triplet summary g.").choices({"set"});
+  s.field("pairs", &O::pairs,
+          "Pairs the set g pools: 2 = {[a,c],[a,f]}, invariant to swapping close and far "
+          "(DiscoverNet-Set); 3 adds [f,c] (released default, used with the semantic regularizer).")
+      .choices({"2", "3"});
+  s.field("temperature", &O::temperature, "Softmax temperature τ of p(τ).").greater_than(0.0);
+  s.field("logits", &O::logits,
+          "\"anchor_normalized\": g · normalize(a_k) (released code); \"cosine\": cos(g, a_k) "
+          "(the paper's Eq. 7).")
+      .choices({"anchor_normalized", "cosine"});
+  s.field("normalize_g_input", &O::normalize_g_input, "L2-normalise φ before g.");
+  s.field("train_condition_branch", &O::train_condition_branch,
+          "Train g and the anchors (the paper). The released code keeps them at their random "
+          "initialisation (false).");
+  s.check([](const O& o, FieldChecker& c) {
+    const std::int64_t d = o.input_dim.value_or(0);
+    if (o.projection == "residual" && o.embedding_dim && d && *o.embedding_dim != d)
+      c.error("embedding_dim", fmt::format("must equal input_dim ({}) for residual projections", d));
+  });
+  return s;
+}
+
+DiscoverNet::DiscoverNet(const Options& options)
+    : options_(options),
+      d_(options.input_dim.value_or(64)),
+      k_(options.num_embeddings.value_or(4)),
+      e_(options.embedding_dim.value_or(d_)) {
+  projection_ = register_module("projection",
+                                torch::nn::Linear(torch::nn::LinearOptions(d_, k_ * e_).bias(false)));
+  g_ = register_module("g", std::make_shared<SetBranch>(d_, options.pairs));
+  // Initialised like nn.Linear(D, K, bias=False).weight: U(±1/√D).
+  const double bound = 1.0 / std::sqrt(static_cast<double>(d_));
+  anchors_ = register_parameter("anchors", torch::empty({k_, d_}).uniform_(-bound, bound));
+  if (!options.train_condition_branch) {
+    for (auto& p : g_->parameters()) p.set_requires_grad(false);
+    anchors_.set_requires_grad(false);
+  }
+}
+
+torch::Tensor DiscoverNet::embed_impl(const torch::Tensor& phi) {
+  torch::Tensor psi = projection_->forward(phi).view({phi.size(0), k_, e_});
+  if (options_.projection == "residual") psi = psi + phi.unsqueeze(1);
+  return l2_normalize(psi, -1);
+}
+
+torch::Tensor DiscoverNet::condition_weights(const torch::Tensor& phi_anchor,
+                                             const torch::Tensor& phi_close,
+                                             const torch::Tensor& phi_far) {
+  auto prepare = [&](const torch::Tensor& x) {
+    return options_.normalize_g_input ? l2_normalize(x, 1) : x;
+  };
+  torch::Tensor summary = g_->forward(prepare(phi_anchor), prepare(phi_close), prepare(phi_far));
+  if (options_.logits == "cosine") summary = l2_normalize(summary, 1);
+  const torch::Tensor logits = summary.matmul(l2_normalize(anchors_, 1).t());
+  return torch::softmax(logits / options_.temperature, 1);
+}
+
+TripletScores DiscoverNet::score_impl(const TripletInput& in) {
+  TripletScores s;
+  s.close_distances = distances(in.psi_anchor, in.psi_close);
+  s.far_distances = distances(in.psi_anchor, in.psi_far);
+  s.weights = condition_weights(in.phi_anchor, in.phi_close, in.phi_far);
+  s.fused_close = (s.weights * s.close_distances).sum(1);
+  s.fused_far = (s.weights * s.far_distances).sum(1);
+  return s;
+}
+
+}  // namespace wscsl::discovernet
+
+WSCSL_PLUGIN(discovernet, "0.1.0", "DiscoverNet condition module (Ye, Shi, Zhan, CVPR 2022)") {
+  registrar.add<wscsl::ConditionModule, wscsl::discovernet::DiscoverNet>("discovernet");
+}

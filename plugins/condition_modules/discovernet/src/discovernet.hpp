@@ -1,0 +1,53 @@
+// DiscoverNet (Ye, Shi, Zhan, CVPR 2022): K projections ψ_k of φ, a function g that summarises a
+// triplet, K anchors matched to g by a temperature softmax, and the expected distances
+// Σ_k p_k · d_k that the loss acts on.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "set_branch.hpp"
+#include "wscsl/sdk.hpp"
+
+namespace wscsl::discovernet {
+
+struct DiscoverNetOptions {
+  std::optional<std::int64_t> input_dim;       // D, from the backbone
+  std::optional<std::int64_t> num_embeddings;  // K, defaults to the dataset's conditions
+  std::optional<std::int64_t> embedding_dim;   // E, defaults to D
+  std::string projection = "linear";           // "linear": W_k φ; "residual": (I + L_k) φ
+  std::string g = "set";
+  std::int64_t pairs = 3;  // set g: 2 = swap-invariant {[a,c],[a,f]}, 3 adds [f,c]
+  double temperature = 1.0;
+  std::string logits = "anchor_normalized";  // or "cosine" (the paper)
+  bool normalize_g_input = false;
+  bool train_condition_branch = false;  // released code: g and anchors stay at random init
+};
+
+class DiscoverNet final : public ConditionModule {
+ public:
+  using Options = DiscoverNetOptions;
+  static Schema<Options> schema();
+  explicit DiscoverNet(const Options& options);
+
+  std::int64_t num_embeddings() const override { return k_; }
+  std::int64_t output_dim() const override { return e_; }
+
+  // The condition weights p(τ) [B, K] of a triplet given its backbone embeddings.
+  torch::Tensor condition_weights(const torch::Tensor& phi_anchor, const torch::Tensor& phi_close,
+                                  const torch::Tensor& phi_far);
+
+ protected:
+  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  TripletScores score_impl(const TripletInput& input) override;
+
+ private:
+  Options options_;
+  std::int64_t d_, k_, e_;
+  torch::nn::Linear projection_{nullptr};
+  std::shared_ptr<SetBranch> g_;
+  torch::Tensor anchors_;  // [K, D]
+};
+
+}  // namespace wscsl::discovernet

@@ -1,0 +1,241 @@
+#include "fashion_crb.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "idx_reader.hpp"
+
+namespace wscsl::fashion_crb {
+namespace {
+
+const std::vector<std::string> kConditions = {"category", "color", "rotation", "background"};
+constexpr std::int64_t kTestFileItems = 10000;
+
+template <std::size_t N>
+std::vector<std::string> names(const std::array<const char*, N>& values) {
+  return std::vector<std::string>(values.begin(), values.end());
+}
+
+struct SourceFiles {
+  IdxArray images;
+  IdxArray labels;
+};
+
+SourceFiles read_source(const std::filesystem::path& root, const std::string& prefix) {
+  SourceFiles s;
+  const auto images_path = root / (prefix + "-images-idx3-ubyte.gz");
+  const auto labels_path = root / (prefix + "-labels-idx1-ubyte.gz");
+  s.images = read_idx_gz(images_path, 3);
+  s.labels = read_idx_gz(labels_path, 1);
+  if (s.images.dims[1] != kGarmentSize || s.images.dims[2] != kGarmentSize)
+    throw DataError(fmt::format("{}: images are {}×{}; expected 28×28", images_path.string(),
+                                s.images.dims[1], s.images.dims[2]));
+  if (s.images.dims[0] != s.labels.dims[0])
+    throw DataError(fmt::format("{} holds {} images but {} holds {} labels",
+                                images_path.string(), s.images.dims[0], labels_path.string(),
+                                s.labels.dims[0]));
+  for (std::size_t i = 0; i < s.labels.data.size(); ++i)
+    if (s.labels.data[i] >= kNumCategories)
+      throw DataError(fmt::format("{}: label {} of item {} is outside 0..9", labels_path.string(),
+                                  s.labels.data[i], i));
+  return s;
+}
+
+}  // namespace
+
+RenderedSplit render_split(const std::vector<std::uint8_t>& garments,
+                           const std::vector<std::uint8_t>& labels, std::int64_t first,
+                           std::int64_t count, std::uint64_t seed) {
+  RenderedSplit out;
+  out.images = torch::empty({count, 3, kCanvasSize, kCanvasSize}, torch::kUInt8);
+  out.factors.reserve(static_cast<std::size_t>(count));
+  Rng rng(seed);
+  std::uint8_t* pixels = out.images.data_ptr<std::uint8_t>();
+  constexpr std::int64_t sample_bytes = 3 * kCanvasSize * kCanvasSize;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t source = first + i;
+    const SampleFactors f = draw_factors(rng, labels[static_cast<std::size_t>(source)]);
+    render(garments.data() + source * kGarmentSize * kGarmentSize, f, pixels + i * sample_bytes);
+    out.factors.push_back(f);
+  }
+  return out;
+}
+
+std::pair<torch::Tensor, torch::Tensor> draw_triplets(
+    const std::vector<std::vector<int>>& factor_values, std::int64_t count, std::uint64_t seed) {
+  const std::size_t n = factor_values.size();
+  const std::size_t k_count = n ? factor_values[0].size() : 0;
+  // Items grouped by value, per condition.
+  std::vector<std::map<int, std::vector<std::int64_t>>> by_value(k_count);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < k_count; ++k)
+      by_value[k][factor_values[i][k]].push_back(static_cast<std::int64_t>(i));
+  Rng rng(seed);
+  std::vector<std::array<std::int64_t, 4>> drawn;
+  drawn.reserve(static_cast<std::size_t>(count));
+  for (std::size_t k = 0; k < k_count; ++k) {
+    const auto& groups = by_value[k];
+    if (groups.size() < 2)
+      throw DataError(fmt::format("cannot draw triplets for condition {}: all {} items share one "
+                                  "value",
+                                  k, n));
+    bool any_pair = false;
+    for (const auto& [value, items] : groups) any_pair |= items.size() >= 2;
+    if (!any_pair)
+      throw DataError(fmt::format("cannot draw triplets for condition {}: no two items share a "
+                                  "value",
+                                  k));
+    const std::int64_t share = count / static_cast<std::int64_t>(k_count) +
+                               (static_cast<std::int64_t>(k) < count % static_cast<std::int64_t>(k_count));
+    for (std::int64_t t = 0; t < share;) {
+      const auto anchor = static_cast<std::int64_t>(rng.below(n));
+      const int value = factor_values[static_cast<std::size_t>(anchor)][k];
+      const auto& same = groups.at(value);
+      if (same.size() < 2) continue;  // no other item shares this value: draw another anchor
+      // Uniform over the other items with the anchor's value.
+      std::int64_t close = same[rng.below(same.size() - 1)];
+      if (close == anchor) close = same.back();
+      // Uniform over the items with any other value.
+      std::uint64_t r = rng.below(n - same.size());
+      std::int64_t far = -1;
+      for (const auto& [other_value, items] : groups) {
+        if (other_value == value) continue;
+        if (r < items.size()) {
+          far = items[r];
+          break;
+        }
+        r -= items.size();
+      }
+      drawn.push_back({anchor, close, far, static_cast<std::int64_t>(k)});
+      ++t;
+    }
+  }
+  rng.shuffle(drawn);
+  torch::Tensor triplets = torch::empty({static_cast<std::int64_t>(drawn.size()), 3}, torch::kLong);
+  torch::Tensor conditions = torch::empty({static_cast<std::int64_t>(drawn.size())}, torch::kLong);
+  auto t = triplets.accessor<std::int64_t, 2>();
+  auto c = conditions.accessor<std::int64_t, 1>();
+  for (std::size_t i = 0; i < drawn.size(); ++i) {
+    const auto row = static_cast<std::int64_t>(i);
+    for (int j = 0; j < 3; ++j) t[row][j] = drawn[i][static_cast<std::size_t>(j)];
+    c[row] = drawn[i][3];
+  }
+  return {triplets, conditions};
+}
+
+Schema<FashionCrbOptions> FashionCrb::schema() {
+  using O = FashionCrbOptions;
+  Schema<O> s(
+      "Fashion-CRB: Fashion-MNIST garments rendered at 32×32 under independent colour, rotation "
+      "and background; conditions are those factors plus the garment category.");
+  s.field("root", &O::root, "Directory with Debian's gzip IDX files of Fashion-MNIST.").path();
+  s.field("seed", &O::seed, "Seed of the rendering and of the triplets (the benchmark is a pure "
+                            "function of the files, this seed and the sizes).")
+      .min(0);
+  s.field("conditions", &O::conditions, "The similarity conditions, in label order.")
+      .choices(kConditions);
+  s.field("train_items", &O::train_items, "Training images (the first N of the 60,000).")
+      .min(2).max(60000);
+  s.field("val_items", &O::val_items, "Validation images (the first N of the 10,000 test images).")
+      .min(2).max(kTestFileItems);
+  s.field("test_items", &O::test_items, "Test images (the last N of the 10,000 test images).")
+      .min(2).max(kTestFileItems);
+  s.field("train_triplets", &O::train_triplets, "Training triplets, split equally by condition.")
+      .min(1);
+  s.field("val_triplets", &O::val_triplets, "Validation triplets.").min(1);
+  s.field("test_triplets", &O::test_triplets, "Test triplets.").min(1);
+  s.check([](const O& o, FieldChecker& c) {
+    if (o.conditions.empty()) c.error("conditions", "needs at least one condition");
+    if (std::set<std::string>(o.conditions.begin(), o.conditions.end()).size() !=
+        o.conditions.size())
+      c.error("conditions", "lists a condition twice");
+    if (o.val_items + o.test_items > kTestFileItems)
+      c.error("test_items", fmt::format("val_items + test_items = {} exceeds the {} test images, so "
+                                        "the splits would share images",
+                                        o.val_items + o.test_items, kTestFileItems));
+  });
+  return s;
+}
+
+FashionCrb::FashionCrb(const Options& options) : options_(options) {}
+
+DatasetInfo FashionCrb::info() const {
+  DatasetInfo d;
+  for (const std::string& c : options_.conditions) {
+    if (c == "category") d.conditions.push_back({c, names(kCategoryNames)});
+    if (c == "color") d.conditions.push_back({c, names(kColorNames)});
+    if (c == "rotation") d.conditions.push_back({c, names(kRotationNames)});
+    if (c == "background") d.conditions.push_back({c, names(kBackgroundNames)});
+  }
+  d.channels = 3;
+  d.height = d.width = kCanvasSize;
+  d.splits = {"train", "val", "test"};
+  return d;
+}
+
+int FashionCrb::factor_of(const SampleFactors& f, const std::string& condition) const {
+  if (condition == "category") return f.category;
+  if (condition == "color") return f.color;
+  if (condition == "rotation") return f.rotation;
+  return f.background;
+}
+
+SplitData FashionCrb::load_split(const std::string& name) {
+  const std::filesystem::path root(options_.root);
+  const bool train = name == "train";
+  const SourceFiles source = read_source(root, train ? "train" : "t10k");
+  const std::int64_t available = source.images.dims[0];
+  std::int64_t first = 0, count = 0, triplet_count = 0;
+  if (train) count = options_.train_items, triplet_count = options_.train_triplets;
+  if (name == "val") count = options_.val_items, triplet_count = options_.val_triplets;
+  if (name == "test") {
+    count = options_.test_items, triplet_count = options_.test_triplets;
+    first = available - count;
+  }
+  if (first < 0 || first + count > available)
+    throw DataError(fmt::format("{}: split '{}' needs {} images but the file holds {}",
+                                (root / (train ? "train-images-idx3-ubyte.gz"
+                                               : "t10k-images-idx3-ubyte.gz"))
+                                    .string(),
+                                name, count, available));
+  const std::uint64_t split_id = train ? 0 : (name == "val" ? 1 : 2);
+  const std::uint64_t seed = static_cast<std::uint64_t>(options_.seed);
+  RenderedSplit rendered = render_split(source.images.data, source.labels.data, first, count,
+                                        mix_seed(seed, 2 * split_id));
+  std::vector<std::vector<int>> values(rendered.factors.size());
+  torch::Tensor factors =
+      torch::empty({count, static_cast<std::int64_t>(options_.conditions.size())}, torch::kLong);
+  auto f = factors.accessor<std::int64_t, 2>();
+  for (std::size_t i = 0; i < rendered.factors.size(); ++i) {
+    for (std::size_t k = 0; k < options_.conditions.size(); ++k) {
+      const int v = factor_of(rendered.factors[i], options_.conditions[k]);
+      values[i].push_back(v);
+      f[static_cast<std::int64_t>(i)][static_cast<std::int64_t>(k)] = v;
+    }
+  }
+  auto [triplets, conditions] = draw_triplets(values, triplet_count, mix_seed(seed, 2 * split_id + 1));
+  images_[name] = rendered.images;
+  SplitData data;
+  data.num_images = count;
+  data.factors = factors;
+  data.triplets = triplets;
+  data.conditions = conditions;
+  return data;
+}
+
+torch::Tensor FashionCrb::load_images(const std::string& split, const torch::Tensor& ids,
+                                      const ImageRequest&) {
+  auto it = images_.find(split);
+  if (it == images_.end()) {
+    this->split(split);
+    it = images_.find(split);
+  }
+  return it->second.index_select(0, ids).to(torch::kFloat).div_(255.0);
+}
+
+}  // namespace wscsl::fashion_crb
+
+WSCSL_PLUGIN(fashion_crb, "0.1.0", "Fashion-CRB, the embedded conditional-similarity benchmark") {
+  registrar.add<wscsl::Dataset, wscsl::fashion_crb::FashionCrb>("fashion_crb");
+}

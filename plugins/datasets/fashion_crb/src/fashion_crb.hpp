@@ -1,0 +1,64 @@
+// Fashion-CRB: Fashion-MNIST garments rendered under independent colour, rotation and background
+// factors; each factor (and the garment category) is one similarity condition.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "renderer.hpp"
+#include "wscsl/sdk.hpp"
+
+namespace wscsl::fashion_crb {
+
+struct FashionCrbOptions {
+  std::string root = "/usr/share/datasets/fashion-mnist";
+  std::int64_t seed = 0;
+  std::vector<std::string> conditions = {"category", "color", "rotation", "background"};
+  std::int64_t train_items = 60000;
+  std::int64_t val_items = 5000;
+  std::int64_t test_items = 5000;
+  std::int64_t train_triplets = 100000;
+  std::int64_t val_triplets = 8000;
+  std::int64_t test_triplets = 20000;
+};
+
+// The rendered items of one split: images [N, 3, 32, 32] uint8 and all four factors per item.
+struct RenderedSplit {
+  torch::Tensor images;
+  std::vector<SampleFactors> factors;
+};
+
+// Renders items source[first .. first+count) of a Fashion-MNIST file pair.
+RenderedSplit render_split(const std::vector<std::uint8_t>& garments,
+                           const std::vector<std::uint8_t>& labels, std::int64_t first,
+                           std::int64_t count, std::uint64_t seed);
+
+// Draws `count` triplets (anchor, close, far) with conditions spread equally over the values'
+// columns of `factor_values` [N][F]: for condition k the close item shares the anchor's value of
+// factor k and the far item does not. The result is shuffled. Returns triplets [T, 3] and
+// conditions [T].
+std::pair<torch::Tensor, torch::Tensor> draw_triplets(
+    const std::vector<std::vector<int>>& factor_values, std::int64_t count, std::uint64_t seed);
+
+class FashionCrb final : public Dataset {
+ public:
+  using Options = FashionCrbOptions;
+  static Schema<Options> schema();
+  explicit FashionCrb(const Options& options);
+
+  DatasetInfo info() const override;
+
+ protected:
+  SplitData load_split(const std::string& name) override;
+  torch::Tensor load_images(const std::string& split, const torch::Tensor& ids,
+                            const ImageRequest& request) override;
+
+ private:
+  int factor_of(const SampleFactors& f, const std::string& condition) const;
+  Options options_;
+  std::map<std::string, torch::Tensor> images_;  // uint8 [N, 3, 32, 32] per loaded split
+};
+
+}  // namespace wscsl::fashion_crb

@@ -1,0 +1,33 @@
+// DiscoverNet's alignment criterion: the accuracy of every embedding on the triplets of every
+// ground-truth condition, then the condition → embedding assignment by greedy choice (GR),
+// entropic optimal transport (OT, POT's Sinkhorn at reg 1e-3 as in the reference evaluation) and
+// the exact one-to-one assignment, fitted on one split and applied to another.
+#pragma once
+
+#include <string>
+
+#include "wscsl/sdk.hpp"
+
+namespace wscsl::alignment_eval {
+
+struct AlignmentOptions {
+  double reg = 1e-3;
+  std::int64_t max_iterations = 1000;
+  double tolerance = 1e-9;
+  std::string greedy_fit = "target";
+};
+
+class Alignment final : public Evaluator {
+ public:
+  using Options = AlignmentOptions;
+  static Schema<Options> schema();
+  explicit Alignment(const Options& options) : options_(options) {}
+
+ protected:
+  EvalReport evaluate_impl(EvalContext& context) override;
+
+ private:
+  Options options_;
+};
+
+}  // namespace wscsl::alignment_eval

@@ -1,0 +1,60 @@
+#include "triplet_accuracy.hpp"
+
+#include <fmt/format.h>
+
+#include "wscsl/eval/triplet_math.hpp"
+
+namespace wscsl::triplet_accuracy {
+
+Schema<TripletAccuracyOptions> TripletAccuracy::schema() {
+  Schema<TripletAccuracyOptions> s(
+      "Triplet accuracy with the module's own fused distances, overall and per condition; a tie "
+      "counts as half a correct prediction.");
+  s.field("mode", &TripletAccuracyOptions::mode,
+          "\"condition_free\": the module never sees the triplet's condition (the WS-CSL "
+          "protocol); \"condition_given\": it does (supervised CSL); \"auto\": condition-given "
+          "for modules trained with conditions, condition-free otherwise.")
+      .choices({"auto", "condition_free", "condition_given"});
+  return s;
+}
+
+EvalReport TripletAccuracy::evaluate_impl(EvalContext& context) {
+  const EmbeddingTable& table = context.target;
+  const bool given = options_.mode == "condition_given" ||
+                     (options_.mode == "auto" &&
+                      context.module.supervision() == Supervision::Conditioned);
+  if (given && !table.conditions.defined())
+    throw Error(fmt::format("triplet_accuracy: split '{}' has no triplet conditions to give",
+                            table.split));
+  auto [close, far] = fused_distances(context.module, table, context.batch_size, given);
+  const torch::Tensor correct = triplet_correctness(close, far);
+  EvalReport report;
+  const double overall = correct.numel() ? correct.mean().item<double>() : 0.0;
+  report.metrics.push_back({"accuracy", overall});
+  ReportTable t;
+  t.title = fmt::format("Triplet accuracy on '{}' ({})", table.split,
+                        given ? "condition given" : "condition-free");
+  t.header = {"condition", "accuracy", "triplets"};
+  if (table.conditions.defined()) {
+    const auto names = context.info.condition_names();
+    const ConditionAccuracy by = accuracy_by_condition(
+        correct.unsqueeze(1), table.conditions, static_cast<std::int64_t>(names.size()));
+    for (std::size_t c = 0; c < names.size(); ++c) {
+      const auto row = static_cast<std::int64_t>(c);
+      const std::int64_t count = by.counts[row].item<std::int64_t>();
+      if (count == 0) continue;
+      const double acc = by.accuracy[row][0].item<double>();
+      report.metrics.push_back({"accuracy/" + names[c], acc});
+      t.rows.push_back({names[c], fmt::format("{:.4f}", acc), std::to_string(count)});
+    }
+  }
+  t.rows.push_back({"all", fmt::format("{:.4f}", overall), std::to_string(correct.numel())});
+  report.tables.push_back(std::move(t));
+  return report;
+}
+
+}  // namespace wscsl::triplet_accuracy
+
+WSCSL_PLUGIN(triplet_accuracy, "0.1.0", "Triplet accuracy with the module's own prediction") {
+  registrar.add<wscsl::Evaluator, wscsl::triplet_accuracy::TripletAccuracy>("triplet_accuracy");
+}
