@@ -13,6 +13,7 @@
 #include "wscsl/config/diagnostics.hpp"
 #include "wscsl/config/schema.hpp"
 #include "wscsl/runtime/registry.hpp"
+#include "wscsl/sdk.hpp"
 
 namespace wscsl::testing {
 

@@ -1,1 +1,49 @@
 #include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "wscsl/testing/harness.hpp"
+
+using namespace wscsl;
+
+TEST(ConvNet, MapsImagesToTheEmbeddingSize) {
+  auto net = wscsl::testing::build<Backbone>("convnet", "width = 8\ndepth = 3\nembedding_dim = 16\n");
+  const torch::Tensor out = net->embed(torch::rand({5, 3, 32, 32}));
+  EXPECT_EQ(out.sizes(), (std::vector<std::int64_t>{5, 16}));
+  EXPECT_EQ(net->embedding_dim(), 16);
+  // depth stages × (conv + batch norm) + the head: 3·(1 + 2) + 2 parameter tensors.
+  EXPECT_EQ(net->parameters().size(), 11u);
+  out.sum().backward();
+  for (const auto& p : net->parameters()) EXPECT_TRUE(p.grad().defined());
+}
+
+TEST(ConvNet, TakesItsInputChannelsFromTheDataset) {
+  Facts facts;
+  facts.set("dataset.channels", ConfigNode::integer(1), "the test");
+  auto net = wscsl::testing::build<Backbone>("convnet", "width = 4\n", facts);
+  EXPECT_EQ(net->embed(torch::rand({2, 1, 32, 32})).size(1), 64);
+  const Diagnostics d =
+      wscsl::testing::bind_diagnostics(Kind::Backbone, "convnet", "input_channels = 3\n", facts);
+  ASSERT_EQ(d.error_count(), 1u);
+  EXPECT_NE(d.format().find("disagrees with dataset.channels = 1"), std::string::npos);
+}
+
+TEST(ConvNet, HandComputedSingleConvolution) {
+  // One stage, one 3×3 convolution with every weight w on a constant 1-channel 4×4 image c:
+  // zero padding gives 4 corner outputs of 4wc, 8 edge outputs of 6wc and 4 inner outputs of 9wc,
+  // whose mean is 6.25wc. Batch norm in eval mode with fresh statistics divides by √(1 + 1e-5).
+  Facts facts;
+  facts.set("dataset.channels", ConfigNode::integer(1), "the test");
+  auto net = wscsl::testing::build<Backbone>("convnet", "width = 1\ndepth = 1\nembedding_dim = 1\n", facts);
+  net->eval();
+  const double w = 0.5, c = 0.8, v = 2.0, b = -0.25;
+  torch::NoGradGuard no_grad;
+  for (auto& item : net->named_parameters()) {
+    const std::string& name = item.key();
+    if (name == "features.0.weight") item.value().fill_(w);
+    if (name == "head.weight") item.value().fill_(v);
+    if (name == "head.bias") item.value().fill_(b);
+  }
+  const double expected = v * (6.25 * w * c / std::sqrt(1.0 + 1e-5)) + b;
+  EXPECT_NEAR(net->embed(torch::full({1, 1, 4, 4}, c)).item<double>(), expected, 1e-6);
+}

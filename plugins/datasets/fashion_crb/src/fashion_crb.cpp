@@ -158,7 +158,19 @@ Schema<FashionCrbOptions> FashionCrb::schema() {
   return s;
 }
 
-FashionCrb::FashionCrb(const Options& options) : options_(options) {}
+FashionCrb::FashionCrb(const Options& options) : options_(options) {
+  // Checked here, so `wscsl check` reports a missing dataset before anything runs.
+  for (const char* prefix : {"train", "t10k"}) {
+    for (const char* kind : {"-images-idx3-ubyte.gz", "-labels-idx1-ubyte.gz"}) {
+      const std::filesystem::path file = std::filesystem::path(options.root) / (prefix + std::string(kind));
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(file, ec))
+        throw DataError(fmt::format("{}: no such file (Debian's dataset-fashion-mnist package "
+                                    "provides it)",
+                                    file.string()));
+    }
+  }
+}
 
 DatasetInfo FashionCrb::info() const {
   DatasetInfo d;

@@ -1,1 +1,120 @@
 #include <gtest/gtest.h>
+
+#include "wscsl/testing/fixtures.hpp"
+#include "wscsl/testing/harness.hpp"
+
+using namespace wscsl;
+
+namespace {
+
+// Builds a table in which embedding l is right on a fraction accuracy[c][l] of the triplets of
+// condition c. Each triplet gets its own three images: anchor at 0, close at 1, far at 2 under
+// the embeddings that are right, and far at 0.5 under the others.
+EmbeddingTable table_with_accuracy(const std::string& split,
+                                   const std::vector<std::vector<int>>& correct_of_four) {
+  const std::size_t conditions = correct_of_four.size(), embeddings = correct_of_four[0].size();
+  std::vector<std::array<std::int64_t, 3>> triplets;
+  std::vector<std::int64_t> labels;
+  std::vector<float> values;
+  std::int64_t row = 0;
+  for (std::size_t c = 0; c < conditions; ++c) {
+    for (int t = 0; t < 4; ++t) {
+      for (std::size_t l = 0; l < embeddings; ++l) values.push_back(0.0f);  // anchor
+      for (std::size_t l = 0; l < embeddings; ++l) values.push_back(1.0f);  // close
+      for (std::size_t l = 0; l < embeddings; ++l)
+        values.push_back(t < correct_of_four[c][l] ? 2.0f : 0.5f);         // far
+      triplets.push_back({row, row + 1, row + 2});
+      labels.push_back(static_cast<std::int64_t>(c));
+      row += 3;
+    }
+  }
+  const torch::Tensor psi =
+      torch::tensor(values).reshape({row, static_cast<std::int64_t>(embeddings), 1});
+  return wscsl::testing::make_table(split, psi, triplets, labels);
+}
+
+struct Result {
+  EvalReport report;
+  std::map<std::string, torch::Tensor> shared;
+};
+
+Result run(const EmbeddingTable& fit, const EmbeddingTable& target, std::size_t embeddings,
+           const std::string& options = "") {
+  auto e = wscsl::testing::build<Evaluator>("alignment", options);
+  const std::size_t conditions = static_cast<std::size_t>(
+      std::get<0>(at::_unique(target.conditions)).size(0));
+  std::vector<std::string> names = {"a", "b", "c", "d", "e"};
+  names.resize(conditions);
+  const DatasetInfo info = wscsl::testing::dataset_info(names);
+  wscsl::testing::FixedDataset data(info, {});
+  wscsl::testing::TableModule module(static_cast<std::int64_t>(embeddings), 1,
+                              std::vector<double>(embeddings, 1.0 / embeddings));
+  Result r;
+  EvalContext context{fit, target, module, data, info, {}, r.shared, true, 5};
+  r.report = e->evaluate(context);
+  return r;
+}
+
+double metric(const EvalReport& r, const std::string& name) {
+  for (const Metric& m : r.metrics)
+    if (m.name == name) return m.value;
+  throw std::runtime_error("no metric " + name);
+}
+
+}  // namespace
+
+TEST(Alignment, KnownCostMatrixGivesKnownGreedyOtAndExactAccuracies) {
+  // Accuracy (out of 4 triplets) of embedding l on condition c. Greedy picks ψ1 for both a and b;
+  // the one-to-one optimum is a→ψ2 (3/4), b→ψ1 (4/4), c→ψ3 (2/4): total 2.25 vs 2.0 for a→ψ1.
+  const std::vector<std::vector<int>> acc = {{4, 3, 0}, {4, 1, 0}, {1, 0, 2}};
+  const EmbeddingTable t = table_with_accuracy("test", acc);
+  const Result r = run(t, t, 3);
+  EXPECT_DOUBLE_EQ(metric(r.report, "gr_accuracy"), (1.0 + 1.0 + 0.5) / 3);
+  EXPECT_DOUBLE_EQ(metric(r.report, "exact_accuracy"), (0.75 + 1.0 + 0.5) / 3);
+  // reg 1e-3 and POT's 1000 iterations leave the plan within ~1e-4 of the permutation.
+  EXPECT_NEAR(metric(r.report, "ot_accuracy"), (0.75 + 1.0 + 0.5) / 3, 1e-3);
+  EXPECT_NEAR(metric(r.report, "ot_accuracy/a"), 0.75, 1e-3);
+  EXPECT_TRUE(torch::equal(r.shared.at("alignment.exact_assignment"),
+                           torch::tensor({1, 0, 2}, torch::kLong)));
+  EXPECT_TRUE(torch::equal(r.shared.at("alignment.ot_assignment"),
+                           torch::tensor({1, 0, 2}, torch::kLong)));
+  ASSERT_EQ(r.report.tables.size(), 2u);
+  EXPECT_EQ(r.report.tables[0].rows[0], (std::vector<std::string>{"a", "1.0000", "0.7500", "0.0000"}));
+}
+
+TEST(Alignment, FitsOnOneSplitAndAppliesToAnother) {
+  // On the validation split a goes with ψ1; on the test split ψ2 would be better for a, but the
+  // OT and exact assignments are those fitted on validation. Greedy follows `greedy_fit`.
+  const EmbeddingTable val = table_with_accuracy("val", {{4, 0}, {0, 4}});
+  const EmbeddingTable test = table_with_accuracy("test", {{1, 3}, {2, 4}});
+  const Result r = run(val, test, 2);
+  EXPECT_DOUBLE_EQ(metric(r.report, "exact_accuracy"), (0.25 + 1.0) / 2);
+  EXPECT_NEAR(metric(r.report, "ot_accuracy"), (0.25 + 1.0) / 2, 1e-3);
+  EXPECT_DOUBLE_EQ(metric(r.report, "gr_accuracy"), (0.75 + 1.0) / 2);  // chosen on test
+  const Result fitted = run(val, test, 2, "greedy_fit = \"fit\"");
+  EXPECT_DOUBLE_EQ(metric(fitted.report, "gr_accuracy"), (0.25 + 1.0) / 2);
+}
+
+TEST(Alignment, ACollapsedEmbeddingCountsHalf) {
+  // Every distance ties under a collapsed embedding: accuracy 0.5 on every condition.
+  const EmbeddingTable t = table_with_accuracy("test", {{4, 0}, {0, 4}});
+  EmbeddingTable collapsed = t;
+  collapsed.psi = t.psi.clone();
+  collapsed.psi.select(1, 1).fill_(7.0);
+  collapsed.phi = collapsed.psi.reshape({collapsed.psi.size(0), 2});
+  const Result r = run(collapsed, collapsed, 2);
+  EXPECT_DOUBLE_EQ(metric(r.report, "exact_accuracy"), (1.0 + 0.5) / 2);
+  EXPECT_NEAR(metric(r.report, "ot_accuracy"), (1.0 + 0.5) / 2, 1e-3);
+}
+
+TEST(Alignment, NeedsConditionLabels) {
+  EmbeddingTable t = table_with_accuracy("test", {{4, 0}, {0, 4}});
+  auto e = wscsl::testing::build<Evaluator>("alignment");
+  const DatasetInfo info = wscsl::testing::dataset_info({"a", "b"});
+  wscsl::testing::FixedDataset data(info, {});
+  wscsl::testing::TableModule module(2, 1, {0.5, 0.5});
+  std::map<std::string, torch::Tensor> shared;
+  t.conditions = torch::Tensor();
+  EvalContext context{t, t, module, data, info, {}, shared, true, 5};
+  EXPECT_THROW(e->evaluate(context), Error);
+}

@@ -1,0 +1,61 @@
+// Hand-made inputs for evaluator and loss tests: a condition module whose embeddings are whatever
+// the test writes into φ, and embedding tables built from explicit values.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <array>
+#include <map>
+#include <string>
+
+#include "wscsl/plugin/evaluator.hpp"
+
+namespace wscsl::testing {
+
+// ψ is φ reshaped to [B, K, E] (so a test controls every embedding directly); the triplet weights
+// are a fixed vector, the fused distances Σ_k w_k d_k.
+class TableModule final : public ConditionModule {
+ public:
+  TableModule(std::int64_t num_embeddings, std::int64_t dim, std::vector<double> weights,
+              Supervision supervision = Supervision::Weak);
+  std::int64_t num_embeddings() const override { return k_; }
+  std::int64_t output_dim() const override { return e_; }
+  Supervision supervision() const override { return supervision_; }
+
+ protected:
+  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  TripletScores score_impl(const TripletInput& input) override;
+
+ private:
+  std::int64_t k_, e_;
+  torch::Tensor weights_;
+  Supervision supervision_;
+};
+
+// A dataset made of given splits; every image is a constant gray picture of the described size.
+class FixedDataset final : public Dataset {
+ public:
+  FixedDataset(DatasetInfo info, std::map<std::string, SplitData> splits);
+  DatasetInfo info() const override { return info_; }
+
+ protected:
+  SplitData load_split(const std::string& name) override;
+  torch::Tensor load_images(const std::string& split, const torch::Tensor& ids,
+                            const ImageRequest& request) override;
+
+ private:
+  DatasetInfo info_;
+  std::map<std::string, SplitData> splits_;
+};
+
+// A table whose rows are images with the given ψ [M, K, E] (φ is ψ flattened), triplets [T, 3]
+// of row indices and conditions [T].
+EmbeddingTable make_table(const std::string& split, const torch::Tensor& psi,
+                          const std::vector<std::array<std::int64_t, 3>>& triplets,
+                          const std::vector<std::int64_t>& conditions);
+
+// DatasetInfo with the given condition names (3×32×32 images, splits train/val/test).
+DatasetInfo dataset_info(const std::vector<std::string>& condition_names);
+
+}  // namespace wscsl::testing

@@ -1,0 +1,63 @@
+#include "wscsl/testing/fixtures.hpp"
+
+#include <array>
+
+namespace wscsl::testing {
+
+TableModule::TableModule(std::int64_t num_embeddings, std::int64_t dim,
+                         std::vector<double> weights, Supervision supervision)
+    : k_(num_embeddings),
+      e_(dim),
+      weights_(torch::tensor(weights, torch::kFloat)),
+      supervision_(supervision) {}
+
+torch::Tensor TableModule::embed_impl(const torch::Tensor& phi) {
+  return phi.reshape({phi.size(0), k_, e_});
+}
+
+TripletScores TableModule::score_impl(const TripletInput& in) {
+  TripletScores s;
+  s.close_distances = distances(in.psi_anchor, in.psi_close);
+  s.far_distances = distances(in.psi_anchor, in.psi_far);
+  s.weights = weights_.unsqueeze(0).expand({in.psi_anchor.size(0), k_});
+  s.fused_close = (s.weights * s.close_distances).sum(1);
+  s.fused_far = (s.weights * s.far_distances).sum(1);
+  return s;
+}
+
+FixedDataset::FixedDataset(DatasetInfo info, std::map<std::string, SplitData> splits)
+    : info_(std::move(info)), splits_(std::move(splits)) {}
+
+SplitData FixedDataset::load_split(const std::string& name) { return splits_.at(name); }
+
+torch::Tensor FixedDataset::load_images(const std::string&, const torch::Tensor& ids,
+                                        const ImageRequest&) {
+  return torch::full({ids.size(0), info_.channels, info_.height, info_.width}, 0.5);
+}
+
+EmbeddingTable make_table(const std::string& split, const torch::Tensor& psi,
+                          const std::vector<std::array<std::int64_t, 3>>& triplets,
+                          const std::vector<std::int64_t>& conditions) {
+  EmbeddingTable t;
+  t.split = split;
+  t.psi = psi.to(torch::kFloat);
+  t.phi = t.psi.reshape({psi.size(0), -1});
+  t.image_ids = torch::arange(psi.size(0), torch::kLong);
+  t.triplets = torch::empty({static_cast<std::int64_t>(triplets.size()), 3}, torch::kLong);
+  for (std::size_t i = 0; i < triplets.size(); ++i)
+    for (int j = 0; j < 3; ++j)
+      t.triplets[static_cast<std::int64_t>(i)][j] = triplets[i][static_cast<std::size_t>(j)];
+  t.conditions = torch::tensor(conditions, torch::kLong);
+  return t;
+}
+
+DatasetInfo dataset_info(const std::vector<std::string>& condition_names) {
+  DatasetInfo info;
+  for (const std::string& name : condition_names) info.conditions.push_back({name, {}});
+  info.channels = 3;
+  info.height = info.width = 32;
+  info.splits = {"train", "val", "test"};
+  return info;
+}
+
+}  // namespace wscsl::testing
