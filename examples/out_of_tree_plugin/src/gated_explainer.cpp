@@ -1,0 +1,46 @@
+#include "gated_explainer.hpp"
+
+namespace gated {
+
+wscsl::Schema<GatedExplainerOptions> GatedExplainer::schema() {
+  using O = GatedExplainerOptions;
+  wscsl::Schema<O> s(
+      "Soft gates per condition, ψ_k = normalize(φ ⊙ σ(G_k)); a triplet weighs each embedding by "
+      "softmax(β·(d_far − d_close)), i.e. by how well that embedding explains it.");
+  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
+      .min(1)
+      .derived("backbone.embedding_dim");
+  s.field("num_embeddings", &O::num_embeddings, "K (default: the dataset's conditions).")
+      .min(1)
+      .default_from("dataset.num_conditions");
+  s.field("sharpness", &O::sharpness, "β: how strongly the best explanation wins.").min(0.0);
+  s.field("gate_init_std", &O::gate_init_std, "Standard deviation of the initial gate logits.")
+      .min(0.0);
+  return s;
+}
+
+GatedExplainer::GatedExplainer(const Options& options)
+    : options_(options), d_(options.input_dim.value_or(64)), k_(options.num_embeddings.value_or(4)) {
+  gates_ = register_parameter("gates", torch::randn({k_, d_}) * options.gate_init_std);
+}
+
+torch::Tensor GatedExplainer::embed_impl(const torch::Tensor& phi) {
+  const torch::Tensor gated = phi.unsqueeze(1) * torch::sigmoid(gates_).unsqueeze(0);
+  return gated / gated.norm(2, {-1}, true).clamp_min(1e-12);
+}
+
+wscsl::TripletScores GatedExplainer::score_impl(const wscsl::TripletInput& in) {
+  wscsl::TripletScores s;
+  s.close_distances = distances(in.psi_anchor, in.psi_close);
+  s.far_distances = distances(in.psi_anchor, in.psi_far);
+  s.weights = torch::softmax(options_.sharpness * (s.far_distances - s.close_distances), 1);
+  s.fused_close = (s.weights * s.close_distances).sum(1);
+  s.fused_far = (s.weights * s.far_distances).sum(1);
+  return s;
+}
+
+}  // namespace gated
+
+WSCSL_PLUGIN(gated_explainer, "1.0.0", "Example third-party condition module: soft gates") {
+  registrar.add<wscsl::ConditionModule, gated::GatedExplainer>("gated_explainer");
+}

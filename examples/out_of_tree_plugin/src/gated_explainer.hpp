@@ -1,0 +1,41 @@
+// gated_explainer: K soft gates over φ, and triplet weights that favour the embedding which best
+// explains the triplet.
+//   ψ_k(x) = normalize(φ(x) ⊙ σ(G_k))            (G ∈ R^{K×D}, learned)
+//   w_k(τ) = softmax_k(β · (d_k(a, f) − d_k(a, c)))
+//   fused distances Σ_k w_k d_k
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <wscsl/sdk.hpp>
+
+namespace gated {
+
+struct GatedExplainerOptions {
+  std::optional<std::int64_t> input_dim;       // D, from the backbone
+  std::optional<std::int64_t> num_embeddings;  // K, from the dataset by default
+  double sharpness = 10.0;                     // β
+  double gate_init_std = 1.0;                  // G ~ N(0, gate_init_std²)
+};
+
+class GatedExplainer final : public wscsl::ConditionModule {
+ public:
+  using Options = GatedExplainerOptions;
+  static wscsl::Schema<Options> schema();
+  explicit GatedExplainer(const Options& options);
+
+  std::int64_t num_embeddings() const override { return k_; }
+  std::int64_t output_dim() const override { return d_; }
+
+ protected:
+  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  wscsl::TripletScores score_impl(const wscsl::TripletInput& input) override;
+
+ private:
+  Options options_;
+  std::int64_t d_, k_;
+  torch::Tensor gates_;  // [K, D] logits of the gates
+};
+
+}  // namespace gated

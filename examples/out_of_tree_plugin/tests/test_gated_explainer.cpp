@@ -1,0 +1,31 @@
+#include <gtest/gtest.h>
+
+#include <wscsl/testing/harness.hpp>
+
+using namespace wscsl;
+
+TEST(GatedExplainer, ClosedGatesGiveTheNormalisedBackboneEmbedding) {
+  auto m = wscsl::testing::build<ConditionModule>("gated_explainer", "gate_init_std = 0.0",
+                                                  wscsl::testing::facts(3, 5));
+  const torch::Tensor phi = torch::randn({4, 5});
+  const torch::Tensor psi = m->embed(phi);  // σ(0) = ½ on every dimension
+  ASSERT_EQ(psi.sizes(), (std::vector<std::int64_t>{4, 3, 5}));
+  for (std::int64_t k = 0; k < 3; ++k)
+    EXPECT_TRUE(torch::allclose(psi.select(1, k), phi / phi.norm(2, {1}, true), 1e-5, 1e-6));
+}
+
+TEST(GatedExplainer, WeightsFavourTheEmbeddingThatExplainsTheTriplet) {
+  auto m = wscsl::testing::build<ConditionModule>("gated_explainer", "sharpness = 5.0",
+                                                  wscsl::testing::facts(2, 1));
+  // Two embeddings on a line: the first says close is nearer (margin 2), the second the opposite.
+  TripletInput in;
+  in.phi_anchor = in.phi_close = in.phi_far = torch::zeros({1, 1});
+  in.psi_anchor = torch::tensor({0.0f, 0.0f}).reshape({1, 2, 1});
+  in.psi_close = torch::tensor({1.0f, 3.0f}).reshape({1, 2, 1});
+  in.psi_far = torch::tensor({3.0f, 1.0f}).reshape({1, 2, 1});
+  const TripletScores s = m->score(in);
+  const double w0 = 1.0 / (1.0 + std::exp(-5.0 * 4.0));  // softmax of (5·2, 5·(−2))
+  EXPECT_NEAR(s.weights[0][0].item<double>(), w0, 1e-6);
+  EXPECT_NEAR(s.fused_close.item<double>(), w0 * 1 + (1 - w0) * 3, 1e-5);
+  EXPECT_NEAR(s.fused_far.item<double>(), w0 * 3 + (1 - w0) * 1, 1e-5);
+}

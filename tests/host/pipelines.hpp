@@ -1,0 +1,50 @@
+// Small pipelines shared by the host tests.
+#pragma once
+
+#include <string>
+
+namespace wscsl::test {
+
+// A DiscoverNet pipeline on a tiny Fashion-CRB that trains in seconds.
+inline std::string tiny_pipeline() {
+  return R"(
+[dataset]
+type = "fashion_crb"
+train_items = 256
+val_items = 96
+test_items = 96
+train_triplets = 160
+val_triplets = 64
+test_triplets = 64
+
+[backbone]
+type = "convnet"
+width = 4
+depth = 2
+embedding_dim = 8
+
+[condition_module]
+type = "discovernet"
+pairs = 2
+
+[[losses]]
+type = "margin"
+
+[[evaluators]]
+type = "triplet_accuracy"
+
+[[evaluators]]
+type = "alignment"
+
+[trainer]
+epochs = 2
+batch_size = 32
+lr = 0.01
+seed = 3
+threads = 2
+select_metric = "alignment/ot_accuracy"
+log_every = 1000
+)";
+}
+
+}  // namespace wscsl::test

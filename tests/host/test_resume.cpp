@@ -1,0 +1,142 @@
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "pipelines.hpp"
+#include "trainer.hpp"
+#include "wscsl/config/toml.hpp"
+#include "wscsl/runtime/plugin_manager.hpp"
+#include "wscsl/util/atomic_file.hpp"
+
+namespace fs = std::filesystem;
+using namespace wscsl;
+using namespace wscsl::host;
+
+namespace {
+
+const Registry& plugins() {
+  static Registry* registry = [] {
+    auto* r = new Registry();
+    std::vector<std::string> warnings;
+    PluginManager(*r).load({{WSCSL_PLUGIN_DIR, "test"}}, warnings);
+    return r;
+  }();
+  return *registry;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_resume_" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+Pipeline tiny() {
+  return build_pipeline(parse_toml(test::tiny_pipeline(), "tiny.toml"), "tiny.toml", plugins());
+}
+
+TrainResult run(const fs::path& dir, bool resume, std::int64_t stop_after = 0) {
+  Pipeline p = tiny();
+  const RunDirectory run = resume ? RunDirectory::open(dir) : RunDirectory::create(dir);
+  TrainRequest request;
+  request.resume = resume;
+  request.stop_after_steps = stop_after;
+  request.out = std::fopen("/dev/null", "w");
+  TrainResult result = train(p, run, request);
+  std::fclose(request.out);
+  return result;
+}
+
+// Every model tensor of a checkpoint, by name.
+std::map<std::string, torch::Tensor> weights(const fs::path& checkpoint) {
+  Pipeline p = tiny();
+  auto model = p.model();
+  load_checkpoint(checkpoint, *model, nullptr, false);
+  std::map<std::string, torch::Tensor> out;
+  for (const auto& item : model->named_parameters()) out[item.key()] = item.value().clone();
+  for (const auto& item : model->named_buffers()) out[item.key()] = item.value().clone();
+  return out;
+}
+
+// metrics.jsonl without the wall-clock field.
+std::string metrics_without_time(const fs::path& file) {
+  std::istringstream in(read_file(file));
+  std::string out, line;
+  while (std::getline(in, line)) {
+    const auto at = line.find("\"seconds\": ");
+    const auto end = line.find_first_of(",}", at);
+    out += line.substr(0, at) + line.substr(end) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Resume, InterruptedRunsContinueBitForBit) {
+  const fs::path straight = fresh_dir("straight");
+  const TrainResult reference = run(straight, false);
+  ASSERT_EQ(reference.outcome, TrainOutcome::Finished);
+  ASSERT_TRUE(reference.test.has_value());
+  const std::string expected_steps = read_file(straight / "steps.tsv");
+  ASSERT_EQ(std::count(expected_steps.begin(), expected_steps.end(), '\n'), 10);  // 2 × 5 steps
+
+  // Stopped mid-epoch (step 3 of epoch 2) and at an epoch boundary, then resumed.
+  for (std::int64_t stop : {8, 5}) {
+    const fs::path dir = fresh_dir("stopped_" + std::to_string(stop));
+    const TrainResult first = run(dir, false, stop);
+    ASSERT_EQ(first.outcome, TrainOutcome::Stopped);
+    EXPECT_EQ(first.state.global_step, stop);
+    const TrainResult second = run(dir, true);
+    ASSERT_EQ(second.outcome, TrainOutcome::Finished);
+    EXPECT_EQ(read_file(dir / "steps.tsv"), expected_steps) << "stopped after " << stop;
+    EXPECT_EQ(metrics_without_time(dir / "metrics.jsonl"),
+              metrics_without_time(straight / "metrics.jsonl"));
+    const auto a = weights(straight / "checkpoints" / "last.pt");
+    const auto b = weights(dir / "checkpoints" / "last.pt");
+    ASSERT_EQ(a.size(), b.size());
+    for (const auto& [name, tensor] : a) EXPECT_TRUE(torch::equal(tensor, b.at(name))) << name;
+    EXPECT_EQ(second.test->metrics.size(), reference.test->metrics.size());
+    for (std::size_t i = 0; i < reference.test->metrics.size(); ++i)
+      EXPECT_EQ(second.test->metrics[i].value, reference.test->metrics[i].value)
+          << reference.test->metrics[i].name;
+  }
+}
+
+TEST(Resume, LogLinesPastTheCheckpointAreDroppedOnResume) {
+  const fs::path dir = fresh_dir("extra_lines");
+  run(dir, false, 3);
+  {
+    std::ofstream steps(dir / "steps.tsv", std::ios::app);
+    steps << "4\t1\t4\t0.01\t0.5\n";  // written after the checkpoint by a process that then died
+  }
+  run(dir, true);
+  const std::string steps = read_file(dir / "steps.tsv");
+  EXPECT_EQ(steps.find("4\t1\t4\t0.01\t0.5\n"), std::string::npos);
+  EXPECT_EQ(std::count(steps.begin(), steps.end(), '\n'), 10);
+}
+
+TEST(Resume, ARunDirectoryIsNeverOverwritten) {
+  const fs::path dir = fresh_dir("twice");
+  run(dir, false, 2);
+  EXPECT_THROW(RunDirectory::create(dir), Error);
+}
+
+TEST(Checkpoint, CorruptOrForeignFilesAreClearErrors) {
+  const fs::path dir = fresh_dir("corrupt");
+  fs::create_directories(dir);
+  write_file_atomically(dir / "bad.pt", "not a checkpoint");
+  Pipeline p = tiny();
+  auto model = p.model();
+  try {
+    load_checkpoint(dir / "bad.pt", *model, nullptr, false);
+    FAIL() << "expected an error";
+  } catch (const DataError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind((dir / "bad.pt").string() + ": not a wscsl checkpoint", 0),
+              0u)
+        << e.what();
+  }
+  EXPECT_THROW(load_checkpoint(dir / "missing.pt", *model, nullptr, false), DataError);
+}
