@@ -35,6 +35,7 @@ function(wscsl_add_plugin name)
   endif()
 
   add_library(${name} MODULE $<TARGET_OBJECTS:${name}_objects>)
+  set_property(GLOBAL APPEND PROPERTY WSCSL_PLUGIN_TARGETS ${name})
   target_link_libraries(${name} PRIVATE WSCSL::core ${ARG_LINK_LIBRARIES})
   target_link_options(${name} PRIVATE "LINKER:-z,defs")
   set_target_properties(${name} PROPERTIES PREFIX "lib" OUTPUT_NAME "wscsl_${name}")

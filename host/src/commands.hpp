@@ -44,6 +44,7 @@ int run_eval(const GlobalOptions& global, const EvalArgs& args);
 int run_check(const GlobalOptions& global, const std::filesystem::path& pipeline,
               const std::vector<std::string>& overrides);
 int run_plugins(const GlobalOptions& global, bool json);
-int run_describe(const GlobalOptions& global, const std::string& what, bool json);
+enum class DescribeFormat { Text, Json, Markdown };
+int run_describe(const GlobalOptions& global, const std::string& what, DescribeFormat format);
 
 }  // namespace wscsl::host

@@ -1,4 +1,6 @@
 // `wscsl plugins` and `wscsl describe`: what is installed, and every option of a component.
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
@@ -56,6 +58,26 @@ void print_schema_json(const std::string& kind, const std::string& type, const s
   fmt::print("\n  ]\n}}\n");
 }
 
+// The options table of a plugin README (checked against the README by the docs test).
+void print_schema_markdown(const SchemaDescription& schema, std::optional<Kind> kind) {
+  fmt::print("| option | type | default | allowed | description |\n|---|---|---|---|---|\n");
+  auto escape = [](std::string s) {
+    for (std::size_t at = s.find('|'); at != std::string::npos; at = s.find('|', at + 2))
+      s.replace(at, 1, "\\|");
+    return s;
+  };
+  if (kind) fmt::print("| `type` | string | (required) | | The component type. |\n");
+  if (kind == Kind::Loss)
+    fmt::print("| `weight` | float | 1.0 | range [0, inf) | Factor of this loss's terms in the "
+               "total (host key). |\n");
+  if (kind == Kind::Loss || kind == Kind::Evaluator)
+    fmt::print("| `name` | string | the type | | Prefix of this entry's metrics and log terms "
+               "(host key). |\n");
+  for (const FieldDescription& f : schema.fields)
+    fmt::print("| `{}` | {} | {} | {} | {} |\n", f.name, f.type_name, escape(default_text(f)),
+               escape(f.constraint_text()), escape(f.doc));
+}
+
 std::vector<std::string> host_key_lines(Kind kind) {
   std::vector<std::string> lines = {"type (string, required)\n      The component type."};
   if (kind == Kind::Loss)
@@ -97,10 +119,11 @@ int run_plugins(const GlobalOptions& global, bool json) {
   return 0;
 }
 
-int run_describe(const GlobalOptions& global, const std::string& what, bool json) {
+int run_describe(const GlobalOptions& global, const std::string& what, DescribeFormat format) {
   if (what == "trainer") {
     const SchemaDescription schema = TrainerOptions::schema().description();
-    if (json) print_schema_json("host", "trainer", "wscsl", schema);
+    if (format == DescribeFormat::Json) print_schema_json("host", "trainer", "wscsl", schema);
+    else if (format == DescribeFormat::Markdown) print_schema_markdown(schema, std::nullopt);
     else print_schema_text("[trainer] (host)", schema, {});
     return 0;
   }
@@ -129,8 +152,10 @@ int run_describe(const GlobalOptions& global, const std::string& what, bool json
   }
   const std::string plugin =
       entry->plugin ? fmt::format("{} {}", entry->plugin->name, entry->plugin->version) : "host";
-  if (json) {
+  if (format == DescribeFormat::Json) {
     print_schema_json(std::string(kind_name(kind)), type, plugin, entry->factory.schema);
+  } else if (format == DescribeFormat::Markdown) {
+    print_schema_markdown(entry->factory.schema, kind);
   } else {
     print_schema_text(fmt::format("{} '{}' (plugin {})", kind_name(kind), type, plugin),
                       entry->factory.schema, host_key_lines(kind));

@@ -53,11 +53,12 @@ int main(int argc, char** argv) {
   plugins_cmd->add_flag("--json", plugins_json, "JSON output");
 
   std::string describe_what;
-  bool describe_json = false;
+  bool describe_json = false, describe_markdown = false;
   auto* describe_cmd = app.add_subcommand("describe", "Every option of a component type");
   describe_cmd->add_option("what", describe_what, "<kind>/<type> (e.g. condition_module/discovernet) or 'trainer'")
       ->required();
   describe_cmd->add_flag("--json", describe_json, "JSON output");
+  describe_cmd->add_flag("--markdown", describe_markdown, "The options as a Markdown table");
 
   try {
     app.parse(argc, argv);
@@ -80,7 +81,11 @@ int main(int argc, char** argv) {
     if (eval_cmd->parsed()) return run_eval(global, eval);
     if (check_cmd->parsed()) return run_check(global, check_path, check_overrides);
     if (plugins_cmd->parsed()) return run_plugins(global, plugins_json);
-    if (describe_cmd->parsed()) return run_describe(global, describe_what, describe_json);
+    if (describe_cmd->parsed())
+      return run_describe(global, describe_what,
+                          describe_json       ? DescribeFormat::Json
+                          : describe_markdown ? DescribeFormat::Markdown
+                                              : DescribeFormat::Text);
   } catch (const wscsl::ConfigError& e) {
     const auto& d = e.diagnostics();
     return fail(fmt::format("{}\nwscsl: {} error{} in the configuration; nothing was run", d.format(),

@@ -28,7 +28,9 @@ Schema<DiscoverNetOptions> DiscoverNet::schema() {
           "K, the number of embeddings ψ_k (default: the dataset's number of conditions).")
       .min(1)
       .default_from("dataset.num_conditions");
-  s.field("embedding_dim", &O::embedding_dim, "E, the size of each ψ_k (default: D).").min(1);
+  s.field("embedding_dim", &O::embedding_dim, "E, the size of each ψ_k (default: D).")
+      .min(1)
+      .default_from("backbone.embedding_dim");
   s.field("projection", &O::projection,
           "\"linear\": ψ_k = normalize(W_k φ) (released code); \"residual\": ψ_k = "
           "normalize(φ + L_k φ) (the paper's Eq. 8).")

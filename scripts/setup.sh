@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs wscsl's build and run dependencies from Debian 12's archive. Idempotent: it does
+# nothing (and needs no network) when everything is already installed.
+set -euo pipefail
+
+packages=(
+  g++ cmake make ccache
+  libtorch-dev libopenblas0-openmp       # LibTorch; OpenBLAS instead of the 18× slower reference BLAS
+  libboost-dev                           # Boost.DLL (header-only with BOOST_DLL_USE_STD_FS)
+  libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev
+  libopencv-dev libgtest-dev
+  dataset-fashion-mnist                  # the images of the embedded Fashion-CRB benchmark
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    echo "setup: these packages are missing and this user is not root (and has no sudo):" >&2
+    echo "  ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -q
+"${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,33 @@
+# Every in-tree plugin README must contain the options table `wscsl describe --markdown` prints,
+# so documented options and defaults cannot drift from the code.  Arguments: WSCSL, SOURCE_DIR,
+# PLUGIN_DIR.
+file(GLOB readmes "${SOURCE_DIR}/plugins/*/*/README.md")
+set(kinds_backbones backbone)
+set(kinds_condition_modules condition_module)
+set(kinds_datasets dataset)
+set(kinds_evaluators evaluator)
+set(kinds_losses loss)
+set(stale "")
+foreach(readme IN LISTS readmes)
+  get_filename_component(plugin_dir "${readme}" DIRECTORY)
+  get_filename_component(type "${plugin_dir}" NAME)
+  get_filename_component(kind_dir "${plugin_dir}" DIRECTORY)
+  get_filename_component(kind_dir "${kind_dir}" NAME)
+  set(kind "${kinds_${kind_dir}}")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env "WSCSL_PLUGIN_PATH=${PLUGIN_DIR}"
+                          "${WSCSL}" describe "${kind}/${type}" --markdown
+                  OUTPUT_VARIABLE table RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "wscsl describe ${kind}/${type} failed")
+  endif()
+  file(READ "${readme}" text)
+  string(FIND "${text}" "${table}" at)
+  if(at EQUAL -1)
+    string(APPEND stale "\n${readme}: options table differs from `wscsl describe ${kind}/${type} --markdown`:\n${table}")
+  endif()
+endforeach()
+if(stale)
+  message(FATAL_ERROR "plugin READMEs are out of date:${stale}")
+endif()
+list(LENGTH readmes count)
+message(STATUS "${count} plugin READMEs match their schemas")
