@@ -1,4 +1,4 @@
-# Every in-tree plugin README must contain the options table `wscsl describe --markdown` prints,
+# Every in-tree plugin README (and docs/pipelines.md for [trainer]) must contain the options table `wscsl describe --markdown` prints,
 # so documented options and defaults cannot drift from the code.  Arguments: WSCSL, SOURCE_DIR,
 # PLUGIN_DIR.
 file(GLOB readmes "${SOURCE_DIR}/plugins/*/*/README.md")
@@ -26,6 +26,12 @@ foreach(readme IN LISTS readmes)
     string(APPEND stale "\n${readme}: options table differs from `wscsl describe ${kind}/${type} --markdown`:\n${table}")
   endif()
 endforeach()
+execute_process(COMMAND "${WSCSL}" describe trainer --markdown OUTPUT_VARIABLE table)
+file(READ "${SOURCE_DIR}/docs/pipelines.md" text)
+string(FIND "${text}" "${table}" at)
+if(at EQUAL -1)
+  string(APPEND stale "\n${SOURCE_DIR}/docs/pipelines.md: the [trainer] table differs from `wscsl describe trainer --markdown`:\n${table}")
+endif()
 if(stale)
   message(FATAL_ERROR "plugin READMEs are out of date:${stale}")
 endif()

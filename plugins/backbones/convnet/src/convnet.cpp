@@ -10,12 +10,17 @@ namespace wscsl::convnet {
 Schema<ConvNetOptions> ConvNet::schema() {
   using O = ConvNetOptions;
   Schema<O> s("Small conv net for 32-px images: `depth` stages of `convs_per_stage` × (3×3 conv, "
-              "batch norm, ReLU), 2×2 max-pool between stages, global average pool, linear to "
+              "batch norm, ReLU), downsampling by 2 per stage, global average pool, linear to "
               "`embedding_dim`.");
   s.field("width", &O::width, "Channels of the first stage (doubled at each stage).").min(1);
   s.field("depth", &O::depth, "Number of stages.").min(1).max(5);
   s.field("convs_per_stage", &O::convs_per_stage, "3×3 convolutions per stage.").min(1).max(4);
   s.field("embedding_dim", &O::embedding_dim, "Size D of the embedding φ.").min(1);
+  s.field("downsample", &O::downsample,
+          "\"maxpool\": the first stage runs at full resolution and 2×2 max-pooling separates "
+          "stages; \"stride\": every stage, the first included, starts with a stride-2 "
+          "convolution (about 7× cheaper on 32-px inputs).")
+      .choices({"maxpool", "stride"});
   s.field("input_channels", &O::input_channels, "Image channels (set from the dataset).")
       .min(1)
       .derived("dataset.channels");
@@ -28,9 +33,11 @@ ConvNet::ConvNet(const Options& options) : options_(options) {
   std::int64_t in = options.input_channels.value_or(3);
   std::int64_t out = options.width;
   for (std::int64_t stage = 0; stage < options.depth; ++stage) {
-    if (stage > 0) features_->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
+    const bool strided = options.downsample == "stride";
+    if (stage > 0 && !strided) features_->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
     for (std::int64_t i = 0; i < options.convs_per_stage; ++i) {
-      nn::Conv2d conv(nn::Conv2dOptions(in, out, 3).padding(1).bias(false));
+      const std::int64_t stride = strided && i == 0 ? 2 : 1;
+      nn::Conv2d conv(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false));
       // He initialisation over fan-out, as the reference ResNet trunk does.
       nn::init::normal_(conv->weight, 0.0, std::sqrt(2.0 / static_cast<double>(9 * out)));
       features_->push_back(conv);
@@ -44,7 +51,9 @@ ConvNet::ConvNet(const Options& options) : options_(options) {
 }
 
 torch::Tensor ConvNet::forward_images(const torch::Tensor& images) {
-  return head_->forward(features_->forward(images).mean({2, 3}));
+  // Channels-last lets oneDNN run the small convolutions noticeably faster on CPU.
+  const torch::Tensor x = images.contiguous(at::MemoryFormat::ChannelsLast);
+  return head_->forward(features_->forward(x).mean({2, 3}));
 }
 
 }  // namespace wscsl::convnet

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "wscsl/sdk.hpp"
 
@@ -14,6 +15,7 @@ struct ConvNetOptions {
   std::int64_t depth = 3;             // number of stages
   std::int64_t convs_per_stage = 1;   // 3×3 conv layers per stage
   std::int64_t embedding_dim = 64;    // D, the size of φ
+  std::string downsample = "maxpool";  // "maxpool" between stages, or "stride": each stage's first conv
   std::optional<std::int64_t> input_channels;  // from the dataset
 };
 

@@ -17,6 +17,19 @@ TEST(ConvNet, MapsImagesToTheEmbeddingSize) {
   for (const auto& p : net->parameters()) EXPECT_TRUE(p.grad().defined());
 }
 
+TEST(ConvNet, StridedStagesHalveTheResolutionWithoutPooling) {
+  auto net = wscsl::testing::build<Backbone>(
+      "convnet", "width = 4\ndepth = 2\nconvs_per_stage = 2\ndownsample = \"stride\"\n");
+  EXPECT_EQ(net->embed(torch::rand({3, 3, 32, 32})).sizes(), (std::vector<std::int64_t>{3, 64}));
+  // 2 stages × 2 (conv + batch norm) + head; no pooling layer in between.
+  EXPECT_EQ(net->parameters().size(), 2u * 2u * 3u + 2u);
+  std::int64_t strided = 0;
+  for (const auto& m : net->modules(false))
+    if (auto conv = std::dynamic_pointer_cast<torch::nn::Conv2dImpl>(m))
+      strided += conv->options.stride()->at(0) == 2;
+  EXPECT_EQ(strided, 2);
+}
+
 TEST(ConvNet, TakesItsInputChannelsFromTheDataset) {
   Facts facts;
   facts.set("dataset.channels", ConfigNode::integer(1), "the test");
