@@ -16,7 +16,8 @@ namespace wscsl::host {
 namespace {
 
 void print_warnings(const std::vector<std::string>& warnings) {
-  for (const std::string& w : warnings) fmt::print(stderr, "wscsl: warning: {}\n", w);
+  for (const std::string& w : warnings)
+    fmt::print(stderr, "wscsl: warning: {}\n", w);
 }
 
 std::string timestamp() {
@@ -34,7 +35,8 @@ extern "C" void on_stop_signal(int) {
 
 void print_results(const EvaluationResult& result) {
   fmt::print("{}", format_text(result.tables));
-  for (const fs::path& a : result.artifacts) fmt::print("wrote {}\n", a.string());
+  for (const fs::path& a : result.artifacts)
+    fmt::print("wrote {}\n", a.string());
 }
 
 }  // namespace
@@ -57,7 +59,8 @@ int run_train(const GlobalOptions& global, const TrainArgs& args) {
   Session session(global, pipeline_plugin_paths(root));
   Pipeline pipeline = build_pipeline(root, source, session.registry());
   if (run_root.empty()) run_root = fs::path("runs") / (source.stem().string() + "-" + timestamp());
-  const RunDirectory run = args.resume ? RunDirectory::open(run_root) : RunDirectory::create(run_root);
+  const RunDirectory run =
+      args.resume ? RunDirectory::open(run_root) : RunDirectory::create(run_root);
   fmt::print("run {} — {} threads, seed {}\n", run.root().string(),
              pipeline.trainer.resolved_threads(), pipeline.trainer.seed);
   std::signal(SIGINT, on_stop_signal);

@@ -14,7 +14,8 @@ namespace {
 
 std::string json_list(const std::vector<std::string>& items) {
   std::vector<std::string> quoted;
-  for (const std::string& s : items) quoted.push_back(json_string(s));
+  for (const std::string& s : items)
+    quoted.push_back(json_string(s));
   return "[" + join(quoted, ", ") + "]";
 }
 
@@ -33,23 +34,27 @@ void print_schema_text(const std::string& title, const SchemaDescription& schema
     if (const std::string c = f.constraint_text(); !c.empty()) fmt::print("      {}\n", c);
     fmt::print("      {}\n", f.doc);
   }
-  for (const std::string& k : host_keys) fmt::print("  {}\n", k);
+  for (const std::string& k : host_keys)
+    fmt::print("  {}\n", k);
 }
 
 void print_schema_json(const std::string& kind, const std::string& type, const std::string& plugin,
                        const SchemaDescription& schema) {
-  fmt::print("{{\n  \"kind\": {},\n  \"type\": {},\n  \"plugin\": {},\n  \"doc\": {},\n  \"options\": [",
-             json_string(kind), json_string(type), json_string(plugin), json_string(schema.doc));
+  fmt::print(
+      "{{\n  \"kind\": {},\n  \"type\": {},\n  \"plugin\": {},\n  \"doc\": {},\n  \"options\": [",
+      json_string(kind), json_string(type), json_string(plugin), json_string(schema.doc));
   for (std::size_t i = 0; i < schema.fields.size(); ++i) {
     const FieldDescription& f = schema.fields[i];
     std::string entry = fmt::format(
         "{}\n    {{\"name\": {}, \"type\": {}, \"default\": {}, \"required\": {}, \"doc\": {}",
         i ? "," : "", json_string(f.name), json_string(f.type_name), json_string(default_text(f)),
         f.required ? "true" : "false", json_string(f.doc));
-    if (f.min) entry += fmt::format(", \"min\": {}, \"min_exclusive\": {}", json_number(*f.min),
-                                    f.min_exclusive ? "true" : "false");
-    if (f.max) entry += fmt::format(", \"max\": {}, \"max_exclusive\": {}", json_number(*f.max),
-                                    f.max_exclusive ? "true" : "false");
+    if (f.min)
+      entry += fmt::format(", \"min\": {}, \"min_exclusive\": {}", json_number(*f.min),
+                           f.min_exclusive ? "true" : "false");
+    if (f.max)
+      entry += fmt::format(", \"max\": {}, \"max_exclusive\": {}", json_number(*f.max),
+                           f.max_exclusive ? "true" : "false");
     if (!f.choices.empty()) entry += ", \"choices\": " + json_list(f.choices);
     if (!f.derived_from.empty()) entry += ", \"derived_from\": " + json_string(f.derived_from);
     if (!f.default_from.empty()) entry += ", \"default_from\": " + json_string(f.default_from);
@@ -68,11 +73,13 @@ void print_schema_markdown(const SchemaDescription& schema, std::optional<Kind> 
   };
   if (kind) fmt::print("| `type` | string | (required) | | The component type. |\n");
   if (kind == Kind::Loss)
-    fmt::print("| `weight` | float | 1.0 | range [0, inf) | Factor of this loss's terms in the "
-               "total (host key). |\n");
+    fmt::print(
+        "| `weight` | float | 1.0 | range [0, inf) | Factor of this loss's terms in the "
+        "total (host key). |\n");
   if (kind == Kind::Loss || kind == Kind::Evaluator)
-    fmt::print("| `name` | string | the type | | Prefix of this entry's metrics and log terms "
-               "(host key). |\n");
+    fmt::print(
+        "| `name` | string | the type | | Prefix of this entry's metrics and log terms "
+        "(host key). |\n");
   for (const FieldDescription& f : schema.fields)
     fmt::print("| `{}` | {} | {} | {} | {} |\n", f.name, f.type_name, escape(default_text(f)),
                escape(f.constraint_text()), escape(f.doc));
@@ -81,11 +88,13 @@ void print_schema_markdown(const SchemaDescription& schema, std::optional<Kind> 
 std::vector<std::string> host_key_lines(Kind kind) {
   std::vector<std::string> lines = {"type (string, required)\n      The component type."};
   if (kind == Kind::Loss)
-    lines.push_back("weight (float, default 1.0, range [0, inf))\n      Factor of this loss's "
-                    "terms in the total (host key).");
+    lines.push_back(
+        "weight (float, default 1.0, range [0, inf))\n      Factor of this loss's "
+        "terms in the total (host key).");
   if (kind == Kind::Loss || kind == Kind::Evaluator)
-    lines.push_back("name (string, default: the type)\n      Prefix of this entry's metrics and "
-                    "log terms (host key).");
+    lines.push_back(
+        "name (string, default: the type)\n      Prefix of this entry's metrics and "
+        "log terms (host key).");
   return lines;
 }
 
@@ -98,10 +107,11 @@ int run_plugins(const GlobalOptions& global, bool json) {
     fmt::print("{{\n  \"plugins\": [");
     for (std::size_t i = 0; i < r.plugins().size(); ++i) {
       const PluginRecord& p = *r.plugins()[i];
-      fmt::print("{}\n    {{\"name\": {}, \"version\": {}, \"file\": {}, \"description\": {}, "
-                 "\"types\": {}}}",
-                 i ? "," : "", json_string(p.name), json_string(p.version), json_string(p.file),
-                 json_string(p.description), json_list(p.types));
+      fmt::print(
+          "{}\n    {{\"name\": {}, \"version\": {}, \"file\": {}, \"description\": {}, "
+          "\"types\": {}}}",
+          i ? "," : "", json_string(p.name), json_string(p.version), json_string(p.file),
+          json_string(p.description), json_list(p.types));
     }
     fmt::print("\n  ],\n  \"refused\": [");
     for (std::size_t i = 0; i < r.refused().size(); ++i)
@@ -115,16 +125,20 @@ int run_plugins(const GlobalOptions& global, bool json) {
     fmt::print("{} {}  {}\n    {}\n    provides: {}\n", p->name, p->version, p->file,
                p->description, join(p->types, ", "));
   }
-  for (const RefusedPlugin& refused : r.refused()) fmt::print("refused: {}\n", refused.reason);
+  for (const RefusedPlugin& refused : r.refused())
+    fmt::print("refused: {}\n", refused.reason);
   return 0;
 }
 
 int run_describe(const GlobalOptions& global, const std::string& what, DescribeFormat format) {
   if (what == "trainer") {
     const SchemaDescription schema = TrainerOptions::schema().description();
-    if (format == DescribeFormat::Json) print_schema_json("host", "trainer", "wscsl", schema);
-    else if (format == DescribeFormat::Markdown) print_schema_markdown(schema, std::nullopt);
-    else print_schema_text("[trainer] (host)", schema, {});
+    if (format == DescribeFormat::Json)
+      print_schema_json("host", "trainer", "wscsl", schema);
+    else if (format == DescribeFormat::Markdown)
+      print_schema_markdown(schema, std::nullopt);
+    else
+      print_schema_text("[trainer] (host)", schema, {});
     return 0;
   }
   const auto slash = what.find('/');

@@ -56,13 +56,16 @@ EvaluationResult evaluate(Pipeline& pipeline, const EmbeddingTable& fit,
   EvaluationResult result;
   for (NamedEvaluator& e : pipeline.evaluators) {
     if (!final && !e.evaluator->runs_during_validation()) continue;
-    EvalContext context{fit,  target,       *pipeline.condition_module, *pipeline.dataset,
-                        info, artifact_dir, shared,                      final,
-                        pipeline.trainer.eval_batch_size};
+    EvalContext context{
+        fit,    target, *pipeline.condition_module,      *pipeline.dataset, info, artifact_dir,
+        shared, final,  pipeline.trainer.eval_batch_size};
     EvalReport report = e.evaluator->evaluate(context);
-    for (const Metric& m : report.metrics) result.metrics.push_back({e.name + "/" + m.name, m.value});
-    for (ReportTable& t : report.tables) result.tables.push_back(std::move(t));
-    for (auto& a : report.artifacts) result.artifacts.push_back(std::move(a));
+    for (const Metric& m : report.metrics)
+      result.metrics.push_back({e.name + "/" + m.name, m.value});
+    for (ReportTable& t : report.tables)
+      result.tables.push_back(std::move(t));
+    for (auto& a : report.artifacts)
+      result.artifacts.push_back(std::move(a));
   }
   if (was_training) pipeline.condition_module->train();
   return result;
@@ -100,20 +103,24 @@ std::string format_text(const std::vector<ReportTable>& tables) {
         widths[i] = std::max(widths[i], display_width(row[i]));
     };
     measure(t.header);
-    for (const auto& row : t.rows) measure(row);
+    for (const auto& row : t.rows)
+      measure(row);
     auto line = [&](const std::vector<std::string>& row) {
       std::string s;
       for (std::size_t i = 0; i < widths.size(); ++i)
         s += (i ? "  " : "") + pad(i < row.size() ? row[i] : "", widths[i]);
-      while (!s.empty() && s.back() == ' ') s.pop_back();
+      while (!s.empty() && s.back() == ' ')
+        s.pop_back();
       return s + "\n";
     };
     out += "\n" + t.title + "\n";
     out += line(t.header);
     std::size_t total = 0;
-    for (std::size_t w : widths) total += w;
+    for (std::size_t w : widths)
+      total += w;
     out += std::string(total + 2 * (widths.empty() ? 0 : widths.size() - 1), '-') + "\n";
-    for (const auto& row : t.rows) out += line(row);
+    for (const auto& row : t.rows)
+      out += line(row);
   }
   return out;
 }
@@ -122,13 +129,16 @@ std::string format_markdown(const std::vector<ReportTable>& tables) {
   std::string out;
   for (const ReportTable& t : tables) {
     out += "\n### " + t.title + "\n\n|";
-    for (const std::string& h : t.header) out += " " + h + " |";
+    for (const std::string& h : t.header)
+      out += " " + h + " |";
     out += "\n|";
-    for (std::size_t i = 0; i < t.header.size(); ++i) out += i ? "---:|" : "---|";
+    for (std::size_t i = 0; i < t.header.size(); ++i)
+      out += i ? "---:|" : "---|";
     out += "\n";
     for (const auto& row : t.rows) {
       out += "|";
-      for (const std::string& cell : row) out += " " + cell + " |";
+      for (const std::string& cell : row)
+        out += " " + cell + " |";
       out += "\n";
     }
   }

@@ -1,8 +1,8 @@
 // wscsl: train, evaluate and inspect conditional-similarity pipelines built from plugins.
 #include <c10/util/Exception.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 #include "wscsl/error.hpp"
@@ -29,18 +29,23 @@ int main(int argc, char** argv) {
 
   TrainArgs train;
   std::string resume;
-  auto* train_cmd = app.add_subcommand("train", "Train a pipeline, then evaluate it on the test split");
+  auto* train_cmd =
+      app.add_subcommand("train", "Train a pipeline, then evaluate it on the test split");
   train_cmd->add_option("pipeline", train.pipeline, "Pipeline TOML file");
-  train_cmd->add_option("--resume", resume, "Continue the run in this directory from its last checkpoint");
-  train_cmd->add_option("--run-dir", train.run_dir, "Run directory (default: runs/<pipeline>-<time>)");
+  train_cmd->add_option("--resume", resume,
+                        "Continue the run in this directory from its last checkpoint");
+  train_cmd->add_option("--run-dir", train.run_dir,
+                        "Run directory (default: runs/<pipeline>-<time>)");
   train_cmd->add_option("--set", train.overrides, "Override a pipeline key: --set trainer.lr=0.01");
   train_cmd->add_option("--stop-after-steps", train.stop_after_steps,
                         "Checkpoint and stop after this many steps in total (resumable)");
 
   EvalArgs eval;
-  auto* eval_cmd = app.add_subcommand("eval", "Evaluate a trained run (its best checkpoint) or one checkpoint");
+  auto* eval_cmd =
+      app.add_subcommand("eval", "Evaluate a trained run (its best checkpoint) or one checkpoint");
   eval_cmd->add_option("target", eval.target, "Run directory or checkpoint file")->required();
-  eval_cmd->add_option("--set", eval.overrides, "Override a pipeline key, e.g. an evaluator option");
+  eval_cmd->add_option("--set", eval.overrides,
+                       "Override a pipeline key, e.g. an evaluator option");
 
   std::filesystem::path check_path;
   std::vector<std::string> check_overrides;
@@ -55,7 +60,9 @@ int main(int argc, char** argv) {
   std::string describe_what;
   bool describe_json = false, describe_markdown = false;
   auto* describe_cmd = app.add_subcommand("describe", "Every option of a component type");
-  describe_cmd->add_option("what", describe_what, "<kind>/<type> (e.g. condition_module/discovernet) or 'trainer'")
+  describe_cmd
+      ->add_option("what", describe_what,
+                   "<kind>/<type> (e.g. condition_module/discovernet) or 'trainer'")
       ->required();
   describe_cmd->add_flag("--json", describe_json, "JSON output");
   describe_cmd->add_flag("--markdown", describe_markdown, "The options as a Markdown table");
@@ -88,8 +95,8 @@ int main(int argc, char** argv) {
                                               : DescribeFormat::Text);
   } catch (const wscsl::ConfigError& e) {
     const auto& d = e.diagnostics();
-    return fail(fmt::format("{}\nwscsl: {} error{} in the configuration; nothing was run", d.format(),
-                            d.error_count(), d.error_count() == 1 ? "" : "s"),
+    return fail(fmt::format("{}\nwscsl: {} error{} in the configuration; nothing was run",
+                            d.format(), d.error_count(), d.error_count() == 1 ? "" : "s"),
                 2);
   } catch (const wscsl::PluginError& e) {
     return fail(fmt::format("wscsl: plugin error: {}", e.what()), 3);

@@ -42,8 +42,9 @@ Schema<TrainerOptions> TrainerOptions::schema() {
       .max(1.0);
   s.field("seed", &O::seed, "Seed of parameter initialisation, data order and augmentation.")
       .min(0);
-  s.field("threads", &O::threads, "Intra-op threads; 0 uses every hardware thread. Results are "
-                                  "bit-reproducible for a fixed seed and thread count.")
+  s.field("threads", &O::threads,
+          "Intra-op threads; 0 uses every hardware thread. Results are "
+          "bit-reproducible for a fixed seed and thread count.")
       .min(0);
   s.field("validate", &O::validate, "Run the evaluators on the validation split after each epoch.");
   s.field("select_metric", &O::select_metric,
@@ -94,7 +95,8 @@ bool Pipeline::needs_reversed() const {
 ConfigNode read_pipeline(const fs::path& path, const std::vector<std::string>& overrides) {
   ConfigNode root = load_toml_file(path);
   Diagnostics diagnostics;
-  for (const std::string& o : overrides) apply_override(root, o, diagnostics);
+  for (const std::string& o : overrides)
+    apply_override(root, o, diagnostics);
   if (diagnostics.has_errors()) throw ConfigError(diagnostics);
   return root;
 }
@@ -113,9 +115,8 @@ std::vector<fs::path> pipeline_plugin_paths(const ConfigNode& root) {
 
 namespace {
 
-const std::vector<std::string> kSections = {"plugins",    "dataset",          "backbone",
-                                            "condition_module", "losses", "evaluators",
-                                            "trainer",    "provenance"};
+const std::vector<std::string> kSections = {"plugins", "dataset",    "backbone", "condition_module",
+                                            "losses",  "evaluators", "trainer",  "provenance"};
 
 struct PluginsOptions {
   std::vector<std::string> paths;
@@ -190,7 +191,8 @@ class Builder {
       if (m.key == "evaluator") suggestion = "evaluators";
       if (!suggestion.empty()) notes.push_back(fmt::format("did you mean '{}'?", suggestion));
       notes.push_back("valid sections: " + join(kSections, ", "));
-      diagnostics_.error(m.key_location, fmt::format("unknown pipeline section '{}'", m.key), notes);
+      diagnostics_.error(m.key_location, fmt::format("unknown pipeline section '{}'", m.key),
+                         notes);
     }
   }
 
@@ -213,7 +215,8 @@ class Builder {
     for (std::size_t i = 0; i < options.require.size(); ++i) {
       if (registry_.find_plugin(options.require[i])) continue;
       std::vector<std::string> loaded;
-      for (const auto& p : registry_.plugins()) loaded.push_back(p->name);
+      for (const auto& p : registry_.plugins())
+        loaded.push_back(p->name);
       const ConfigNode& item = node->find("require")->items()[i];
       diagnostics_.error(item.location(),
                          fmt::format("required plugin '{}' is not loaded", options.require[i]),
@@ -249,9 +252,9 @@ class Builder {
     if (const ConfigNode* n = table.find("name"); n && with_name) {
       static const std::regex valid("[a-z][a-z0-9_]*");
       if (!n->is_string() || !std::regex_match(n->as_string(), valid))
-        diagnostics_.error(n->location(),
-                           fmt::format("{} 'name' must be lower_snake_case text, got {}", where,
-                                       n->repr()));
+        diagnostics_.error(
+            n->location(),
+            fmt::format("{} 'name' must be lower_snake_case text, got {}", where, n->repr()));
       else
         keys.name = n->as_string();
     }
@@ -295,11 +298,11 @@ class Builder {
     if (kind == Kind::Loss) out.set("weight", ConfigNode::floating(host.weight));
     if (is_list && table.find("name")) out.set("name", ConfigNode::string(host.name));
     ConfigNode options_table = entry->factory.to_config(options.get());
-    for (ConfigMember& m : options_table.members()) out.set(m.key, std::move(m.value));
+    for (ConfigMember& m : options_table.members())
+      out.set(m.key, std::move(m.value));
     *resolved_table = std::move(out);
-    if (entry->plugin &&
-        std::find(pipeline_.plugins.begin(), pipeline_.plugins.end(), entry->plugin) ==
-            pipeline_.plugins.end())
+    if (entry->plugin && std::find(pipeline_.plugins.begin(), pipeline_.plugins.end(),
+                                   entry->plugin) == pipeline_.plugins.end())
       pipeline_.plugins.push_back(entry->plugin);
 
     if (diagnostics_.has_errors()) return nullptr;  // upstream problems: bind only
@@ -322,10 +325,11 @@ class Builder {
       described.push_back(c->factory.type +
                           (c->plugin ? fmt::format(" ({} {})", c->plugin->name, c->plugin->version)
                                      : std::string()));
-    notes.push_back(fmt::format("available {} types: {}", kind_name(kind),
-                                described.empty() ? "none (no plugin provides one)"
-                                                  : join(described, ", ")));
-    for (const RefusedPlugin& r : registry_.refused()) notes.push_back("refused plugin: " + r.reason);
+    notes.push_back(
+        fmt::format("available {} types: {}", kind_name(kind),
+                    described.empty() ? "none (no plugin provides one)" : join(described, ", ")));
+    for (const RefusedPlugin& r : registry_.refused())
+      notes.push_back("refused plugin: " + r.reason);
     diagnostics_.error(type.location(),
                        fmt::format("unknown {} type {}", kind_name(kind), type.repr()), notes);
   }
@@ -349,16 +353,15 @@ class Builder {
     const ConfigNode* node = root_.find(section);
     if (!node) {
       if (required)
-        diagnostics_.error({file(), 1, 1},
-                           fmt::format("the pipeline has no [[{}]] table", section),
+        diagnostics_.error({file(), 1, 1}, fmt::format("the pipeline has no [[{}]] table", section),
                            {fmt::format("available {} types: {}", kind_name(kind),
                                         join(registry_.type_names(kind), ", "))});
       return;
     }
     if (!node->is_array()) {
-      diagnostics_.error(node->location(),
-                         fmt::format("'{}' must be an array of tables, written [[{}]]", section,
-                                     section));
+      diagnostics_.error(
+          node->location(),
+          fmt::format("'{}' must be an array of tables, written [[{}]]", section, section));
       return;
     }
     ConfigNode resolved_list = ConfigNode::array();
@@ -396,7 +399,8 @@ class Builder {
     if (metric.empty() || diagnostics_.has_errors()) return;
     const std::string prefix = metric.substr(0, metric.find('/'));
     std::vector<std::string> names;
-    for (const NamedEvaluator& e : pipeline_.evaluators) names.push_back(e.name);
+    for (const NamedEvaluator& e : pipeline_.evaluators)
+      names.push_back(e.name);
     if (metric.find('/') != std::string::npos &&
         std::find(names.begin(), names.end(), prefix) != names.end())
       return;

@@ -62,7 +62,7 @@ struct Pipeline {
   std::shared_ptr<ConditionModule> condition_module;
   std::vector<WeightedLoss> losses;
   std::vector<NamedEvaluator> evaluators;
-  ConfigNode resolved;  // every option with its value, defaults included
+  ConfigNode resolved;                       // every option with its value, defaults included
   std::vector<const PluginRecord*> plugins;  // the plugins the components came from
 
   // The trainable state, as one module: backbone, condition_module, loss_<i>.
@@ -71,7 +71,8 @@ struct Pipeline {
 };
 
 // Reads a pipeline file and applies "--set key=value" overrides. Throws ConfigError.
-ConfigNode read_pipeline(const std::filesystem::path& path, const std::vector<std::string>& overrides);
+ConfigNode read_pipeline(const std::filesystem::path& path,
+                         const std::vector<std::string>& overrides);
 
 // The [plugins] paths of a pipeline, resolved against the file that lists them.
 std::vector<std::filesystem::path> pipeline_plugin_paths(const ConfigNode& root);

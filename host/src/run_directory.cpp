@@ -16,18 +16,21 @@ namespace wscsl::host {
 RunDirectory RunDirectory::create(const fs::path& root) {
   std::error_code ec;
   if (fs::exists(root / "resolved.toml", ec))
-    throw Error(fmt::format("{} already holds a run; resume it with `wscsl train --resume {}` or "
-                            "choose another --run-dir",
-                            root.string(), root.string()));
+    throw Error(
+        fmt::format("{} already holds a run; resume it with `wscsl train --resume {}` or "
+                    "choose another --run-dir",
+                    root.string(), root.string()));
   fs::create_directories(root / "checkpoints", ec);
-  if (ec) throw Error(fmt::format("cannot create run directory {}: {}", root.string(), ec.message()));
+  if (ec)
+    throw Error(fmt::format("cannot create run directory {}: {}", root.string(), ec.message()));
   return RunDirectory(root);
 }
 
 RunDirectory RunDirectory::open(const fs::path& root) {
   RunDirectory run(root);
   std::error_code ec;
-  if (!fs::is_directory(root, ec)) throw Error(fmt::format("{} is not a run directory", root.string()));
+  if (!fs::is_directory(root, ec))
+    throw Error(fmt::format("{} is not a run directory", root.string()));
   if (!fs::exists(run.resolved(), ec))
     throw Error(fmt::format("{} is not a run directory: it has no resolved.toml", root.string()));
   return run;

@@ -27,8 +27,8 @@ volatile std::sig_atomic_t g_stop_requested = 0;
 
 // Streams of randomness derived from the run seed, so that data order and augmentation depend
 // only on (seed, epoch, step), never on what happened before.
-constexpr std::uint64_t kOrderStream = 0x6f72646572;         // "order"
-constexpr std::uint64_t kAugmentStream = 0x6175676d656e74;   // "augment"
+constexpr std::uint64_t kOrderStream = 0x6f72646572;        // "order"
+constexpr std::uint64_t kAugmentStream = 0x6175676d656e74;  // "augment"
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainerOptions& o,
                                                         std::vector<torch::Tensor> params) {
@@ -41,7 +41,8 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainerOptions& o,
 }
 
 void set_lr(torch::optim::Optimizer& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
+  for (auto& group : optimizer.param_groups())
+    group.options().set_lr(lr);
 }
 
 std::vector<std::int64_t> epoch_order(std::int64_t count, std::int64_t seed, std::int64_t epoch) {
@@ -61,10 +62,11 @@ bool improves(const TrainerOptions& o, double value, double best) {
 std::string epoch_summary(std::int64_t epoch, std::int64_t epochs, double loss, double lr,
                           double seconds, const EvaluationResult* validation,
                           const TrainerOptions& o, bool best) {
-  std::string s =
-      fmt::format("epoch {}/{}: loss {:.4f}, lr {:.3g}, {:.1f} s", epoch + 1, epochs, loss, lr, seconds);
+  std::string s = fmt::format("epoch {}/{}: loss {:.4f}, lr {:.3g}, {:.1f} s", epoch + 1, epochs,
+                              loss, lr, seconds);
   if (validation) {
-    if (const NamedMetric* m = o.select_metric.empty() ? nullptr : validation->find(o.select_metric))
+    if (const NamedMetric* m =
+            o.select_metric.empty() ? nullptr : validation->find(o.select_metric))
       s += fmt::format("; val {} {:.4f}{}", m->name, m->value, best ? " (best)" : "");
     else if (!validation->metrics.empty())
       s += fmt::format("; val {} {:.4f}", validation->metrics.front().name,
@@ -88,8 +90,8 @@ class Loop {
     start();
     const SplitData& train = p_.dataset->split("train");
     const std::int64_t count = train.triplets.size(0);
-    const std::int64_t steps = o_.drop_last ? count / o_.batch_size
-                                            : (count + o_.batch_size - 1) / o_.batch_size;
+    const std::int64_t steps =
+        o_.drop_last ? count / o_.batch_size : (count + o_.batch_size - 1) / o_.batch_size;
     if (steps == 0)
       throw Error(fmt::format("the training split has {} triplets, fewer than one batch of {}",
                               count, o_.batch_size));
@@ -105,24 +107,22 @@ class Loop {
       const auto order = epoch_order(count, o_.seed, state_.epoch);
       model_->train();
       const auto epoch_start = std::chrono::steady_clock::now();
-      Progress progress(fmt::format("epoch {}/{}", state_.epoch + 1, o_.epochs), steps,
-                        state_.step, o_.log_every, request_.out);
+      Progress progress(fmt::format("epoch {}/{}", state_.epoch + 1, o_.epochs), steps, state_.step,
+                        o_.log_every, request_.out);
       while (state_.step < steps) {
         const std::int64_t begin = state_.step * o_.batch_size;
         const std::int64_t end = std::min(count, begin + o_.batch_size);
-        const torch::Tensor rows =
-            torch::from_blob(const_cast<std::int64_t*>(order.data()) + begin, {end - begin},
-                             torch::kLong)
-                .clone();
+        const torch::Tensor rows = torch::from_blob(const_cast<std::int64_t*>(order.data()) + begin,
+                                                    {end - begin}, torch::kLong)
+                                       .clone();
         const double loss = step(train, rows, conditioned);
         ++state_.step;
         ++state_.global_step;
         steps_log << fmt::format("{}\t{}\t{}\t{:.9g}\t{:.9g}\n", state_.global_step,
                                  state_.epoch + 1, state_.step, lr, loss);
         progress.update(state_.step, loss);
-        const bool stop_now =
-            g_stop_requested ||
-            (request_.stop_after_steps > 0 && state_.global_step >= request_.stop_after_steps);
+        const bool stop_now = g_stop_requested || (request_.stop_after_steps > 0 &&
+                                                   state_.global_step >= request_.stop_after_steps);
         const bool periodic =
             o_.checkpoint_every > 0 && state_.global_step % o_.checkpoint_every == 0;
         if (stop_now || periodic) {
@@ -130,10 +130,10 @@ class Loop {
           save("last");
         }
         if (stop_now) {
-          progress.finish(fmt::format("stopped after step {} (epoch {}, step {}/{}); resume with "
-                                      "`wscsl train --resume {}`",
-                                      state_.global_step, state_.epoch + 1, state_.step, steps,
-                                      run_.root().string()));
+          progress.finish(fmt::format(
+              "stopped after step {} (epoch {}, step {}/{}); resume with "
+              "`wscsl train --resume {}`",
+              state_.global_step, state_.epoch + 1, state_.step, steps, run_.root().string()));
           result.outcome = g_stop_requested ? TrainOutcome::Interrupted : TrainOutcome::Stopped;
           result.state = state_;
           return result;
@@ -178,8 +178,7 @@ class Loop {
     const ImageRequest request{
         true, mix_seed(mix_seed(static_cast<std::uint64_t>(o_.seed), kAugmentStream),
                        static_cast<std::uint64_t>(state_.global_step))};
-    const torch::Tensor images =
-        p_.dataset->images("train", triplets.t().reshape({-1}), request);
+    const torch::Tensor images = p_.dataset->images("train", triplets.t().reshape({-1}), request);
     TripletInput in;
     // One backbone call per role, so batch-norm statistics are per role as in the reference code.
     in.phi_anchor = p_.backbone->embed(images.narrow(0, 0, b));
@@ -205,9 +204,10 @@ class Loop {
     }
     const double loss = total.item<double>();
     if (!std::isfinite(loss))
-      throw Error(fmt::format("the loss became {} at epoch {}, step {}; the last checkpoint in {} "
-                              "is kept (lower trainer.lr or check the data)",
-                              loss, state_.epoch + 1, state_.step + 1, run_.root().string()));
+      throw Error(
+          fmt::format("the loss became {} at epoch {}, step {}; the last checkpoint in {} "
+                      "is kept (lower trainer.lr or check the data)",
+                      loss, state_.epoch + 1, state_.step + 1, run_.root().string()));
     optimizer_->zero_grad();
     total.backward();
     optimizer_->step();
@@ -230,13 +230,15 @@ class Loop {
     if (o_.validate && !p_.evaluators.empty()) {
       const EmbeddingTable val = embed_split(p_, "val", o_.eval_batch_size);
       validation = evaluate(p_, val, val, false, {});
-      for (const NamedMetric& m : validation->metrics) line["val/" + m.name] = m.value;
+      for (const NamedMetric& m : validation->metrics)
+        line["val/" + m.name] = m.value;
       if (!o_.select_metric.empty()) {
         const NamedMetric* m = validation->find(o_.select_metric);
         if (!m)
-          throw Error(fmt::format("trainer.select_metric \"{}\" is not among the validation "
-                                  "metrics",
-                                  o_.select_metric));
+          throw Error(
+              fmt::format("trainer.select_metric \"{}\" is not among the validation "
+                          "metrics",
+                          o_.select_metric));
         best = improves(o_, m->value, state_.best_value);
         if (best) state_.best_value = m->value, state_.best_epoch = state_.epoch;
       }
@@ -267,7 +269,9 @@ class Loop {
 
 }  // namespace
 
-void request_stop() { g_stop_requested = 1; }
+void request_stop() {
+  g_stop_requested = 1;
+}
 
 TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request) {
   return Loop(pipeline, run, request).run();
@@ -284,9 +288,9 @@ EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,
   auto model = pipeline.model();
   const TrainingState state = load_checkpoint(checkpoint, *model, nullptr, false);
   EvaluationResult result = evaluate_test(pipeline, run.artifacts());
-  std::string markdown = fmt::format(
-      "# Results\n\nCheckpoint `{}` (after epoch {}), pipeline `{}`.\n", checkpoint.string(),
-      state.epoch, run.resolved().string());
+  std::string markdown =
+      fmt::format("# Results\n\nCheckpoint `{}` (after epoch {}), pipeline `{}`.\n",
+                  checkpoint.string(), state.epoch, run.resolved().string());
   markdown += format_markdown(result.tables);
   write_file_atomically(run.results_markdown(), markdown);
   std::string json = "{\n  \"checkpoint\": " + json_string(checkpoint.string()) +

@@ -13,9 +13,9 @@
 namespace wscsl::host {
 
 struct TrainRequest {
-  bool resume = false;                 // continue from run_directory's last checkpoint
-  std::int64_t stop_after_steps = 0;   // stop (as if interrupted) after this global step; 0: never
-  std::FILE* out = stdout;             // progress and summaries
+  bool resume = false;                // continue from run_directory's last checkpoint
+  std::int64_t stop_after_steps = 0;  // stop (as if interrupted) after this global step; 0: never
+  std::FILE* out = stdout;            // progress and summaries
 };
 
 enum class TrainOutcome { Finished, Stopped, Interrupted };

@@ -36,14 +36,17 @@ std::vector<PotCase> read_pot_cases() {
       for (std::size_t i = 0; i < rows; ++i) {
         std::getline(in, line);
         std::istringstream row(line);
-        for (std::size_t j = 0; j < cols; ++j) row >> (*m)(i, j);
+        for (std::size_t j = 0; j < cols; ++j)
+          row >> (*m)(i, j);
       }
     cases.push_back(std::move(c));
   }
   return cases;
 }
 
-std::vector<double> uniform(std::size_t n) { return std::vector<double>(n, 1.0 / n); }
+std::vector<double> uniform(std::size_t n) {
+  return std::vector<double>(n, 1.0 / n);
+}
 
 double assignment_cost(const Matrix& cost, const std::vector<int>& a) {
   double total = 0;
@@ -75,7 +78,8 @@ TEST(Sinkhorn, AgreesWithPotWherePotsPlainSolverWorks) {
   ASSERT_EQ(cases.size(), 6u);
   for (const PotCase& c : cases) {
     if (c.name == "underflow_column") continue;
-    const SinkhornResult r = sinkhorn_log(c.cost, uniform(c.cost.rows), uniform(c.cost.cols), c.reg);
+    const SinkhornResult r =
+        sinkhorn_log(c.cost, uniform(c.cost.rows), uniform(c.cost.cols), c.reg);
     EXPECT_EQ(r.converged, c.converged) << c.name;
     for (std::size_t k = 0; k < c.plan.values.size(); ++k)
       EXPECT_NEAR(r.plan.values[k], c.plan.values[k], 1e-9) << c.name << " entry " << k;
@@ -90,7 +94,8 @@ TEST(Sinkhorn, KeepsMarginalsWherePotUnderflows) {
     double pot_mass = 0, pot_column = 0;
     for (std::size_t i = 0; i < 4; ++i) {
       pot_column += c.plan(i, 2);
-      for (std::size_t j = 0; j < 4; ++j) pot_mass += c.plan(i, j);
+      for (std::size_t j = 0; j < 4; ++j)
+        pot_mass += c.plan(i, j);
     }
     EXPECT_EQ(pot_column, 0.0);
     EXPECT_LT(pot_mass, 1e-60);
@@ -100,7 +105,8 @@ TEST(Sinkhorn, KeepsMarginalsWherePotUnderflows) {
     const std::vector<int> exact = optimal_assignment(c.cost);
     for (std::size_t i = 0; i < 4; ++i) {
       double row = 0, col = 0;
-      for (std::size_t j = 0; j < 4; ++j) row += r.plan(i, j), col += r.plan(j, i);
+      for (std::size_t j = 0; j < 4; ++j)
+        row += r.plan(i, j), col += r.plan(j, i);
       EXPECT_NEAR(row, 0.25, 1e-12);
       EXPECT_NEAR(col, 0.25, 1e-3);
       EXPECT_NEAR(r.plan(i, static_cast<std::size_t>(exact[i])), 0.25, 1e-3);
@@ -120,9 +126,11 @@ TEST(Sinkhorn, ApproachesTheExactAssignmentAsRegularisationVanishes) {
   const std::vector<int> exact = optimal_assignment(cost);
   const SinkhornResult r = sinkhorn_log(cost, uniform(4), uniform(4), 1e-4, 20000, 1e-12);
   double ot_cost = 0;
-  for (std::size_t k = 0; k < 16; ++k) ot_cost += r.plan.values[k] * cost.values[k];
+  for (std::size_t k = 0; k < 16; ++k)
+    ot_cost += r.plan.values[k] * cost.values[k];
   EXPECT_NEAR(ot_cost, assignment_cost(cost, exact) / 4.0, 1e-6);
-  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(r.plan(i, static_cast<std::size_t>(exact[i])), 0.25, 1e-6);
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_NEAR(r.plan(i, static_cast<std::size_t>(exact[i])), 0.25, 1e-6);
 }
 
 TEST(Assignment, KnownOptimalMatching) {
@@ -145,7 +153,8 @@ TEST(Assignment, MatchesBruteForceOnRandomSquareAndRectangularCosts) {
   for (auto [rows, cols] : {std::pair<int, int>{4, 4}, {3, 5}, {5, 3}, {6, 6}, {2, 6}}) {
     for (int trial = 0; trial < 20; ++trial) {
       Matrix cost(static_cast<std::size_t>(rows), static_cast<std::size_t>(cols));
-      for (double& v : cost.values) v = next();
+      for (double& v : cost.values)
+        v = next();
       const std::vector<int> a = optimal_assignment(cost);
       std::vector<int> used;
       for (int c : a)

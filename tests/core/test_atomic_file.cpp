@@ -18,7 +18,8 @@ TEST(AtomicFile, ReplacesContentAndLeavesNoTemporary) {
   wscsl::write_file_atomically(file, std::string("second\0x", 8));
   EXPECT_EQ(wscsl::read_file(file), std::string("second\0x", 8));
   std::size_t entries = 0;
-  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++entries;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir))
+    ++entries;
   EXPECT_EQ(entries, 1u);
   fs::remove_all(dir);
 }

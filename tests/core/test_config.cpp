@@ -59,8 +59,8 @@ TEST(Toml, RejectsDeepNestingBeforeParsing) {
   EXPECT_NE(d.all()[0].message.find("nested deeper than 32"), std::string::npos);
   EXPECT_EQ(d.all()[0].where.str(), "x.toml:1:37");
   // Brackets inside strings and comments do not count.
-  EXPECT_NO_THROW(parse_toml("s = \"" + std::string(50, '[') + "\" # " + std::string(50, '{'),
-                             "x.toml"));
+  EXPECT_NO_THROW(
+      parse_toml("s = \"" + std::string(50, '[') + "\" # " + std::string(50, '{'), "x.toml"));
 }
 
 TEST(Toml, RejectsDates) {
@@ -112,7 +112,8 @@ TEST(Override, ReportsBadPaths) {
   apply_override(root, "losses.3.margin=1", d);
   apply_override(root, "novalue", d);
   ASSERT_EQ(d.error_count(), 3u);
-  EXPECT_EQ(d.all()[0].format(), "--set trainer.lr.x=1: error: 'trainer.lr' is a float, not a table");
+  EXPECT_EQ(d.all()[0].format(),
+            "--set trainer.lr.x=1: error: 'trainer.lr' is a float, not a table");
   EXPECT_NE(d.all()[1].message.find("array of 1 element"), std::string::npos);
   EXPECT_NE(d.all()[2].message.find("KEY=VALUE"), std::string::npos);
 }

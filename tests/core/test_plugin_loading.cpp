@@ -36,9 +36,15 @@ std::string refusal(const fs::path& file) {
 }
 
 wscsl_plugin_info good_info() {
-  return wscsl_plugin_info{sizeof(wscsl_plugin_info), WSCSL_PLUGIN_ABI_VERSION, WSCSL_VERSION_MAJOR,
-                           WSCSL_VERSION_MINOR,       WSCSL_VERSION_PATCH,      "demo",
-                           "1.0",                     "demo plugin",            "1.13.0",
+  return wscsl_plugin_info{sizeof(wscsl_plugin_info),
+                           WSCSL_PLUGIN_ABI_VERSION,
+                           WSCSL_VERSION_MAJOR,
+                           WSCSL_VERSION_MINOR,
+                           WSCSL_VERSION_PATCH,
+                           "demo",
+                           "1.0",
+                           "demo plugin",
+                           "1.13.0",
                            WSCSL_TOOLCHAIN_FINGERPRINT};
 }
 
@@ -64,8 +70,9 @@ TEST(PluginCheck, AcceptsAMatchingPlugin) {
 TEST(PluginCheck, AbiMismatchNamesBothNumbers) {
   auto info = good_info();
   info.abi_version = 7;
-  EXPECT_EQ(check(info), "plugin /p/libwscsl_demo.so was built for plugin ABI 7, but this wscsl "
-                         "uses plugin ABI 1; rebuild it against this wscsl SDK");
+  EXPECT_EQ(check(info),
+            "plugin /p/libwscsl_demo.so was built for plugin ABI 7, but this wscsl "
+            "uses plugin ABI 1; rebuild it against this wscsl SDK");
 }
 
 TEST(PluginCheck, NewerSdkIsRefused) {
@@ -103,8 +110,9 @@ TEST(PluginCheck, OtherStandardLibraryIsRefusedOtherCompilerWarns) {
 TEST(PluginCheck, NameMustMatchTheFile) {
   auto info = good_info();
   info.name = "other";
-  EXPECT_EQ(check(info), "/p/libwscsl_demo.so calls itself 'other', so its file must be named "
-                         "libwscsl_other.so");
+  EXPECT_EQ(check(info),
+            "/p/libwscsl_demo.so calls itself 'other', so its file must be named "
+            "libwscsl_other.so");
 }
 
 TEST(PluginLoading, RefusesAPluginBuiltForAnotherAbi) {
@@ -118,11 +126,13 @@ TEST(PluginLoading, RefusesOtherLibTorchMisnamedNonPluginsAndThrowingRegistratio
   EXPECT_NE(refusal(fixture("wrong_torch")).find("was built with LibTorch 2.1.0"),
             std::string::npos);
   EXPECT_NE(refusal(fixture("misnamed")).find("calls itself 'something_else'"), std::string::npos);
-  EXPECT_NE(refusal(fixture("not_a_plugin")).find("is not a wscsl plugin (it does not export "
-                                                  "wscsl_plugin_info)"),
+  EXPECT_NE(refusal(fixture("not_a_plugin"))
+                .find("is not a wscsl plugin (it does not export "
+                      "wscsl_plugin_info)"),
             std::string::npos);
-  EXPECT_NE(refusal(fixture("throwing")).find("failed to register its components: cannot "
-                                              "register today"),
+  EXPECT_NE(refusal(fixture("throwing"))
+                .find("failed to register its components: cannot "
+                      "register today"),
             std::string::npos);
 }
 

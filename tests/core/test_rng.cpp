@@ -26,7 +26,8 @@ TEST(Rng, BelowIsUniformAndInRange) {
     ASSERT_LT(v, 6u);
     ++counts[v];
   }
-  for (int c : counts) EXPECT_NEAR(c, 10000, 400);
+  for (int c : counts)
+    EXPECT_NEAR(c, 10000, 400);
   for (int i = 0; i < 1000; ++i) {
     const auto v = rng.between(-2, 2);
     ASSERT_GE(v, -2);
@@ -43,7 +44,8 @@ TEST(Rng, ShuffleIsADeterministicPermutation) {
   EXPECT_EQ(a, b);
   std::vector<int> sorted = a;
   std::sort(sorted.begin(), sorted.end());
-  for (int i = 0; i < 100; ++i) EXPECT_EQ(sorted[static_cast<std::size_t>(i)], i);
+  for (int i = 0; i < 100; ++i)
+    EXPECT_EQ(sorted[static_cast<std::size_t>(i)], i);
   std::vector<int> c(100);
   std::iota(c.begin(), c.end(), 0);
   Rng(4).shuffle(c);

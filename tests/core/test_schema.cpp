@@ -54,8 +54,9 @@ Bound bind(const std::string& text, const Facts* facts = nullptr) {
 }  // namespace
 
 TEST(Schema, BindsValuesAndKeepsDefaults) {
-  const Bound b = bind("type = \"t\"\nrequired_text = \"r\"\nmargin = 1\ncount = 4\n"
-                       "names = [\"y\", \"z\"]\n");
+  const Bound b = bind(
+      "type = \"t\"\nrequired_text = \"r\"\nmargin = 1\ncount = 4\n"
+      "names = [\"y\", \"z\"]\n");
   ASSERT_FALSE(b.diagnostics.has_errors()) << b.diagnostics.format();
   EXPECT_DOUBLE_EQ(b.options.margin, 1.0);  // an integer widens to a float
   EXPECT_EQ(b.options.count, 4);
@@ -66,12 +67,12 @@ TEST(Schema, BindsValuesAndKeepsDefaults) {
 
 TEST(Schema, ReportsEveryProblemWithPosition) {
   const Bound b = bind(
-      "margn = 0.3\n"           // unknown key
-      "count = \"many\"\n"      // wrong type
-      "margin = -1.0\n"         // out of range
-      "mode = \"c\"\n"          // not a choice
+      "margn = 0.3\n"             // unknown key
+      "count = \"many\"\n"        // wrong type
+      "margin = -1.0\n"           // out of range
+      "mode = \"c\"\n"            // not a choice
       "names = [\"x\", \"w\"]\n"  // a list element not a choice
-      "flag = 1\n");            // integer is not a boolean
+      "flag = 1\n");              // integer is not a boolean
   EXPECT_EQ(b.diagnostics.error_count(), 7u) << b.diagnostics.format();
   const auto& d = b.diagnostics.all();
   EXPECT_EQ(d[0].format(),
@@ -79,15 +80,17 @@ TEST(Schema, ReportsEveryProblemWithPosition) {
             "    note: did you mean 'margin'?\n"
             "    note: valid keys: type, margin, count, flag, mode, names, dim, k, required_text, "
             "where");
-  EXPECT_EQ(d[1].format(), "t.toml:2:9: error: [thing] 'count' expects an integer, got a string "
-                           "(\"many\")");
+  EXPECT_EQ(d[1].format(),
+            "t.toml:2:9: error: [thing] 'count' expects an integer, got a string "
+            "(\"many\")");
   EXPECT_EQ(d[2].format(), "t.toml:3:10: error: [thing] 'margin' must be in [0, inf), got -1.0");
   EXPECT_EQ(d[3].where.str(), "t.toml:4:8");
   EXPECT_EQ(d[3].message, "[thing] 'mode' has no choice \"c\"");
   EXPECT_EQ(d[4].where.str(), "t.toml:5:15");
   EXPECT_EQ(d[5].where.str(), "t.toml:6:8");
-  EXPECT_EQ(d[6].format(), "t.toml:1:1: error: [thing] is missing required key 'required_text' "
-                           "(string: needed)");
+  EXPECT_EQ(d[6].format(),
+            "t.toml:1:1: error: [thing] is missing required key 'required_text' "
+            "(string: needed)");
 }
 
 TEST(Schema, ExclusiveBoundsAreExclusive) {
@@ -125,8 +128,8 @@ TEST(Schema, InjectsFactsAndChecksRestatedOnes) {
 }
 
 TEST(Schema, ResolvesPathsAgainstTheirFile) {
-  const ConfigNode table = parse_toml("required_text = \"r\"\nwhere = \"sub/data\"\n",
-                                      "/some/dir/pipeline.toml");
+  const ConfigNode table =
+      parse_toml("required_text = \"r\"\nwhere = \"sub/data\"\n", "/some/dir/pipeline.toml");
   Diagnostics d;
   BindScope scope{&d, "[thing]", "", nullptr, {}};
   const Opts o = schema().bind(table, scope);

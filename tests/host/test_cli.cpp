@@ -15,12 +15,13 @@ struct Output {
 };
 
 Output wscsl(const std::string& arguments) {
-  const std::string command = std::string("WSCSL_PLUGIN_PATH=" WSCSL_PLUGIN_DIR " " WSCSL_BINARY " ") +
-                              arguments + " 2>&1";
+  const std::string command =
+      std::string("WSCSL_PLUGIN_PATH=" WSCSL_PLUGIN_DIR " " WSCSL_BINARY " ") + arguments + " 2>&1";
   Output out;
   FILE* pipe = ::popen(command.c_str(), "r");
   std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe)) out.text += buffer.data();
+  while (std::fgets(buffer.data(), buffer.size(), pipe))
+    out.text += buffer.data();
   const int raw = ::pclose(pipe);
   out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return out;
@@ -58,9 +59,9 @@ TEST(Cli, CheckAcceptsTheDefaultPipelineAndOverrides) {
 TEST(Cli, DescribeListsEveryOption) {
   const Output out = wscsl("describe condition_module/discovernet");
   EXPECT_EQ(out.status, 0);
-  for (const char* option : {"input_dim", "num_embeddings", "embedding_dim", "projection", "g",
-                             "pairs", "temperature", "logits", "normalize_g_input",
-                             "train_condition_branch"})
+  for (const char* option :
+       {"input_dim", "num_embeddings", "embedding_dim", "projection", "g", "pairs", "temperature",
+        "logits", "normalize_g_input", "train_condition_branch"})
     EXPECT_NE(out.text.find(std::string("\n  ") + option + " ("), std::string::npos) << option;
   const Output json = wscsl("describe condition_module/discovernet --json");
   EXPECT_EQ(json.status, 0);

@@ -55,7 +55,8 @@ TEST(Pipeline, ThreeMistakesGiveThreeDiagnosticsAtTheirPositions) {
 }
 
 TEST(Pipeline, BuildsEveryComponentAndResolvesDefaults) {
-  const Pipeline p = build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml", plugins());
+  const Pipeline p =
+      build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml", plugins());
   EXPECT_EQ(p.backbone->embedding_dim(), 8);
   EXPECT_EQ(p.condition_module->num_embeddings(), 4);  // from the dataset's conditions
   EXPECT_EQ(p.losses.size(), 1u);
@@ -69,11 +70,13 @@ TEST(Pipeline, BuildsEveryComponentAndResolvesDefaults) {
 }
 
 TEST(Pipeline, ResolvedTomlIsAValidPipelineThatResolvesToItself) {
-  const Pipeline p = build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml", plugins());
+  const Pipeline p =
+      build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml", plugins());
   const std::string text = resolved_toml(p);
   EXPECT_NE(text.find("[provenance]"), std::string::npos);
   EXPECT_NE(text.find("threads = 2"), std::string::npos);
-  const Pipeline again = build_pipeline(parse_toml(text, "resolved.toml"), "resolved.toml", plugins());
+  const Pipeline again =
+      build_pipeline(parse_toml(text, "resolved.toml"), "resolved.toml", plugins());
   EXPECT_EQ(again.resolved, p.resolved);
 }
 
@@ -96,7 +99,8 @@ TEST(Pipeline, StructuralMistakesAreReported) {
       "[dataset]\ntype = \"fashion_crb\"\n[loss]\ntype = \"margin\"\n[trainer]\n"
       "select_metric = \"nope\"\n");
   const std::string all = d.format();
-  EXPECT_NE(all.find("p.toml:3:2: error: unknown pipeline section 'loss'"), std::string::npos) << all;
+  EXPECT_NE(all.find("p.toml:3:2: error: unknown pipeline section 'loss'"), std::string::npos)
+      << all;
   EXPECT_NE(all.find("did you mean 'losses'?"), std::string::npos);
   EXPECT_NE(all.find("the pipeline has no [backbone] table"), std::string::npos);
   EXPECT_NE(all.find("the pipeline has no [[losses]] table"), std::string::npos);

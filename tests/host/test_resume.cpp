@@ -29,7 +29,8 @@ const Registry& plugins() {
 }
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("wscsl_resume_" + std::to_string(::getpid())) / name;
+  const fs::path dir =
+      fs::temp_directory_path() / ("wscsl_resume_" + std::to_string(::getpid())) / name;
   fs::remove_all(dir);
   return dir;
 }
@@ -56,8 +57,10 @@ std::map<std::string, torch::Tensor> weights(const fs::path& checkpoint) {
   auto model = p.model();
   load_checkpoint(checkpoint, *model, nullptr, false);
   std::map<std::string, torch::Tensor> out;
-  for (const auto& item : model->named_parameters()) out[item.key()] = item.value().clone();
-  for (const auto& item : model->named_buffers()) out[item.key()] = item.value().clone();
+  for (const auto& item : model->named_parameters())
+    out[item.key()] = item.value().clone();
+  for (const auto& item : model->named_buffers())
+    out[item.key()] = item.value().clone();
   return out;
 }
 
@@ -97,7 +100,8 @@ TEST(Resume, InterruptedRunsContinueBitForBit) {
     const auto a = weights(straight / "checkpoints" / "last.pt");
     const auto b = weights(dir / "checkpoints" / "last.pt");
     ASSERT_EQ(a.size(), b.size());
-    for (const auto& [name, tensor] : a) EXPECT_TRUE(torch::equal(tensor, b.at(name))) << name;
+    for (const auto& [name, tensor] : a)
+      EXPECT_TRUE(torch::equal(tensor, b.at(name))) << name;
     EXPECT_EQ(second.test->metrics.size(), reference.test->metrics.size());
     for (std::size_t i = 0; i < reference.test->metrics.size(); ++i)
       EXPECT_EQ(second.test->metrics[i].value, reference.test->metrics[i].value)
@@ -134,8 +138,8 @@ TEST(Checkpoint, CorruptOrForeignFilesAreClearErrors) {
     load_checkpoint(dir / "bad.pt", *model, nullptr, false);
     FAIL() << "expected an error";
   } catch (const DataError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind((dir / "bad.pt").string() + ": not a wscsl checkpoint", 0),
-              0u)
+    EXPECT_EQ(
+        std::string(e.what()).rfind((dir / "bad.pt").string() + ": not a wscsl checkpoint", 0), 0u)
         << e.what();
   }
   EXPECT_THROW(load_checkpoint(dir / "missing.pt", *model, nullptr, false), DataError);

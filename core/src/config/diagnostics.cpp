@@ -11,13 +11,14 @@ std::string Diagnostic::format() const {
   std::string out = where.known() ? where.str() + ": " : std::string();
   out += severity == Severity::Error ? "error: " : "warning: ";
   out += message;
-  for (const std::string& note : notes) out += "\n    note: " + note;
+  for (const std::string& note : notes)
+    out += "\n    note: " + note;
   return out;
 }
 
 void Diagnostics::error(SourceLocation where, std::string message, std::vector<std::string> notes) {
-  items_.push_back(
-      Diagnostic{Diagnostic::Severity::Error, std::move(where), std::move(message), std::move(notes)});
+  items_.push_back(Diagnostic{Diagnostic::Severity::Error, std::move(where), std::move(message),
+                              std::move(notes)});
 }
 
 void Diagnostics::warning(SourceLocation where, std::string message,
@@ -30,7 +31,9 @@ void Diagnostics::append(const Diagnostics& other) {
   items_.insert(items_.end(), other.items_.begin(), other.items_.end());
 }
 
-bool Diagnostics::has_errors() const { return error_count() > 0; }
+bool Diagnostics::has_errors() const {
+  return error_count() > 0;
+}
 
 std::size_t Diagnostics::error_count() const {
   return static_cast<std::size_t>(std::count_if(items_.begin(), items_.end(), [](const auto& d) {

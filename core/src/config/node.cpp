@@ -1,7 +1,7 @@
 #include "wscsl/config/node.hpp"
 
-#include <cmath>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -102,12 +102,18 @@ bool ConfigNode::erase(std::string_view key) {
 
 std::string ConfigNode::describe_type(Type t) {
   switch (t) {
-    case Type::Table: return "a table";
-    case Type::Array: return "an array";
-    case Type::String: return "a string";
-    case Type::Integer: return "an integer";
-    case Type::Float: return "a float";
-    case Type::Boolean: return "a boolean";
+    case Type::Table:
+      return "a table";
+    case Type::Array:
+      return "an array";
+    case Type::String:
+      return "a string";
+    case Type::Integer:
+      return "an integer";
+    case Type::Float:
+      return "a float";
+    case Type::Boolean:
+      return "a boolean";
   }
   return "a value";
 }
@@ -132,13 +138,18 @@ std::string format_float(double v) {
 
 std::string ConfigNode::repr() const {
   switch (type_) {
-    case Type::String: return quote_toml(string_);
-    case Type::Integer: return std::to_string(integer_);
-    case Type::Float: return format_float(float_);
-    case Type::Boolean: return boolean_ ? "true" : "false";
+    case Type::String:
+      return quote_toml(string_);
+    case Type::Integer:
+      return std::to_string(integer_);
+    case Type::Float:
+      return format_float(float_);
+    case Type::Boolean:
+      return boolean_ ? "true" : "false";
     case Type::Array: {
       std::vector<std::string> parts;
-      for (const ConfigNode& item : items_) parts.push_back(item.repr());
+      for (const ConfigNode& item : items_)
+        parts.push_back(item.repr());
       return "[" + join(parts, ", ") + "]";
     }
     case Type::Table: {
@@ -156,11 +167,16 @@ bool ConfigNode::operator==(const ConfigNode& other) const {
     return as_number() == other.as_number();
   if (type_ != other.type_) return false;
   switch (type_) {
-    case Type::String: return string_ == other.string_;
-    case Type::Integer: return integer_ == other.integer_;
-    case Type::Float: return float_ == other.float_;
-    case Type::Boolean: return boolean_ == other.boolean_;
-    case Type::Array: return items_ == other.items_;
+    case Type::String:
+      return string_ == other.string_;
+    case Type::Integer:
+      return integer_ == other.integer_;
+    case Type::Float:
+      return float_ == other.float_;
+    case Type::Boolean:
+      return boolean_ == other.boolean_;
+    case Type::Array:
+      return items_ == other.items_;
     case Type::Table: {
       if (members_.size() != other.members_.size()) return false;
       for (std::size_t i = 0; i < members_.size(); ++i) {

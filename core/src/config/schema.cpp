@@ -40,7 +40,8 @@ std::string number_text(double v) {
 }
 
 std::string with_article(const std::string& type_name) {
-  const bool vowel = !type_name.empty() && std::string("aeiou").find(type_name[0]) != std::string::npos;
+  const bool vowel =
+      !type_name.empty() && std::string("aeiou").find(type_name[0]) != std::string::npos;
   return (vowel ? "an " : "a ") + type_name;
 }
 
@@ -68,7 +69,8 @@ const FieldDescription* SchemaDescription::find(const std::string& name) const {
 
 std::vector<std::string> SchemaDescription::field_names() const {
   std::vector<std::string> names;
-  for (const FieldDescription& f : fields) names.push_back(f.name);
+  for (const FieldDescription& f : fields)
+    names.push_back(f.name);
   return names;
 }
 
@@ -109,10 +111,9 @@ bool check_scalar(const FieldDescription& f, const ConfigNode& value, BindScope&
     const std::string suggestion = closest_match(spelled, f.choices);
     if (!suggestion.empty()) notes.push_back(fmt::format("did you mean '{}'?", suggestion));
     notes.push_back("valid choices: " + join(f.choices, ", "));
-    scope.diagnostics->error(value.location(),
-                             fmt::format("{} '{}' has no choice {}", scope.table, f.name,
-                                         value.repr()),
-                             notes);
+    scope.diagnostics->error(
+        value.location(),
+        fmt::format("{} '{}' has no choice {}", scope.table, f.name, value.repr()), notes);
     return false;
   }
   return true;
@@ -132,7 +133,8 @@ bool check_constraints(const FieldDescription& field, const ConfigNode& value, B
 void report_unknown_key(const SchemaDescription& schema, const ConfigMember& member,
                         BindScope& scope) {
   std::vector<std::string> valid = scope.host_keys;
-  for (const std::string& name : schema.field_names()) valid.push_back(name);
+  for (const std::string& name : schema.field_names())
+    valid.push_back(name);
   std::vector<std::string> notes;
   const std::string suggestion = closest_match(member.key, valid);
   if (!suggestion.empty()) notes.push_back(fmt::format("did you mean '{}'?", suggestion));
@@ -145,16 +147,15 @@ void report_unknown_key(const SchemaDescription& schema, const ConfigMember& mem
 
 void report_wrong_type(const FieldDescription& field, const ConfigNode& value, BindScope& scope) {
   scope.diagnostics->error(
-      value.location(), fmt::format("{} '{}' expects {}, got {} ({})", scope.table, field.name,
-                                    with_article(field.type_name), value.describe_type(),
-                                    value.repr()));
+      value.location(),
+      fmt::format("{} '{}' expects {}, got {} ({})", scope.table, field.name,
+                  with_article(field.type_name), value.describe_type(), value.repr()));
 }
 
 void report_missing(const FieldDescription& field, const ConfigNode& table, BindScope& scope) {
-  scope.diagnostics->error(
-      table.location(),
-      fmt::format("{} is missing required key '{}' ({}: {})", scope.table, field.name,
-                  field.type_name, field.doc));
+  scope.diagnostics->error(table.location(),
+                           fmt::format("{} is missing required key '{}' ({}: {})", scope.table,
+                                       field.name, field.type_name, field.doc));
 }
 
 void report_disagreement(const FieldDescription& field, const ConfigNode& value,

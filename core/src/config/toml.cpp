@@ -1,13 +1,13 @@
 // The only translation unit that includes TOML++.
 #include "wscsl/config/toml.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <fstream>
-#include <tuple>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -36,8 +36,14 @@ SourceLocation location_of(const toml::source_region& region, const std::string&
 // stack (toml++ issues #292, PR #242).
 void check_nesting(const std::string& text, const std::string& origin) {
   int depth = 0, line = 1, column = 0;
-  enum class State { Normal, Comment, Basic, Literal, MultiBasic, MultiLiteral } state =
-      State::Normal;
+  enum class State {
+    Normal,
+    Comment,
+    Basic,
+    Literal,
+    MultiBasic,
+    MultiLiteral
+  } state = State::Normal;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     ++column;
@@ -48,25 +54,34 @@ void check_nesting(const std::string& text, const std::string& origin) {
         if (c == '\n') state = State::Normal;
         break;
       case State::Basic:
-        if (c == '\\') ++i, ++column;
-        else if (c == '"' || c == '\n') state = State::Normal;
+        if (c == '\\')
+          ++i, ++column;
+        else if (c == '"' || c == '\n')
+          state = State::Normal;
         break;
       case State::Literal:
         if (c == '\'' || c == '\n') state = State::Normal;
         break;
       case State::MultiBasic:
-        if (c == '\\') ++i, ++column;
-        else if (starts("\"\"\"")) state = State::Normal, i += 2, column += 2;
+        if (c == '\\')
+          ++i, ++column;
+        else if (starts("\"\"\""))
+          state = State::Normal, i += 2, column += 2;
         break;
       case State::MultiLiteral:
         if (starts("'''")) state = State::Normal, i += 2, column += 2;
         break;
       case State::Normal:
-        if (c == '#') state = State::Comment;
-        else if (starts("\"\"\"")) state = State::MultiBasic, i += 2, column += 2;
-        else if (starts("'''")) state = State::MultiLiteral, i += 2, column += 2;
-        else if (c == '"') state = State::Basic;
-        else if (c == '\'') state = State::Literal;
+        if (c == '#')
+          state = State::Comment;
+        else if (starts("\"\"\""))
+          state = State::MultiBasic, i += 2, column += 2;
+        else if (starts("'''"))
+          state = State::MultiLiteral, i += 2, column += 2;
+        else if (c == '"')
+          state = State::Basic;
+        else if (c == '\'')
+          state = State::Literal;
         else if (c == '[' || c == '{') {
           if (++depth > kMaxNesting)
             fail({origin, line, column},
@@ -84,7 +99,8 @@ ConfigNode convert(const toml::node& node, const std::string& origin);
 ConfigNode convert_table(const toml::table& table, const std::string& origin) {
   // TOML++ keeps keys sorted; wscsl keeps them in file order.
   std::vector<std::pair<const toml::key*, const toml::node*>> members;
-  for (auto&& [key, value] : table) members.emplace_back(&key, &value);
+  for (auto&& [key, value] : table)
+    members.emplace_back(&key, &value);
   std::stable_sort(members.begin(), members.end(), [](const auto& a, const auto& b) {
     const auto& x = a.first->source().begin;
     const auto& y = b.first->source().begin;
@@ -99,17 +115,22 @@ ConfigNode convert_table(const toml::table& table, const std::string& origin) {
 ConfigNode convert(const toml::node& node, const std::string& origin) {
   const SourceLocation where = location_of(node.source(), origin);
   switch (node.type()) {
-    case toml::node_type::table: return convert_table(*node.as_table(), origin);
+    case toml::node_type::table:
+      return convert_table(*node.as_table(), origin);
     case toml::node_type::array: {
       ConfigNode out = ConfigNode::array(where);
-      for (const toml::node& item : *node.as_array()) out.push_back(convert(item, origin));
+      for (const toml::node& item : *node.as_array())
+        out.push_back(convert(item, origin));
       return out;
     }
-    case toml::node_type::string: return ConfigNode::string(node.as_string()->get(), where);
-    case toml::node_type::integer: return ConfigNode::integer(node.as_integer()->get(), where);
+    case toml::node_type::string:
+      return ConfigNode::string(node.as_string()->get(), where);
+    case toml::node_type::integer:
+      return ConfigNode::integer(node.as_integer()->get(), where);
     case toml::node_type::floating_point:
       return ConfigNode::floating(node.as_floating_point()->get(), where);
-    case toml::node_type::boolean: return ConfigNode::boolean(node.as_boolean()->get(), where);
+    case toml::node_type::boolean:
+      return ConfigNode::boolean(node.as_boolean()->get(), where);
     default:
       fail(where, "dates and times are not valid in a wscsl pipeline; write them as strings");
   }
@@ -133,13 +154,12 @@ ConfigNode load_toml_file(const std::filesystem::path& path) {
   const std::string origin = path.string();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    fail({origin}, std::filesystem::exists(path, ec) ? "not a regular file"
-                                                    : "no such file");
+    fail({origin}, std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) fail({origin}, "cannot read file: " + ec.message());
   if (size > kMaxFileBytes)
-    fail({origin}, fmt::format("file is {} bytes; pipelines are limited to {} bytes", size,
-                               kMaxFileBytes));
+    fail({origin},
+         fmt::format("file is {} bytes; pipelines are limited to {} bytes", size, kMaxFileBytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) fail({origin}, "cannot open file for reading");
   std::ostringstream buffer;
@@ -207,8 +227,8 @@ void apply_override(ConfigNode& root, const std::string& assignment, Diagnostics
       if (!next) next = &current->set(segment, ConfigNode::table(where), where);
       current = next;
     } else {
-      diagnostics.error(where, fmt::format("'{}' is {}, not a table", walked,
-                                           current->describe_type()));
+      diagnostics.error(where,
+                        fmt::format("'{}' is {}, not a table", walked, current->describe_type()));
       return;
     }
     walked += (walked.empty() ? "" : ".") + segment;

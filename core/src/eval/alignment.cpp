@@ -17,10 +17,12 @@ void check_inputs(const Matrix& cost, const std::vector<double>& a, const std::v
 
 double log_sum_exp(const double* x, std::size_t n, std::size_t stride) {
   double m = -std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < n; ++i) m = std::max(m, x[i * stride]);
+  for (std::size_t i = 0; i < n; ++i)
+    m = std::max(m, x[i * stride]);
   if (std::isinf(m)) return m;
   double s = 0.0;
-  for (std::size_t i = 0; i < n; ++i) s += std::exp(x[i * stride] - m);
+  for (std::size_t i = 0; i < n; ++i)
+    s += std::exp(x[i * stride] - m);
   return m + std::log(s);
 }
 
@@ -28,7 +30,8 @@ double column_error(const Matrix& plan, const std::vector<double>& b) {
   double err = 0.0;
   for (std::size_t j = 0; j < plan.cols; ++j) {
     double s = 0.0;
-    for (std::size_t i = 0; i < plan.rows; ++i) s += plan(i, j);
+    for (std::size_t i = 0; i < plan.rows; ++i)
+      s += plan(i, j);
     err += (s - b[j]) * (s - b[j]);
   }
   return std::sqrt(err);
@@ -45,7 +48,8 @@ SinkhornResult sinkhorn_log(const Matrix& cost, const std::vector<double>& a,
   std::vector<double> log_v(m, -std::log(static_cast<double>(m)));
   std::vector<double> work(std::max(n, m));
   Matrix log_kernel(n, m);
-  for (std::size_t k = 0; k < n * m; ++k) log_kernel.values[k] = -cost.values[k] / reg;
+  for (std::size_t k = 0; k < n * m; ++k)
+    log_kernel.values[k] = -cost.values[k] / reg;
   auto plan_of = [&] {
     Matrix plan(n, m);
     for (std::size_t i = 0; i < n; ++i)
@@ -57,11 +61,13 @@ SinkhornResult sinkhorn_log(const Matrix& cost, const std::vector<double>& a,
   result.marginal_error = std::numeric_limits<double>::infinity();
   for (int it = 0; it < max_iterations; ++it) {
     for (std::size_t j = 0; j < m; ++j) {
-      for (std::size_t i = 0; i < n; ++i) work[i] = log_u[i] + log_kernel(i, j);
+      for (std::size_t i = 0; i < n; ++i)
+        work[i] = log_u[i] + log_kernel(i, j);
       log_v[j] = std::log(b[j]) - log_sum_exp(work.data(), n, 1);
     }
     for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < m; ++j) work[j] = log_kernel(i, j) + log_v[j];
+      for (std::size_t j = 0; j < m; ++j)
+        work[j] = log_kernel(i, j) + log_v[j];
       log_u[i] = std::log(a[i]) - log_sum_exp(work.data(), m, 1);
     }
     result.iterations = it + 1;
@@ -120,8 +126,10 @@ std::vector<int> optimal_assignment(const Matrix& cost) {
   for (std::size_t j = 1; j <= m; ++j) {
     if (row_of_col[j] == 0) continue;
     const std::size_t i = row_of_col[j] - 1;
-    if (transposed) assignment[j - 1] = static_cast<int>(i);
-    else assignment[i] = static_cast<int>(j - 1);
+    if (transposed)
+      assignment[j - 1] = static_cast<int>(i);
+    else
+      assignment[i] = static_cast<int>(j - 1);
   }
   return assignment;
 }

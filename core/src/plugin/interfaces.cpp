@@ -21,18 +21,23 @@ Evaluator::~Evaluator() = default;
 
 std::string_view kind_name(Kind kind) {
   switch (kind) {
-    case Kind::Dataset: return "dataset";
-    case Kind::Backbone: return "backbone";
-    case Kind::ConditionModule: return "condition_module";
-    case Kind::Loss: return "loss";
-    case Kind::Evaluator: return "evaluator";
+    case Kind::Dataset:
+      return "dataset";
+    case Kind::Backbone:
+      return "backbone";
+    case Kind::ConditionModule:
+      return "condition_module";
+    case Kind::Loss:
+      return "loss";
+    case Kind::Evaluator:
+      return "evaluator";
   }
   return "component";
 }
 
 bool parse_kind(std::string_view name, Kind& kind) {
-  for (Kind k : {Kind::Dataset, Kind::Backbone, Kind::ConditionModule, Kind::Loss,
-                 Kind::Evaluator}) {
+  for (Kind k :
+       {Kind::Dataset, Kind::Backbone, Kind::ConditionModule, Kind::Loss, Kind::Evaluator}) {
     if (kind_name(k) == name) {
       kind = k;
       return true;
@@ -65,7 +70,8 @@ auto guarded(const Component& c, const char* call, F&& f) -> decltype(f()) {
 std::string shape_of(const at::Tensor& t) {
   if (!t.defined()) return "an undefined tensor";
   std::string s = "[";
-  for (int64_t i = 0; i < t.dim(); ++i) s += (i ? ", " : "") + std::to_string(t.size(i));
+  for (int64_t i = 0; i < t.dim(); ++i)
+    s += (i ? ", " : "") + std::to_string(t.size(i));
   return s + "]";
 }
 
@@ -76,7 +82,8 @@ std::string shape_of(const at::Tensor& t) {
 void expect_shape(const Component& c, const char* name, const at::Tensor& t,
                   std::vector<int64_t> shape) {
   bool ok = t.defined() && t.dim() == static_cast<int64_t>(shape.size());
-  for (std::size_t i = 0; ok && i < shape.size(); ++i) ok = t.size(static_cast<int64_t>(i)) == shape[i];
+  for (std::size_t i = 0; ok && i < shape.size(); ++i)
+    ok = t.size(static_cast<int64_t>(i)) == shape[i];
   if (!ok) {
     std::string expected = "[";
     for (std::size_t i = 0; i < shape.size(); ++i)
@@ -89,7 +96,8 @@ void expect_shape(const Component& c, const char* name, const at::Tensor& t,
 
 std::vector<std::string> DatasetInfo::condition_names() const {
   std::vector<std::string> names;
-  for (const ConditionInfo& c : conditions) names.push_back(c.name);
+  for (const ConditionInfo& c : conditions)
+    names.push_back(c.name);
   return names;
 }
 
@@ -118,8 +126,8 @@ const SplitData& Dataset::split(const std::string& name) {
   const int64_t f = described.num_conditions();
   if (data.conditions.defined()) {
     expect_shape(*this, "triplet conditions", data.conditions, {t});
-    if (t > 0 && (data.conditions.min().item<int64_t>() < -1 ||
-                  data.conditions.max().item<int64_t>() >= f))
+    if (t > 0 &&
+        (data.conditions.min().item<int64_t>() < -1 || data.conditions.max().item<int64_t>() >= f))
       contract(*this, fmt::format("split '{}' has triplet conditions outside [-1, {})", name, f));
   }
   if (data.factors.defined()) expect_shape(*this, "factors", data.factors, {n, f});
@@ -129,8 +137,8 @@ const SplitData& Dataset::split(const std::string& name) {
 at::Tensor Dataset::images(const std::string& split, const at::Tensor& ids,
                            const ImageRequest& request) {
   if (!ids.defined() || ids.dim() != 1 || ids.scalar_type() != at::kLong)
-    throw ComponentError(fmt::format("{}: image ids must be a 1-D int64 tensor, got {}", who(*this),
-                                     shape_of(ids)));
+    throw ComponentError(
+        fmt::format("{}: image ids must be a 1-D int64 tensor, got {}", who(*this), shape_of(ids)));
   at::Tensor out = guarded(*this, "load_images", [&] { return load_images(split, ids, request); });
   const DatasetInfo d = info();
   expect_shape(*this, "images", out, {ids.size(0), d.channels, d.height, d.width});
@@ -165,9 +173,9 @@ torch::Tensor ConditionModule::embed(const torch::Tensor& phi) {
 TripletScores ConditionModule::score(const TripletInput& input) {
   const int64_t b = input.phi_anchor.defined() ? input.phi_anchor.size(0) : -1;
   if (supervision() == Supervision::Conditioned && !input.conditions.defined())
-    throw ComponentError(fmt::format(
-        "{} needs the condition of every triplet, and this dataset split provides none",
-        who(*this)));
+    throw ComponentError(
+        fmt::format("{} needs the condition of every triplet, and this dataset split provides none",
+                    who(*this)));
   TripletScores s = guarded(*this, "score", [&] { return score_impl(input); });
   const int64_t k = num_embeddings();
   expect_shape(*this, "close_distances", s.close_distances, {b, k});
@@ -180,9 +188,10 @@ TripletScores ConditionModule::score(const TripletInput& input) {
 
 torch::Tensor ConditionModule::distances(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {
   if (!psi_a.defined() || psi_a.dim() != 3 || !psi_a.sizes().equals(psi_b.sizes()))
-    throw ComponentError(fmt::format("{}: distances need two ψ of equal shape [B, K, E], got {} "
-                                     "and {}",
-                                     who(*this), shape_of(psi_a), shape_of(psi_b)));
+    throw ComponentError(
+        fmt::format("{}: distances need two ψ of equal shape [B, K, E], got {} "
+                    "and {}",
+                    who(*this), shape_of(psi_a), shape_of(psi_b)));
   torch::Tensor d = guarded(*this, "distances", [&] { return distances_impl(psi_a, psi_b); });
   expect_shape(*this, "distances", d, {psi_a.size(0), psi_a.size(1)});
   return d;

@@ -22,7 +22,9 @@ HostVersions HostVersions::current() {
 
 namespace {
 
-std::string text_or(const char* s, const char* fallback) { return s ? s : fallback; }
+std::string text_or(const char* s, const char* fallback) {
+  return s ? s : fallback;
+}
 
 std::string major_minor(const std::string& version) {
   const auto parts = split(version, '.');
@@ -45,19 +47,21 @@ std::string check_plugin_info(const wscsl_plugin_info* info, const std::filesyst
         "against this wscsl SDK",
         path, info->abi_version, host.abi);
   if (info->struct_size < kMinimumSize)
-    return fmt::format("plugin {} has a {}-byte info struct, but plugin ABI {} needs {} bytes", path,
-                       info->struct_size, host.abi, kMinimumSize);
+    return fmt::format("plugin {} has a {}-byte info struct, but plugin ABI {} needs {} bytes",
+                       path, info->struct_size, host.abi, kMinimumSize);
   const std::string name = text_or(info->name, "");
   const std::string label = fmt::format("plugin '{}' ({})", name, path);
   if (info->sdk_major != host.sdk_major || info->sdk_minor > host.sdk_minor)
-    return fmt::format("{} was built against wscsl SDK {}.{}, but this host is wscsl {}.{}; "
-                       "rebuild it against this SDK",
-                       label, info->sdk_major, info->sdk_minor, host.sdk_major, host.sdk_minor);
+    return fmt::format(
+        "{} was built against wscsl SDK {}.{}, but this host is wscsl {}.{}; "
+        "rebuild it against this SDK",
+        label, info->sdk_major, info->sdk_minor, host.sdk_major, host.sdk_minor);
   const std::string torch = text_or(info->torch_version, "unknown");
   if (major_minor(torch) != major_minor(host.torch_version))
-    return fmt::format("{} was built with LibTorch {}, but this host uses LibTorch {}; tensors and "
-                       "modules cannot be shared between them",
-                       label, torch, host.torch_version);
+    return fmt::format(
+        "{} was built with LibTorch {}, but this host uses LibTorch {}; tensors and "
+        "modules cannot be shared between them",
+        label, torch, host.torch_version);
   const auto plugin_tokens = split(text_or(info->toolchain, ""), ';');
   const auto host_tokens = split(host.toolchain, ';');
   if (plugin_tokens.size() != 3 || host_tokens.size() != 3)
@@ -65,9 +69,10 @@ std::string check_plugin_info(const wscsl_plugin_info* info, const std::filesyst
                        text_or(info->toolchain, ""), host.toolchain);
   for (std::size_t i = 1; i < 3; ++i) {
     if (plugin_tokens[i] != host_tokens[i])
-      return fmt::format("{} was built with {} but this host with {}; C++ objects cannot be shared "
-                         "between them",
-                         label, plugin_tokens[i], host_tokens[i]);
+      return fmt::format(
+          "{} was built with {} but this host with {}; C++ objects cannot be shared "
+          "between them",
+          label, plugin_tokens[i], host_tokens[i]);
   }
   if (plugin_tokens[0] != host_tokens[0])
     warnings.push_back(fmt::format("{} was compiled by {}, this host by {}", label,

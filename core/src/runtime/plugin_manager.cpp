@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <fmt/format.h>
 #include <boost/dll/library_info.hpp>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
-#include <fmt/format.h>
 
 #include "wscsl/error.hpp"
 #include "wscsl/util/text.hpp"
@@ -56,8 +56,8 @@ std::vector<SearchDirectory> PluginSearch::directories(std::vector<std::string>&
   auto add = [&](fs::path p, const std::string& origin) {
     std::error_code ec;
     if (!fs::is_directory(p, ec)) {
-      warnings.push_back(fmt::format("plugin directory {} (from {}) does not exist", p.string(),
-                                     origin));
+      warnings.push_back(
+          fmt::format("plugin directory {} (from {}) does not exist", p.string(), origin));
       return;
     }
     p = fs::canonical(p, ec);
@@ -70,7 +70,8 @@ std::vector<SearchDirectory> PluginSearch::directories(std::vector<std::string>&
       if (d.path == p) return;
     dirs.push_back({p, origin});
   };
-  for (const fs::path& p : command_line) add(fs::absolute(p), "--plugin-path");
+  for (const fs::path& p : command_line)
+    add(fs::absolute(p), "--plugin-path");
   if (use_environment) {
     if (const char* env = std::getenv("WSCSL_PLUGIN_PATH")) {
       for (const std::string& entry : split(env, ':')) {
@@ -84,11 +85,13 @@ std::vector<SearchDirectory> PluginSearch::directories(std::vector<std::string>&
       }
     }
   }
-  for (const fs::path& p : pipeline) add(p, "the pipeline's [plugins] paths");
+  for (const fs::path& p : pipeline)
+    add(p, "the pipeline's [plugins] paths");
   if (use_defaults) {
     std::error_code ec;
     const fs::path installed = install_plugin_dir();
-    if (!installed.empty() && fs::is_directory(installed, ec)) add(installed, "the install directory");
+    if (!installed.empty() && fs::is_directory(installed, ec))
+      add(installed, "the install directory");
 #ifdef WSCSL_BUILD_LIB_DIR
     const fs::path here = boost::dll::this_line_location(ec).parent_path();
     if (!ec && fs::equivalent(here, WSCSL_BUILD_LIB_DIR, ec) &&
@@ -162,12 +165,14 @@ std::string PluginManager::try_load(const fs::path& file, std::vector<std::strin
       WSCSL_PLUGIN_REGISTER_PREFIX + std::to_string(WSCSL_PLUGIN_ABI_VERSION);
   if (!library.has(symbol)) {
     resident_libraries().push_back(std::move(library));
-    return fmt::format("plugin '{}' ({}) has no {} entry point; was it built for another plugin ABI?",
-                       info->name, canonical.string(), symbol);
+    return fmt::format(
+        "plugin '{}' ({}) has no {} entry point; was it built for another plugin ABI?", info->name,
+        canonical.string(), symbol);
   }
   CollectingRegistrar registrar;
   char error[1024] = {0};
-  const int status = library.get<int(void*, char*, size_t)>(symbol)(&registrar, error, sizeof error);
+  const int status =
+      library.get<int(void*, char*, size_t)>(symbol)(&registrar, error, sizeof error);
   resident_libraries().push_back(std::move(library));
   if (status != 0)
     return fmt::format("plugin '{}' ({}) failed to register its components: {}", info->name,

@@ -30,7 +30,8 @@ std::vector<const RegisteredComponent*> Registry::of_kind(Kind kind) const {
 
 std::vector<std::string> Registry::type_names(Kind kind) const {
   std::vector<std::string> names;
-  for (const RegisteredComponent* c : of_kind(kind)) names.push_back(c->factory.type);
+  for (const RegisteredComponent* c : of_kind(kind))
+    names.push_back(c->factory.type);
   return names;
 }
 
@@ -42,9 +43,10 @@ const PluginRecord* Registry::find_plugin(const std::string& name) const {
 
 void Registry::add_plugin(PluginRecord plugin, std::vector<ComponentFactory> factories) {
   if (const PluginRecord* existing = find_plugin(plugin.name))
-    throw PluginError(fmt::format("two plugins are named '{}': {} and {}; remove one of them from "
-                                  "the plugin search path",
-                                  plugin.name, existing->file, plugin.file));
+    throw PluginError(
+        fmt::format("two plugins are named '{}': {} and {}; remove one of them from "
+                    "the plugin search path",
+                    plugin.name, existing->file, plugin.file));
   for (std::size_t i = 0; i < factories.size(); ++i) {
     const ComponentFactory& f = factories[i];
     std::string where = plugin.file;
@@ -67,7 +69,9 @@ void Registry::add_plugin(PluginRecord plugin, std::vector<ComponentFactory> fac
   plugins_.push_back(std::move(record));
 }
 
-void Registry::add_refused(RefusedPlugin refused) { refused_.push_back(std::move(refused)); }
+void Registry::add_refused(RefusedPlugin refused) {
+  refused_.push_back(std::move(refused));
+}
 
 std::shared_ptr<Component> Registry::create(const RegisteredComponent& entry, const void* options,
                                             const Facts& facts, const std::string& label) const {
@@ -81,7 +85,8 @@ std::shared_ptr<Component> Registry::create(const RegisteredComponent& entry, co
     throw ComponentError(fmt::format("{} could not be built: {}", label, e.what()));
   }
   if (!component || component->kind() != entry.factory.kind)
-    throw ComponentError(fmt::format("{} did not build a {}", label, kind_name(entry.factory.kind)));
+    throw ComponentError(
+        fmt::format("{} did not build a {}", label, kind_name(entry.factory.kind)));
   component->set_label(label);
   return component;
 }

@@ -4,8 +4,8 @@
 
 namespace wscsl::testing {
 
-TableModule::TableModule(std::int64_t num_embeddings, std::int64_t dim,
-                         std::vector<double> weights, Supervision supervision)
+TableModule::TableModule(std::int64_t num_embeddings, std::int64_t dim, std::vector<double> weights,
+                         Supervision supervision)
     : k_(num_embeddings),
       e_(dim),
       weights_(torch::tensor(weights, torch::kFloat)),
@@ -28,7 +28,9 @@ TripletScores TableModule::score_impl(const TripletInput& in) {
 FixedDataset::FixedDataset(DatasetInfo info, std::map<std::string, SplitData> splits)
     : info_(std::move(info)), splits_(std::move(splits)) {}
 
-SplitData FixedDataset::load_split(const std::string& name) { return splits_.at(name); }
+SplitData FixedDataset::load_split(const std::string& name) {
+  return splits_.at(name);
+}
 
 torch::Tensor FixedDataset::load_images(const std::string&, const torch::Tensor& ids,
                                         const ImageRequest&) {
@@ -53,7 +55,8 @@ EmbeddingTable make_table(const std::string& split, const torch::Tensor& psi,
 
 DatasetInfo dataset_info(const std::vector<std::string>& condition_names) {
   DatasetInfo info;
-  for (const std::string& name : condition_names) info.conditions.push_back({name, {}});
+  for (const std::string& name : condition_names)
+    info.conditions.push_back({name, {}});
   info.channels = 3;
   info.height = info.width = 32;
   info.splits = {"train", "val", "test"};

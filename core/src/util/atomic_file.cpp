@@ -65,8 +65,8 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(fmt::format("{}: cannot open file: {}", path.string(),
-                                       std::strerror(errno)));
+  if (!in)
+    throw DataError(fmt::format("{}: cannot open file: {}", path.string(), std::strerror(errno)));
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw DataError(fmt::format("{}: read error", path.string()));

@@ -3,7 +3,9 @@
 namespace wscsl {
 namespace {
 
-std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+std::uint64_t rotl(std::uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 }  // namespace
 
@@ -23,7 +25,8 @@ std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t stream) {
 
 Rng::Rng(std::uint64_t seed) {
   std::uint64_t state = seed;
-  for (std::uint64_t& word : s_) word = splitmix64(state);
+  for (std::uint64_t& word : s_)
+    word = splitmix64(state);
 }
 
 std::uint64_t Rng::next() {
@@ -57,6 +60,8 @@ std::int64_t Rng::between(std::int64_t lo, std::int64_t hi) {
   return lo + static_cast<std::int64_t>(below(span));
 }
 
-double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double Rng::uniform() {
+  return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
 }  // namespace wscsl

@@ -20,7 +20,9 @@ wscsl::Schema<GatedExplainerOptions> GatedExplainer::schema() {
 }
 
 GatedExplainer::GatedExplainer(const Options& options)
-    : options_(options), d_(options.input_dim.value_or(64)), k_(options.num_embeddings.value_or(4)) {
+    : options_(options),
+      d_(options.input_dim.value_or(64)),
+      k_(options.num_embeddings.value_or(4)) {
   gates_ = register_parameter("gates", torch::randn({k_, d_}) * options.gate_init_std);
 }
 

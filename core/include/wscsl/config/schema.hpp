@@ -163,7 +163,8 @@ struct ValueTraits<std::vector<T>> {
   }
   static ConfigNode node(const std::vector<T>& v) {
     ConfigNode a = ConfigNode::array();
-    for (const T& item : v) a.push_back(ValueTraits<T>::node(item));
+    for (const T& item : v)
+      a.push_back(ValueTraits<T>::node(item));
     return a;
   }
 };
@@ -185,8 +186,12 @@ template <class Options>
 class FieldBuilder {
  public:
   FieldBuilder(Schema<Options>& schema, std::size_t index) : schema_(schema), index_(index) {}
-  FieldBuilder& min(double v) { return edit([&](FieldDescription& f) { f.min = v; }); }
-  FieldBuilder& max(double v) { return edit([&](FieldDescription& f) { f.max = v; }); }
+  FieldBuilder& min(double v) {
+    return edit([&](FieldDescription& f) { f.min = v; });
+  }
+  FieldBuilder& max(double v) {
+    return edit([&](FieldDescription& f) { f.max = v; });
+  }
   FieldBuilder& greater_than(double v) {
     return edit([&](FieldDescription& f) { f.min = v, f.min_exclusive = true; });
   }
@@ -205,7 +210,9 @@ class FieldBuilder {
   FieldBuilder& default_from(std::string fact) {
     return edit([&](FieldDescription& f) { f.default_from = std::move(fact); });
   }
-  FieldBuilder& path() { return edit([&](FieldDescription& f) { f.is_path = true; }); }
+  FieldBuilder& path() {
+    return edit([&](FieldDescription& f) { f.is_path = true; });
+  }
 
  private:
   template <class F>
@@ -277,7 +284,8 @@ class Schema {
   SchemaDescription description() const {
     SchemaDescription d;
     d.doc = description_.doc;
-    for (const Field& f : fields_) d.fields.push_back(f.description);
+    for (const Field& f : fields_)
+      d.fields.push_back(f.description);
     return d;
   }
 
@@ -324,7 +332,8 @@ class Schema {
     }
     if (scope.diagnostics->error_count() == errors_before) {
       FieldChecker checker(table, scope);
-      for (const auto& rule : checks_) rule(options, checker);
+      for (const auto& rule : checks_)
+        rule(options, checker);
     }
     return options;
   }

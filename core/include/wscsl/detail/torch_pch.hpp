@@ -1,6 +1,7 @@
 // The LibTorch headers most translation units use, precompiled once for the whole build.
 #pragma once
-#include <torch/types.h>
+#include <torch/nn/functional/activation.h>
+#include <torch/nn/functional/normalization.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/batchnorm.h>
@@ -10,10 +11,9 @@
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/modules/pooling.h>
 #include <torch/nn/modules/rnn.h>
-#include <torch/nn/functional/activation.h>
-#include <torch/nn/functional/normalization.h>
-#include <torch/serialize/archive.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/sgd.h>
 #include <torch/serialize.h>
+#include <torch/serialize/archive.h>
+#include <torch/types.h>
 #include <torch/utils.h>

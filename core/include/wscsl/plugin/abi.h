@@ -26,8 +26,8 @@ struct wscsl_plugin_info {
   uint32_t sdk_major;
   uint32_t sdk_minor;
   uint32_t sdk_patch;
-  const char* name;          /* == the library file name without "libwscsl_" and ".so" */
-  const char* version;       /* the plugin's own version */
+  const char* name;    /* == the library file name without "libwscsl_" and ".so" */
+  const char* version; /* the plugin's own version */
   const char* description;
   const char* torch_version; /* LibTorch the plugin was compiled against, "1.13.0" */
   const char* toolchain;     /* "gcc-12;libstdc++;cxx11abi=1", see toolchain.hpp */

@@ -41,8 +41,8 @@ struct SplitData {
 };
 
 struct ImageRequest {
-  bool augment = false;     // training-time augmentation (e.g. random flips)
-  std::uint64_t seed = 0;   // derive all augmentation randomness from this (and the image id)
+  bool augment = false;    // training-time augmentation (e.g. random flips)
+  std::uint64_t seed = 0;  // derive all augmentation randomness from this (and the image id)
 };
 
 class Dataset : public Component {

@@ -24,35 +24,39 @@
   WSCSL_DETAIL_CAT(wscsl_plugin_register_abi, WSCSL_PLUGIN_ABI_VERSION)
 
 #ifdef WSCSL_PLUGIN_FILE_NAME
-#define WSCSL_DETAIL_CHECK_NAME(name)                                                   \
+#define WSCSL_DETAIL_CHECK_NAME(name)                                                \
   static_assert(std::string_view(#name) == std::string_view(WSCSL_PLUGIN_FILE_NAME), \
                 "WSCSL_PLUGIN name must equal the name given to wscsl_add_plugin()");
 #else
 #define WSCSL_DETAIL_CHECK_NAME(name)
 #endif
 
-#define WSCSL_PLUGIN(name, version, description)                                               \
-  WSCSL_DETAIL_CHECK_NAME(name)                                                                \
-  static void wscsl_detail_register_components(::wscsl::Registrar& registrar);                 \
-  extern "C" WSCSL_PLUGIN_EXPORT const struct wscsl_plugin_info* wscsl_plugin_info(void) {     \
-    static const struct wscsl_plugin_info info = {                                             \
-        sizeof(struct wscsl_plugin_info), WSCSL_PLUGIN_ABI_VERSION, WSCSL_VERSION_MAJOR,       \
-        WSCSL_VERSION_MINOR,              WSCSL_VERSION_PATCH,      #name,                     \
-        version,                          description,              TORCH_VERSION,             \
-        WSCSL_TOOLCHAIN_FINGERPRINT};                                                          \
-    return &info;                                                                              \
-  }                                                                                            \
-  extern "C" WSCSL_PLUGIN_EXPORT int WSCSL_PLUGIN_REGISTER_FUNCTION(void* registrar,           \
-                                                                    char* error,               \
-                                                                    size_t error_size) {       \
-    try {                                                                                      \
-      wscsl_detail_register_components(*static_cast<::wscsl::Registrar*>(registrar));          \
-      return 0;                                                                                \
-    } catch (const std::exception& e) {                                                        \
-      std::snprintf(error, error_size, "%s", e.what());                                        \
-    } catch (...) {                                                                            \
-      std::snprintf(error, error_size, "%s", "unknown exception");                             \
-    }                                                                                          \
-    return 1;                                                                                  \
-  }                                                                                            \
+#define WSCSL_PLUGIN(name, version, description)                                                  \
+  WSCSL_DETAIL_CHECK_NAME(name)                                                                   \
+  static void wscsl_detail_register_components(::wscsl::Registrar& registrar);                    \
+  extern "C" WSCSL_PLUGIN_EXPORT const struct wscsl_plugin_info* wscsl_plugin_info(void) {        \
+    static const struct wscsl_plugin_info info = {sizeof(struct wscsl_plugin_info),               \
+                                                  WSCSL_PLUGIN_ABI_VERSION,                       \
+                                                  WSCSL_VERSION_MAJOR,                            \
+                                                  WSCSL_VERSION_MINOR,                            \
+                                                  WSCSL_VERSION_PATCH,                            \
+                                                  #name,                                          \
+                                                  version,                                        \
+                                                  description,                                    \
+                                                  TORCH_VERSION,                                  \
+                                                  WSCSL_TOOLCHAIN_FINGERPRINT};                   \
+    return &info;                                                                                 \
+  }                                                                                               \
+  extern "C" WSCSL_PLUGIN_EXPORT int WSCSL_PLUGIN_REGISTER_FUNCTION(void* registrar, char* error, \
+                                                                    size_t error_size) {          \
+    try {                                                                                         \
+      wscsl_detail_register_components(*static_cast<::wscsl::Registrar*>(registrar));             \
+      return 0;                                                                                   \
+    } catch (const std::exception& e) {                                                           \
+      std::snprintf(error, error_size, "%s", e.what());                                           \
+    } catch (...) {                                                                               \
+      std::snprintf(error, error_size, "%s", "unknown exception");                                \
+    }                                                                                             \
+    return 1;                                                                                     \
+  }                                                                                               \
   static void wscsl_detail_register_components([[maybe_unused]] ::wscsl::Registrar& registrar)

@@ -9,9 +9,10 @@ namespace wscsl::convnet {
 
 Schema<ConvNetOptions> ConvNet::schema() {
   using O = ConvNetOptions;
-  Schema<O> s("Small conv net for 32-px images: `depth` stages of `convs_per_stage` × (3×3 conv, "
-              "batch norm, ReLU), downsampling by 2 per stage, global average pool, linear to "
-              "`embedding_dim`.");
+  Schema<O> s(
+      "Small conv net for 32-px images: `depth` stages of `convs_per_stage` × (3×3 conv, "
+      "batch norm, ReLU), downsampling by 2 per stage, global average pool, linear to "
+      "`embedding_dim`.");
   s.field("width", &O::width, "Channels of the first stage (doubled at each stage).").min(1);
   s.field("depth", &O::depth, "Number of stages.").min(1).max(5);
   s.field("convs_per_stage", &O::convs_per_stage, "3×3 convolutions per stage.").min(1).max(4);

@@ -11,11 +11,12 @@
 namespace wscsl::convnet {
 
 struct ConvNetOptions {
-  std::int64_t width = 32;            // channels of the first stage; doubled at every stage
-  std::int64_t depth = 3;             // number of stages
-  std::int64_t convs_per_stage = 1;   // 3×3 conv layers per stage
-  std::int64_t embedding_dim = 64;    // D, the size of φ
-  std::string downsample = "maxpool";  // "maxpool" between stages, or "stride": each stage's first conv
+  std::int64_t width = 32;           // channels of the first stage; doubled at every stage
+  std::int64_t depth = 3;            // number of stages
+  std::int64_t convs_per_stage = 1;  // 3×3 conv layers per stage
+  std::int64_t embedding_dim = 64;   // D, the size of φ
+  std::string downsample =
+      "maxpool";  // "maxpool" between stages, or "stride": each stage's first conv
   std::optional<std::int64_t> input_channels;  // from the dataset
 };
 

@@ -7,14 +7,16 @@
 using namespace wscsl;
 
 TEST(ConvNet, MapsImagesToTheEmbeddingSize) {
-  auto net = wscsl::testing::build<Backbone>("convnet", "width = 8\ndepth = 3\nembedding_dim = 16\n");
+  auto net =
+      wscsl::testing::build<Backbone>("convnet", "width = 8\ndepth = 3\nembedding_dim = 16\n");
   const torch::Tensor out = net->embed(torch::rand({5, 3, 32, 32}));
   EXPECT_EQ(out.sizes(), (std::vector<std::int64_t>{5, 16}));
   EXPECT_EQ(net->embedding_dim(), 16);
   // depth stages × (conv + batch norm) + the head: 3·(1 + 2) + 2 parameter tensors.
   EXPECT_EQ(net->parameters().size(), 11u);
   out.sum().backward();
-  for (const auto& p : net->parameters()) EXPECT_TRUE(p.grad().defined());
+  for (const auto& p : net->parameters())
+    EXPECT_TRUE(p.grad().defined());
 }
 
 TEST(ConvNet, StridedStagesHalveTheResolutionWithoutPooling) {
@@ -47,7 +49,8 @@ TEST(ConvNet, HandComputedSingleConvolution) {
   // whose mean is 6.25wc. Batch norm in eval mode with fresh statistics divides by √(1 + 1e-5).
   Facts facts;
   facts.set("dataset.channels", ConfigNode::integer(1), "the test");
-  auto net = wscsl::testing::build<Backbone>("convnet", "width = 1\ndepth = 1\nembedding_dim = 1\n", facts);
+  auto net = wscsl::testing::build<Backbone>("convnet", "width = 1\ndepth = 1\nembedding_dim = 1\n",
+                                             facts);
   net->eval();
   const double w = 0.5, c = 0.8, v = 2.0, b = -0.25;
   torch::NoGradGuard no_grad;

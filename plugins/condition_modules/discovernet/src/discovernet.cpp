@@ -52,7 +52,8 @@ Schema<DiscoverNetOptions> DiscoverNet::schema() {
   s.check([](const O& o, FieldChecker& c) {
     const std::int64_t d = o.input_dim.value_or(0);
     if (o.projection == "residual" && o.embedding_dim && d && *o.embedding_dim != d)
-      c.error("embedding_dim", fmt::format("must equal input_dim ({}) for residual projections", d));
+      c.error("embedding_dim",
+              fmt::format("must equal input_dim ({}) for residual projections", d));
   });
   return s;
 }
@@ -62,14 +63,15 @@ DiscoverNet::DiscoverNet(const Options& options)
       d_(options.input_dim.value_or(64)),
       k_(options.num_embeddings.value_or(4)),
       e_(options.embedding_dim.value_or(d_)) {
-  projection_ = register_module("projection",
-                                torch::nn::Linear(torch::nn::LinearOptions(d_, k_ * e_).bias(false)));
+  projection_ = register_module(
+      "projection", torch::nn::Linear(torch::nn::LinearOptions(d_, k_ * e_).bias(false)));
   g_ = register_module("g", std::make_shared<SetBranch>(d_, options.pairs));
   // Initialised like nn.Linear(D, K, bias=False).weight: U(±1/√D).
   const double bound = 1.0 / std::sqrt(static_cast<double>(d_));
   anchors_ = register_parameter("anchors", torch::empty({k_, d_}).uniform_(-bound, bound));
   if (!options.train_condition_branch) {
-    for (auto& p : g_->parameters()) p.set_requires_grad(false);
+    for (auto& p : g_->parameters())
+      p.set_requires_grad(false);
     anchors_.set_requires_grad(false);
   }
 }

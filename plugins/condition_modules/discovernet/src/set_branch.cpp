@@ -9,8 +9,8 @@ SetBranch::SetBranch(std::int64_t dim, std::int64_t pairs) : pairs_(pairs) {
   namespace nn = torch::nn;
   // Released code: Linear(2d→2d) → ReLU → Linear(2d→d) per pair; Linear(d→2d) → ReLU →
   // Linear(2d→d) after the max.
-  pair_mlp_ = register_module(
-      "pair_mlp", nn::Sequential(nn::Linear(2 * dim, 2 * dim), nn::ReLU(), nn::Linear(2 * dim, dim)));
+  pair_mlp_ = register_module("pair_mlp", nn::Sequential(nn::Linear(2 * dim, 2 * dim), nn::ReLU(),
+                                                         nn::Linear(2 * dim, dim)));
   set_mlp_ = register_module(
       "set_mlp", nn::Sequential(nn::Linear(dim, 2 * dim), nn::ReLU(), nn::Linear(2 * dim, dim)));
 }

@@ -63,7 +63,8 @@ TEST(DiscoverNet, EmbeddingsAreNormalisedProjectionsAsANaiveLoopComputesThem) {
       for (std::int64_t k = 0; k < 3; ++k) {
         torch::Tensor v = torch::zeros({5});
         for (std::int64_t e = 0; e < 5; ++e)
-          for (std::int64_t j = 0; j < 5; ++j) v[e] += w[k * 5 + e][j] * phi[i][j];
+          for (std::int64_t j = 0; j < 5; ++j)
+            v[e] += w[k * 5 + e][j] * phi[i][j];
         if (m == residual.get()) v += phi[i];
         v /= v.norm();
         EXPECT_TRUE(torch::allclose(psi[i][k], v, 1e-5, 1e-6)) << "image " << i << " k " << k;
@@ -98,8 +99,8 @@ TEST(DiscoverNet, WeightsAreASoftmaxOverAnchorSimilarities) {
   torch::manual_seed(3);
   auto anchor_normalized = make("pairs = 2\ntemperature = 2.0", 3, 6);
   const TripletInput in = random_triplets(*anchor_normalized, 5, 6);
-  const torch::Tensor weights = anchor_normalized->condition_weights(in.phi_anchor, in.phi_close,
-                                                                     in.phi_far);
+  const torch::Tensor weights =
+      anchor_normalized->condition_weights(in.phi_anchor, in.phi_close, in.phi_far);
   // Recover the logits up to a constant per row: log p_k − log p_0 = (s_k − s_0)/τ with
   // s_k = g · a_k/‖a_k‖; scaling all anchors by a constant must not change the weights.
   torch::Tensor anchors = parameter(*anchor_normalized, "anchors");
@@ -107,9 +108,9 @@ TEST(DiscoverNet, WeightsAreASoftmaxOverAnchorSimilarities) {
     torch::NoGradGuard no_grad;
     anchors.mul_(3.0);
   }
-  EXPECT_TRUE(torch::allclose(
-      anchor_normalized->condition_weights(in.phi_anchor, in.phi_close, in.phi_far), weights, 1e-5,
-      1e-6));
+  EXPECT_TRUE(
+      torch::allclose(anchor_normalized->condition_weights(in.phi_anchor, in.phi_close, in.phi_far),
+                      weights, 1e-5, 1e-6));
   // A larger temperature flattens the distribution.
   auto hot = make("pairs = 2\ntemperature = 100.0", 3, 6);
   const torch::Tensor flat = hot->condition_weights(in.phi_anchor, in.phi_close, in.phi_far);
@@ -123,7 +124,8 @@ TEST(DiscoverNet, ReleasedCodeFreezesTheConditionBranchThePaperTrainsIt) {
     const bool branch = p.key().rfind("g.", 0) == 0 || p.key() == "anchors";
     EXPECT_EQ(p.value().requires_grad(), !branch) << p.key();
   }
-  for (const auto& p : trained->named_parameters()) EXPECT_TRUE(p.value().requires_grad()) << p.key();
+  for (const auto& p : trained->named_parameters())
+    EXPECT_TRUE(p.value().requires_grad()) << p.key();
   // The frozen branch still passes gradients through to φ.
   TripletInput in = random_triplets(*frozen, 4, 8);
   in.phi_anchor.requires_grad_(true);

@@ -32,9 +32,8 @@ SourceFiles read_source(const std::filesystem::path& root, const std::string& pr
     throw DataError(fmt::format("{}: images are {}×{}; expected 28×28", images_path.string(),
                                 s.images.dims[1], s.images.dims[2]));
   if (s.images.dims[0] != s.labels.dims[0])
-    throw DataError(fmt::format("{} holds {} images but {} holds {} labels",
-                                images_path.string(), s.images.dims[0], labels_path.string(),
-                                s.labels.dims[0]));
+    throw DataError(fmt::format("{} holds {} images but {} holds {} labels", images_path.string(),
+                                s.images.dims[0], labels_path.string(), s.labels.dims[0]));
   for (std::size_t i = 0; i < s.labels.data.size(); ++i)
     if (s.labels.data[i] >= kNumCategories)
       throw DataError(fmt::format("{}: label {} of item {} is outside 0..9", labels_path.string(),
@@ -77,17 +76,21 @@ std::pair<torch::Tensor, torch::Tensor> draw_triplets(
   for (std::size_t k = 0; k < k_count; ++k) {
     const auto& groups = by_value[k];
     if (groups.size() < 2)
-      throw DataError(fmt::format("cannot draw triplets for condition {}: all {} items share one "
-                                  "value",
-                                  k, n));
+      throw DataError(
+          fmt::format("cannot draw triplets for condition {}: all {} items share one "
+                      "value",
+                      k, n));
     bool any_pair = false;
-    for (const auto& [value, items] : groups) any_pair |= items.size() >= 2;
+    for (const auto& [value, items] : groups)
+      any_pair |= items.size() >= 2;
     if (!any_pair)
-      throw DataError(fmt::format("cannot draw triplets for condition {}: no two items share a "
-                                  "value",
-                                  k));
-    const std::int64_t share = count / static_cast<std::int64_t>(k_count) +
-                               (static_cast<std::int64_t>(k) < count % static_cast<std::int64_t>(k_count));
+      throw DataError(
+          fmt::format("cannot draw triplets for condition {}: no two items share a "
+                      "value",
+                      k));
+    const std::int64_t share =
+        count / static_cast<std::int64_t>(k_count) +
+        (static_cast<std::int64_t>(k) < count % static_cast<std::int64_t>(k_count));
     for (std::int64_t t = 0; t < share;) {
       const auto anchor = static_cast<std::int64_t>(rng.below(n));
       const int value = factor_values[static_cast<std::size_t>(anchor)][k];
@@ -118,7 +121,8 @@ std::pair<torch::Tensor, torch::Tensor> draw_triplets(
   auto c = conditions.accessor<std::int64_t, 1>();
   for (std::size_t i = 0; i < drawn.size(); ++i) {
     const auto row = static_cast<std::int64_t>(i);
-    for (int j = 0; j < 3; ++j) t[row][j] = drawn[i][static_cast<std::size_t>(j)];
+    for (int j = 0; j < 3; ++j)
+      t[row][j] = drawn[i][static_cast<std::size_t>(j)];
     c[row] = drawn[i][3];
   }
   return {triplets, conditions};
@@ -130,17 +134,21 @@ Schema<FashionCrbOptions> FashionCrb::schema() {
       "Fashion-CRB: Fashion-MNIST garments rendered at 32×32 under independent colour, rotation "
       "and background; conditions are those factors plus the garment category.");
   s.field("root", &O::root, "Directory with Debian's gzip IDX files of Fashion-MNIST.").path();
-  s.field("seed", &O::seed, "Seed of the rendering and of the triplets (the benchmark is a pure "
-                            "function of the files, this seed and the sizes).")
+  s.field("seed", &O::seed,
+          "Seed of the rendering and of the triplets (the benchmark is a pure "
+          "function of the files, this seed and the sizes).")
       .min(0);
   s.field("conditions", &O::conditions, "The similarity conditions, in label order.")
       .choices(kConditions);
   s.field("train_items", &O::train_items, "Training images (the first N of the 60,000).")
-      .min(2).max(60000);
+      .min(2)
+      .max(60000);
   s.field("val_items", &O::val_items, "Validation images (the first N of the 10,000 test images).")
-      .min(2).max(kTestFileItems);
+      .min(2)
+      .max(kTestFileItems);
   s.field("test_items", &O::test_items, "Test images (the last N of the 10,000 test images).")
-      .min(2).max(kTestFileItems);
+      .min(2)
+      .max(kTestFileItems);
   s.field("train_triplets", &O::train_triplets, "Training triplets, split equally by condition.")
       .min(1);
   s.field("val_triplets", &O::val_triplets, "Validation triplets.").min(1);
@@ -151,9 +159,10 @@ Schema<FashionCrbOptions> FashionCrb::schema() {
         o.conditions.size())
       c.error("conditions", "lists a condition twice");
     if (o.val_items + o.test_items > kTestFileItems)
-      c.error("test_items", fmt::format("val_items + test_items = {} exceeds the {} test images, so "
-                                        "the splits would share images",
-                                        o.val_items + o.test_items, kTestFileItems));
+      c.error("test_items",
+              fmt::format("val_items + test_items = {} exceeds the {} test images, so "
+                          "the splits would share images",
+                          o.val_items + o.test_items, kTestFileItems));
   });
   return s;
 }
@@ -162,12 +171,14 @@ FashionCrb::FashionCrb(const Options& options) : options_(options) {
   // Checked here, so `wscsl check` reports a missing dataset before anything runs.
   for (const char* prefix : {"train", "t10k"}) {
     for (const char* kind : {"-images-idx3-ubyte.gz", "-labels-idx1-ubyte.gz"}) {
-      const std::filesystem::path file = std::filesystem::path(options.root) / (prefix + std::string(kind));
+      const std::filesystem::path file =
+          std::filesystem::path(options.root) / (prefix + std::string(kind));
       std::error_code ec;
       if (!std::filesystem::is_regular_file(file, ec))
-        throw DataError(fmt::format("{}: no such file (Debian's dataset-fashion-mnist package "
-                                    "provides it)",
-                                    file.string()));
+        throw DataError(
+            fmt::format("{}: no such file (Debian's dataset-fashion-mnist package "
+                        "provides it)",
+                        file.string()));
     }
   }
 }
@@ -206,11 +217,10 @@ SplitData FashionCrb::load_split(const std::string& name) {
     first = available - count;
   }
   if (first < 0 || first + count > available)
-    throw DataError(fmt::format("{}: split '{}' needs {} images but the file holds {}",
-                                (root / (train ? "train-images-idx3-ubyte.gz"
-                                               : "t10k-images-idx3-ubyte.gz"))
-                                    .string(),
-                                name, count, available));
+    throw DataError(fmt::format(
+        "{}: split '{}' needs {} images but the file holds {}",
+        (root / (train ? "train-images-idx3-ubyte.gz" : "t10k-images-idx3-ubyte.gz")).string(),
+        name, count, available));
   const std::uint64_t split_id = train ? 0 : (name == "val" ? 1 : 2);
   const std::uint64_t seed = static_cast<std::uint64_t>(options_.seed);
   RenderedSplit rendered = render_split(source.images.data, source.labels.data, first, count,
@@ -226,7 +236,8 @@ SplitData FashionCrb::load_split(const std::string& name) {
       f[static_cast<std::int64_t>(i)][static_cast<std::int64_t>(k)] = v;
     }
   }
-  auto [triplets, conditions] = draw_triplets(values, triplet_count, mix_seed(seed, 2 * split_id + 1));
+  auto [triplets, conditions] =
+      draw_triplets(values, triplet_count, mix_seed(seed, 2 * split_id + 1));
   images_[name] = rendered.images;
   SplitData data;
   data.num_images = count;

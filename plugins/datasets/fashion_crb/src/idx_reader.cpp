@@ -52,7 +52,8 @@ std::uint32_t big_endian(const std::uint8_t* p) {
 
 IdxArray read_idx_gz(const std::filesystem::path& path, int expected_rank) {
   std::vector<std::uint8_t> bytes = gunzip(path);
-  if (bytes.size() < 4) fail(path, fmt::format("{} bytes is too short for an IDX header", bytes.size()));
+  if (bytes.size() < 4)
+    fail(path, fmt::format("{} bytes is too short for an IDX header", bytes.size()));
   if (bytes[0] != 0 || bytes[1] != 0)
     fail(path, fmt::format("bad IDX magic number 0x{:02x}{:02x}{:02x}{:02x}; expected 0x0000080{}",
                            bytes[0], bytes[1], bytes[2], bytes[3], expected_rank));

@@ -22,17 +22,23 @@ constexpr int kPeriods[] = {4, 6, 8};
 constexpr double kHues[kNumColors][3] = {{1, 0, 0}, {1, 1, 0}, {0, 1, 0},
                                          {0, 1, 1}, {0, 0, 1}, {1, 0, 1}};
 
-int positive_mod(int a, int n) { return ((a % n) + n) % n; }
+int positive_mod(int a, int n) {
+  return ((a % n) + n) % n;
+}
 
 // Source pixel of the garment shown at (x, y) of the 28×28 box after `turns` quarter turns
 // counter-clockwise (the same as numpy.rot90).
 std::uint8_t rotated(const std::uint8_t* g, int turns, int x, int y) {
   const int n = kGarmentSize - 1;
   switch (turns) {
-    case 1: return g[x * kGarmentSize + (n - y)];
-    case 2: return g[(n - y) * kGarmentSize + (n - x)];
-    case 3: return g[(n - x) * kGarmentSize + y];
-    default: return g[y * kGarmentSize + x];
+    case 1:
+      return g[x * kGarmentSize + (n - y)];
+    case 2:
+      return g[(n - y) * kGarmentSize + (n - x)];
+    case 3:
+      return g[(n - x) * kGarmentSize + y];
+    default:
+      return g[y * kGarmentSize + x];
   }
 }
 
@@ -54,21 +60,24 @@ SampleFactors draw_factors(Rng& rng, int category) {
 
 double background_value(const SampleFactors& f, int x, int y) {
   const int p = f.period, half = f.period / 2;
-  auto stripe = [&](int coordinate) {
-    return positive_mod(coordinate, p) < half ? kHigh : kLow;
-  };
+  auto stripe = [&](int coordinate) { return positive_mod(coordinate, p) < half ? kHigh : kLow; };
   switch (f.background) {
-    case 1: return stripe(y + f.phase_y);
-    case 2: return stripe(x + f.phase_x);
-    case 3: return stripe(x + y + f.phase_x);
-    case 4: return ((x + f.phase_x) / half + (y + f.phase_y) / half) % 2 == 0 ? kHigh : kLow;
+    case 1:
+      return stripe(y + f.phase_y);
+    case 2:
+      return stripe(x + f.phase_x);
+    case 3:
+      return stripe(x + y + f.phase_x);
+    case 4:
+      return ((x + f.phase_x) / half + (y + f.phase_y) / half) % 2 == 0 ? kHigh : kLow;
     case 5: {
       // Distance to the nearest lattice point {(x, y) : (x + px) ≡ 0, (y + py) ≡ 0 (mod p)}.
       const int dx = positive_mod(x + f.phase_x, p), dy = positive_mod(y + f.phase_y, p);
       const int ex = std::min(dx, p - dx), ey = std::min(dy, p - dy);
       return ex * ex + ey * ey <= 1 ? kHigh : kLow;
     }
-    default: return kPlain;
+    default:
+      return kPlain;
   }
 }
 

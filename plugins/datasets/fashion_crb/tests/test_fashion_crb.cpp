@@ -43,8 +43,10 @@ std::vector<std::uint8_t> idx_bytes(std::uint8_t type, std::vector<std::uint32_t
                                     std::size_t payload) {
   std::vector<std::uint8_t> b = {0, 0, type, static_cast<std::uint8_t>(dims.size())};
   for (std::uint32_t d : dims)
-    for (int shift : {24, 16, 8, 0}) b.push_back(static_cast<std::uint8_t>(d >> shift));
-  for (std::size_t i = 0; i < payload; ++i) b.push_back(static_cast<std::uint8_t>(i % 251));
+    for (int shift : {24, 16, 8, 0})
+      b.push_back(static_cast<std::uint8_t>(d >> shift));
+  for (std::size_t i = 0; i < payload; ++i)
+    b.push_back(static_cast<std::uint8_t>(i % 251));
   return b;
 }
 
@@ -80,7 +82,8 @@ TEST(IdxReader, EveryMalformedFileNamesTheFileAndTheProblem) {
             (dir / "magic.gz").string() + ": bad IDX magic number 0x01020803; expected 0x00000803");
   EXPECT_EQ(read_error(dir / "type.gz", 3),
             (dir / "type.gz").string() + ": IDX element type 0x0d; expected 0x08 (unsigned byte)");
-  EXPECT_EQ(read_error(dir / "rank.gz", 3), (dir / "rank.gz").string() + ": IDX rank 1; expected 3");
+  EXPECT_EQ(read_error(dir / "rank.gz", 3),
+            (dir / "rank.gz").string() + ": IDX rank 1; expected 3");
   EXPECT_EQ(read_error(dir / "short.gz", 3),
             (dir / "short.gz").string() +
                 ": truncated: the header announces 24 data bytes, the file has 20");
@@ -102,13 +105,15 @@ TEST(IdxReader, CorruptAndTruncatedGzipStreamsAreErrors) {
     out << whole.substr(0, whole.size() / 2);
   }
   std::string garbled = whole;
-  for (std::size_t i = 20; i < 60; ++i) garbled[i] = static_cast<char>(garbled[i] ^ 0x5A);
+  for (std::size_t i = 20; i < 60; ++i)
+    garbled[i] = static_cast<char>(garbled[i] ^ 0x5A);
   {
     std::ofstream out(dir / "garbled.gz", std::ios::binary);
     out << garbled;
   }
-  EXPECT_NE(read_error(dir / "cut.gz", 3).find((dir / "cut.gz").string() + ": truncated or corrupt "
-                                                                          "gzip stream"),
+  EXPECT_NE(read_error(dir / "cut.gz", 3)
+                .find((dir / "cut.gz").string() + ": truncated or corrupt "
+                                                  "gzip stream"),
             std::string::npos)
       << read_error(dir / "cut.gz", 3);
   EXPECT_NE(read_error(dir / "garbled.gz", 3).find("garbled.gz: "), std::string::npos);
@@ -162,7 +167,8 @@ TEST(Renderer, TintsRotatesAndPlacesTheGarment) {
   EXPECT_EQ(out[1 * 1024 + y * 32 + x], 0);
   EXPECT_EQ(out[2 * 1024 + y * 32 + x], 0);
   // Elsewhere the plain gray background, identical in all channels: round(0.35 · 255) = 89.
-  for (int c = 0; c < 3; ++c) EXPECT_EQ(out[static_cast<std::size_t>(c * 1024 + 20 * 32 + 20)], 89);
+  for (int c = 0; c < 3; ++c)
+    EXPECT_EQ(out[static_cast<std::size_t>(c * 1024 + 20 * 32 + 20)], 89);
   // Half intensity mixes hue and background: 0.5·1 + 0.5·0.35 → 172, 0.5·0.35 → 45.
   garment.assign(28 * 28, 128);
   f.rotation = 0;
@@ -176,7 +182,8 @@ TEST(Renderer, TintsRotatesAndPlacesTheGarment) {
 TEST(Triplets, FollowTheSameValueAndDifferentValueRule) {
   Rng rng(5);
   std::vector<std::vector<int>> values(300);
-  for (auto& v : values) v = {static_cast<int>(rng.below(3)), static_cast<int>(rng.below(5))};
+  for (auto& v : values)
+    v = {static_cast<int>(rng.below(3)), static_cast<int>(rng.below(5))};
   auto [triplets, conditions] = draw_triplets(values, 1001, 11);
   ASSERT_EQ(triplets.size(0), 1001);
   auto t = triplets.accessor<std::int64_t, 2>();
@@ -240,8 +247,8 @@ TEST(FashionCrb, AnotherSeedGivesAnotherBenchmark) {
 
 TEST(FashionCrb, OptionsAreChecked) {
   const Diagnostics d = wscsl::testing::bind_diagnostics(Kind::Dataset, "fashion_crb",
-                                                  "val_items = 6000\ntest_items = 5000\n"
-                                                  "conditions = [\"color\", \"color\"]\n");
+                                                         "val_items = 6000\ntest_items = 5000\n"
+                                                         "conditions = [\"color\", \"color\"]\n");
   ASSERT_EQ(d.error_count(), 2u) << d.format();
   EXPECT_NE(d.format().find("lists a condition twice"), std::string::npos);
   EXPECT_NE(d.format().find("exceeds the 10000 test images"), std::string::npos);
@@ -256,9 +263,10 @@ TEST(FashionCrb, OptionsAreChecked) {
 }
 
 TEST(FashionCrb, ConditionSubsetsSetTheFactors) {
-  auto d = wscsl::testing::build<Dataset>("fashion_crb",
-                                   "conditions = [\"rotation\", \"color\"]\ntrain_items = 40\n"
-                                   "train_triplets = 8\n");
+  auto d =
+      wscsl::testing::build<Dataset>("fashion_crb",
+                                     "conditions = [\"rotation\", \"color\"]\ntrain_items = 40\n"
+                                     "train_triplets = 8\n");
   const SplitData& s = d->split("train");
   EXPECT_EQ(s.factors.size(1), 2);
   EXPECT_LT(s.factors.select(1, 0).max().item<std::int64_t>(), 4);

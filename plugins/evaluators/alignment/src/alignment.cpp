@@ -13,32 +13,37 @@ using wscsl::alignment::Matrix;
 // A[c, l]: accuracy of embedding l on the triplets of condition c.
 Matrix accuracy_matrix(EvalContext& context, const EmbeddingTable& table) {
   if (!table.conditions.defined())
-    throw Error(fmt::format("alignment: split '{}' has no triplet conditions; the criterion needs "
-                            "them",
-                            table.split));
+    throw Error(
+        fmt::format("alignment: split '{}' has no triplet conditions; the criterion needs "
+                    "them",
+                    table.split));
   auto [close, far] = embedding_distances(context.module, table, context.batch_size);
   const auto names = context.info.condition_names();
   const auto c = static_cast<std::int64_t>(names.size());
-  const ConditionAccuracy by = accuracy_by_condition(triplet_correctness(close, far),
-                                                     table.conditions, c);
+  const ConditionAccuracy by =
+      accuracy_by_condition(triplet_correctness(close, far), table.conditions, c);
   Matrix a(static_cast<std::size_t>(c), static_cast<std::size_t>(close.size(1)));
   for (std::int64_t i = 0; i < c; ++i) {
     if (by.counts[i].item<std::int64_t>() == 0)
       throw Error(fmt::format("alignment: split '{}' has no triplets of condition '{}'",
                               table.split, names[static_cast<std::size_t>(i)]));
     for (std::size_t j = 0; j < a.cols; ++j)
-      a(static_cast<std::size_t>(i), j) = by.accuracy[i][static_cast<std::int64_t>(j)].item<double>();
+      a(static_cast<std::size_t>(i), j) =
+          by.accuracy[i][static_cast<std::int64_t>(j)].item<double>();
   }
   return a;
 }
 
 Matrix one_minus(const Matrix& m) {
   Matrix out = m;
-  for (double& v : out.values) v = 1.0 - v;
+  for (double& v : out.values)
+    v = 1.0 - v;
   return out;
 }
 
-std::string psi_name(int l) { return l < 0 ? "-" : fmt::format("ψ{}", l + 1); }
+std::string psi_name(int l) {
+  return l < 0 ? "-" : fmt::format("ψ{}", l + 1);
+}
 
 }  // namespace
 
@@ -63,20 +68,19 @@ Schema<AlignmentOptions> Alignment::schema() {
 
 EvalReport Alignment::evaluate_impl(EvalContext& context) {
   const Matrix a_fit = accuracy_matrix(context, context.fit);
-  const Matrix a_target = &context.fit == &context.target ? a_fit
-                                                           : accuracy_matrix(context, context.target);
+  const Matrix a_target =
+      &context.fit == &context.target ? a_fit : accuracy_matrix(context, context.target);
   const Matrix cost_fit = one_minus(a_fit), cost_target = one_minus(a_target);
   const std::size_t conditions = a_fit.rows, embeddings = a_fit.cols;
   const auto names = context.info.condition_names();
 
-  const std::vector<int> greedy = alignment::greedy_assignment(
-      options_.greedy_fit == "fit" ? cost_fit : cost_target);
+  const std::vector<int> greedy =
+      alignment::greedy_assignment(options_.greedy_fit == "fit" ? cost_fit : cost_target);
   const std::vector<int> exact = alignment::optimal_assignment(cost_fit);
   const std::vector<double> a(conditions, 1.0 / static_cast<double>(conditions));
   const std::vector<double> b(embeddings, 1.0 / static_cast<double>(embeddings));
-  const alignment::SinkhornResult ot =
-      alignment::sinkhorn_log(cost_fit, a, b, options_.reg,
-                              static_cast<int>(options_.max_iterations), options_.tolerance);
+  const alignment::SinkhornResult ot = alignment::sinkhorn_log(
+      cost_fit, a, b, options_.reg, static_cast<int>(options_.max_iterations), options_.tolerance);
 
   double gr_total = 0, exact_total = 0, ot_total = 0;
   std::vector<double> ot_per(conditions), gr_per(conditions), exact_per(conditions);
@@ -114,13 +118,15 @@ EvalReport Alignment::evaluate_impl(EvalContext& context) {
   context.shared["alignment.exact_assignment"] = exact_assignment;
 
   ReportTable matrix;
-  matrix.title = fmt::format("Accuracy of each embedding on each condition ('{}')",
-                             context.target.split);
+  matrix.title =
+      fmt::format("Accuracy of each embedding on each condition ('{}')", context.target.split);
   matrix.header = {"condition"};
-  for (std::size_t l = 0; l < embeddings; ++l) matrix.header.push_back(psi_name(static_cast<int>(l)));
+  for (std::size_t l = 0; l < embeddings; ++l)
+    matrix.header.push_back(psi_name(static_cast<int>(l)));
   for (std::size_t c = 0; c < conditions; ++c) {
     std::vector<std::string> row = {names[c]};
-    for (std::size_t l = 0; l < embeddings; ++l) row.push_back(fmt::format("{:.4f}", a_target(c, l)));
+    for (std::size_t l = 0; l < embeddings; ++l)
+      row.push_back(fmt::format("{:.4f}", a_target(c, l)));
     matrix.rows.push_back(std::move(row));
   }
   ReportTable summary;

@@ -19,10 +19,12 @@ EmbeddingTable table_with_accuracy(const std::string& split,
   std::int64_t row = 0;
   for (std::size_t c = 0; c < conditions; ++c) {
     for (int t = 0; t < 4; ++t) {
-      for (std::size_t l = 0; l < embeddings; ++l) values.push_back(0.0f);  // anchor
-      for (std::size_t l = 0; l < embeddings; ++l) values.push_back(1.0f);  // close
       for (std::size_t l = 0; l < embeddings; ++l)
-        values.push_back(t < correct_of_four[c][l] ? 2.0f : 0.5f);         // far
+        values.push_back(0.0f);  // anchor
+      for (std::size_t l = 0; l < embeddings; ++l)
+        values.push_back(1.0f);  // close
+      for (std::size_t l = 0; l < embeddings; ++l)
+        values.push_back(t < correct_of_four[c][l] ? 2.0f : 0.5f);  // far
       triplets.push_back({row, row + 1, row + 2});
       labels.push_back(static_cast<std::int64_t>(c));
       row += 3;
@@ -41,14 +43,14 @@ struct Result {
 Result run(const EmbeddingTable& fit, const EmbeddingTable& target, std::size_t embeddings,
            const std::string& options = "") {
   auto e = wscsl::testing::build<Evaluator>("alignment", options);
-  const std::size_t conditions = static_cast<std::size_t>(
-      std::get<0>(at::_unique(target.conditions)).size(0));
+  const std::size_t conditions =
+      static_cast<std::size_t>(std::get<0>(at::_unique(target.conditions)).size(0));
   std::vector<std::string> names = {"a", "b", "c", "d", "e"};
   names.resize(conditions);
   const DatasetInfo info = wscsl::testing::dataset_info(names);
   wscsl::testing::FixedDataset data(info, {});
   wscsl::testing::TableModule module(static_cast<std::int64_t>(embeddings), 1,
-                              std::vector<double>(embeddings, 1.0 / embeddings));
+                                     std::vector<double>(embeddings, 1.0 / embeddings));
   Result r;
   EvalContext context{fit, target, module, data, info, {}, r.shared, true, 5};
   r.report = e->evaluate(context);
@@ -76,10 +78,11 @@ TEST(Alignment, KnownCostMatrixGivesKnownGreedyOtAndExactAccuracies) {
   EXPECT_NEAR(metric(r.report, "ot_accuracy/a"), 0.75, 1e-3);
   EXPECT_TRUE(torch::equal(r.shared.at("alignment.exact_assignment"),
                            torch::tensor({1, 0, 2}, torch::kLong)));
-  EXPECT_TRUE(torch::equal(r.shared.at("alignment.ot_assignment"),
-                           torch::tensor({1, 0, 2}, torch::kLong)));
+  EXPECT_TRUE(
+      torch::equal(r.shared.at("alignment.ot_assignment"), torch::tensor({1, 0, 2}, torch::kLong)));
   ASSERT_EQ(r.report.tables.size(), 2u);
-  EXPECT_EQ(r.report.tables[0].rows[0], (std::vector<std::string>{"a", "1.0000", "0.7500", "0.0000"}));
+  EXPECT_EQ(r.report.tables[0].rows[0],
+            (std::vector<std::string>{"a", "1.0000", "0.7500", "0.0000"}));
 }
 
 TEST(Alignment, FitsOnOneSplitAndAppliesToAnother) {

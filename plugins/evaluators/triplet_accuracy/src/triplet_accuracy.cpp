@@ -20,12 +20,12 @@ Schema<TripletAccuracyOptions> TripletAccuracy::schema() {
 
 EvalReport TripletAccuracy::evaluate_impl(EvalContext& context) {
   const EmbeddingTable& table = context.target;
-  const bool given = options_.mode == "condition_given" ||
-                     (options_.mode == "auto" &&
-                      context.module.supervision() == Supervision::Conditioned);
+  const bool given =
+      options_.mode == "condition_given" ||
+      (options_.mode == "auto" && context.module.supervision() == Supervision::Conditioned);
   if (given && !table.conditions.defined())
-    throw Error(fmt::format("triplet_accuracy: split '{}' has no triplet conditions to give",
-                            table.split));
+    throw Error(
+        fmt::format("triplet_accuracy: split '{}' has no triplet conditions to give", table.split));
   auto [close, far] = fused_distances(context.module, table, context.batch_size, given);
   const torch::Tensor correct = triplet_correctness(close, far);
   EvalReport report;
@@ -37,8 +37,8 @@ EvalReport TripletAccuracy::evaluate_impl(EvalContext& context) {
   t.header = {"condition", "accuracy", "triplets"};
   if (table.conditions.defined()) {
     const auto names = context.info.condition_names();
-    const ConditionAccuracy by = accuracy_by_condition(
-        correct.unsqueeze(1), table.conditions, static_cast<std::int64_t>(names.size()));
+    const ConditionAccuracy by = accuracy_by_condition(correct.unsqueeze(1), table.conditions,
+                                                       static_cast<std::int64_t>(names.size()));
     for (std::size_t c = 0; c < names.size(); ++c) {
       const auto row = static_cast<std::int64_t>(c);
       const std::int64_t count = by.counts[row].item<std::int64_t>();

@@ -12,11 +12,11 @@ namespace {
 EmbeddingTable line_table() {
   const torch::Tensor psi = torch::tensor({0.0, 1.0, 3.0, 3.0}).reshape({4, 1, 1});
   return wscsl::testing::make_table("test", psi,
-                             {{0, 1, 2},    // d(0,1)=1 < d(0,2)=3: correct
-                              {0, 2, 1},    // reversed: wrong
-                              {1, 2, 3},    // d(1,2)=2 == d(1,3)=2: a tie, half
-                              {2, 3, 0}},   // 0 < 3: correct
-                             {0, 0, 1, 1});
+                                    {{0, 1, 2},   // d(0,1)=1 < d(0,2)=3: correct
+                                     {0, 2, 1},   // reversed: wrong
+                                     {1, 2, 3},   // d(1,2)=2 == d(1,3)=2: a tie, half
+                                     {2, 3, 0}},  // 0 < 3: correct
+                                    {0, 0, 1, 1});
 }
 
 EvalReport run(Evaluator& e, ConditionModule& m, const EmbeddingTable& table) {
