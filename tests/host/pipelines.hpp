@@ -3,7 +3,20 @@
 
 #include <string>
 
+#include "wscsl/runtime/plugin_manager.hpp"
+
 namespace wscsl::test {
+
+// The in-tree plugins of the build tree, loaded once per test process.
+inline const Registry& in_tree_plugins() {
+  static Registry* registry = [] {
+    auto* r = new Registry();  // lives as long as the plugins it refers to
+    std::vector<std::string> warnings;
+    PluginManager(*r).load({{WSCSL_PLUGIN_DIR, "test"}}, warnings);
+    return r;
+  }();
+  return *registry;
+}
 
 // A DiscoverNet pipeline on a tiny Fashion-CRB that trains in seconds.
 inline std::string tiny_pipeline() {

@@ -4,26 +4,15 @@
 #include "pipelines.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
-#include "wscsl/runtime/plugin_manager.hpp"
 
 using namespace wscsl;
 using namespace wscsl::host;
 
 namespace {
 
-const Registry& plugins() {
-  static Registry* registry = [] {
-    auto* r = new Registry();
-    std::vector<std::string> warnings;
-    PluginManager(*r).load({{WSCSL_PLUGIN_DIR, "test"}}, warnings);
-    return r;
-  }();
-  return *registry;
-}
-
 Diagnostics build_errors(const std::string& text) {
   try {
-    build_pipeline(parse_toml(text, "p.toml"), "p.toml", plugins());
+    build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
   } catch (const ConfigError& e) {
     return e.diagnostics();
   }
@@ -35,7 +24,7 @@ Diagnostics build_errors(const std::string& text) {
 TEST(Pipeline, ThreeMistakesGiveThreeDiagnosticsAtTheirPositions) {
   const ConfigNode root = load_toml_file(WSCSL_TEST_DATA_DIR "/three_errors.toml");
   try {
-    build_pipeline(root, "three_errors.toml", plugins());
+    build_pipeline(root, "three_errors.toml", test::in_tree_plugins());
     FAIL() << "expected a configuration error";
   } catch (const ConfigError& e) {
     const auto& d = e.diagnostics();
@@ -55,8 +44,8 @@ TEST(Pipeline, ThreeMistakesGiveThreeDiagnosticsAtTheirPositions) {
 }
 
 TEST(Pipeline, BuildsEveryComponentAndResolvesDefaults) {
-  const Pipeline p =
-      build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml", plugins());
+  const Pipeline p = build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml",
+                                    test::in_tree_plugins());
   EXPECT_EQ(p.backbone->embedding_dim(), 8);
   EXPECT_EQ(p.condition_module->num_embeddings(), 4);  // from the dataset's conditions
   EXPECT_EQ(p.losses.size(), 1u);
@@ -70,13 +59,13 @@ TEST(Pipeline, BuildsEveryComponentAndResolvesDefaults) {
 }
 
 TEST(Pipeline, ResolvedTomlIsAValidPipelineThatResolvesToItself) {
-  const Pipeline p =
-      build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml", plugins());
+  const Pipeline p = build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml",
+                                    test::in_tree_plugins());
   const std::string text = resolved_toml(p);
   EXPECT_NE(text.find("[provenance]"), std::string::npos);
   EXPECT_NE(text.find("threads = 2"), std::string::npos);
   const Pipeline again =
-      build_pipeline(parse_toml(text, "resolved.toml"), "resolved.toml", plugins());
+      build_pipeline(parse_toml(text, "resolved.toml"), "resolved.toml", test::in_tree_plugins());
   EXPECT_EQ(again.resolved, p.resolved);
 }
 
@@ -119,7 +108,7 @@ TEST(Pipeline, LossWeightsAndNamesAreHostKeys) {
   std::string text = test::tiny_pipeline();
   text.replace(text.find("type = \"margin\""), 15,
                "type = \"margin\"\nweight = 0.5\nname = \"hinge\"\nmargin = 0.3");
-  const Pipeline p = build_pipeline(parse_toml(text, "p.toml"), "p.toml", plugins());
+  const Pipeline p = build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
   EXPECT_EQ(p.losses[0].weight, 0.5);
   EXPECT_EQ(p.losses[0].name, "hinge");
   std::string bad = test::tiny_pipeline();

@@ -9,7 +9,6 @@
 #include "pipelines.hpp"
 #include "trainer.hpp"
 #include "wscsl/config/toml.hpp"
-#include "wscsl/runtime/plugin_manager.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
 namespace fs = std::filesystem;
@@ -17,16 +16,6 @@ using namespace wscsl;
 using namespace wscsl::host;
 
 namespace {
-
-const Registry& plugins() {
-  static Registry* registry = [] {
-    auto* r = new Registry();
-    std::vector<std::string> warnings;
-    PluginManager(*r).load({{WSCSL_PLUGIN_DIR, "test"}}, warnings);
-    return r;
-  }();
-  return *registry;
-}
 
 fs::path fresh_dir(const std::string& name) {
   const fs::path dir =
@@ -36,7 +25,8 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 Pipeline tiny() {
-  return build_pipeline(parse_toml(test::tiny_pipeline(), "tiny.toml"), "tiny.toml", plugins());
+  return build_pipeline(parse_toml(test::tiny_pipeline(), "tiny.toml"), "tiny.toml",
+                        test::in_tree_plugins());
 }
 
 TrainResult run(const fs::path& dir, bool resume, std::int64_t stop_after = 0) {

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "wscsl/error.hpp"
+
 namespace wscsl::testing {
 
 TableModule::TableModule(std::int64_t num_embeddings, std::int64_t dim, std::vector<double> weights,
@@ -51,6 +53,29 @@ EmbeddingTable make_table(const std::string& split, const torch::Tensor& psi,
       t.triplets[static_cast<std::int64_t>(i)][j] = triplets[i][static_cast<std::size_t>(j)];
   t.conditions = torch::tensor(conditions, torch::kLong);
   return t;
+}
+
+EvalReport run_evaluator(Evaluator& evaluator, ConditionModule& module, const EmbeddingTable& fit,
+                         const EmbeddingTable& target, const DatasetInfo& info,
+                         std::map<std::string, torch::Tensor>* shared) {
+  FixedDataset data(info, {});
+  std::map<std::string, torch::Tensor> local;
+  EvalContext context{fit,
+                      target,
+                      module,
+                      data,
+                      info,
+                      {},
+                      shared ? *shared : local,
+                      true,
+                      /*batch_size=*/2};
+  return evaluator.evaluate(context);
+}
+
+double metric(const EvalReport& report, const std::string& name) {
+  for (const Metric& m : report.metrics)
+    if (m.name == name) return m.value;
+  throw Error("the report has no metric '" + name + "'");
 }
 
 DatasetInfo dataset_info(const std::vector<std::string>& condition_names) {

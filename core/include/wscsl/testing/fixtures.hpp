@@ -55,6 +55,15 @@ EmbeddingTable make_table(const std::string& split, const torch::Tensor& psi,
                           const std::vector<std::array<std::int64_t, 3>>& triplets,
                           const std::vector<std::int64_t>& conditions);
 
+// Runs an evaluator as the host would, with alignments fitted on `fit` and applied to `target`.
+// `shared` receives what the evaluator publishes for later ones.
+EvalReport run_evaluator(Evaluator& evaluator, ConditionModule& module, const EmbeddingTable& fit,
+                         const EmbeddingTable& target, const DatasetInfo& info,
+                         std::map<std::string, torch::Tensor>* shared = nullptr);
+
+// The value of a metric of a report; throws if it is absent.
+double metric(const EvalReport& report, const std::string& name);
+
 // DatasetInfo with the given condition names (3×32×32 images, splits train/val/test).
 DatasetInfo dataset_info(const std::vector<std::string>& condition_names);
 

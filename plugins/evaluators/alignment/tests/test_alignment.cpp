@@ -48,19 +48,11 @@ Result run(const EmbeddingTable& fit, const EmbeddingTable& target, std::size_t 
   std::vector<std::string> names = {"a", "b", "c", "d", "e"};
   names.resize(conditions);
   const DatasetInfo info = wscsl::testing::dataset_info(names);
-  wscsl::testing::FixedDataset data(info, {});
   wscsl::testing::TableModule module(static_cast<std::int64_t>(embeddings), 1,
                                      std::vector<double>(embeddings, 1.0 / embeddings));
   Result r;
-  EvalContext context{fit, target, module, data, info, {}, r.shared, true, 5};
-  r.report = e->evaluate(context);
+  r.report = wscsl::testing::run_evaluator(*e, module, fit, target, info, &r.shared);
   return r;
-}
-
-double metric(const EvalReport& r, const std::string& name) {
-  for (const Metric& m : r.metrics)
-    if (m.name == name) return m.value;
-  throw std::runtime_error("no metric " + name);
 }
 
 }  // namespace
@@ -71,11 +63,11 @@ TEST(Alignment, KnownCostMatrixGivesKnownGreedyOtAndExactAccuracies) {
   const std::vector<std::vector<int>> acc = {{4, 3, 0}, {4, 1, 0}, {1, 0, 2}};
   const EmbeddingTable t = table_with_accuracy("test", acc);
   const Result r = run(t, t, 3);
-  EXPECT_DOUBLE_EQ(metric(r.report, "gr_accuracy"), (1.0 + 1.0 + 0.5) / 3);
-  EXPECT_DOUBLE_EQ(metric(r.report, "exact_accuracy"), (0.75 + 1.0 + 0.5) / 3);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "gr_accuracy"), (1.0 + 1.0 + 0.5) / 3);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (0.75 + 1.0 + 0.5) / 3);
   // reg 1e-3 and POT's 1000 iterations leave the plan within ~1e-4 of the permutation.
-  EXPECT_NEAR(metric(r.report, "ot_accuracy"), (0.75 + 1.0 + 0.5) / 3, 1e-3);
-  EXPECT_NEAR(metric(r.report, "ot_accuracy/a"), 0.75, 1e-3);
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "ot_accuracy"), (0.75 + 1.0 + 0.5) / 3, 1e-3);
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "ot_accuracy/a"), 0.75, 1e-3);
   EXPECT_TRUE(torch::equal(r.shared.at("alignment.exact_assignment"),
                            torch::tensor({1, 0, 2}, torch::kLong)));
   EXPECT_TRUE(
@@ -91,11 +83,12 @@ TEST(Alignment, FitsOnOneSplitAndAppliesToAnother) {
   const EmbeddingTable val = table_with_accuracy("val", {{4, 0}, {0, 4}});
   const EmbeddingTable test = table_with_accuracy("test", {{1, 3}, {2, 4}});
   const Result r = run(val, test, 2);
-  EXPECT_DOUBLE_EQ(metric(r.report, "exact_accuracy"), (0.25 + 1.0) / 2);
-  EXPECT_NEAR(metric(r.report, "ot_accuracy"), (0.25 + 1.0) / 2, 1e-3);
-  EXPECT_DOUBLE_EQ(metric(r.report, "gr_accuracy"), (0.75 + 1.0) / 2);  // chosen on test
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (0.25 + 1.0) / 2);
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "ot_accuracy"), (0.25 + 1.0) / 2, 1e-3);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "gr_accuracy"),
+                   (0.75 + 1.0) / 2);  // chosen on test
   const Result fitted = run(val, test, 2, "greedy_fit = \"fit\"");
-  EXPECT_DOUBLE_EQ(metric(fitted.report, "gr_accuracy"), (0.25 + 1.0) / 2);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(fitted.report, "gr_accuracy"), (0.25 + 1.0) / 2);
 }
 
 TEST(Alignment, ACollapsedEmbeddingCountsHalf) {
@@ -106,18 +99,16 @@ TEST(Alignment, ACollapsedEmbeddingCountsHalf) {
   collapsed.psi.select(1, 1).fill_(7.0);
   collapsed.phi = collapsed.psi.reshape({collapsed.psi.size(0), 2});
   const Result r = run(collapsed, collapsed, 2);
-  EXPECT_DOUBLE_EQ(metric(r.report, "exact_accuracy"), (1.0 + 0.5) / 2);
-  EXPECT_NEAR(metric(r.report, "ot_accuracy"), (1.0 + 0.5) / 2, 1e-3);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (1.0 + 0.5) / 2);
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "ot_accuracy"), (1.0 + 0.5) / 2, 1e-3);
 }
 
 TEST(Alignment, NeedsConditionLabels) {
   EmbeddingTable t = table_with_accuracy("test", {{4, 0}, {0, 4}});
   auto e = wscsl::testing::build<Evaluator>("alignment");
-  const DatasetInfo info = wscsl::testing::dataset_info({"a", "b"});
-  wscsl::testing::FixedDataset data(info, {});
   wscsl::testing::TableModule module(2, 1, {0.5, 0.5});
-  std::map<std::string, torch::Tensor> shared;
   t.conditions = torch::Tensor();
-  EvalContext context{t, t, module, data, info, {}, shared, true, 5};
-  EXPECT_THROW(e->evaluate(context), Error);
+  EXPECT_THROW(
+      wscsl::testing::run_evaluator(*e, module, t, t, wscsl::testing::dataset_info({"a", "b"})),
+      Error);
 }

@@ -20,17 +20,8 @@ EmbeddingTable line_table() {
 }
 
 EvalReport run(Evaluator& e, ConditionModule& m, const EmbeddingTable& table) {
-  const DatasetInfo info = wscsl::testing::dataset_info({"shape", "size"});
-  wscsl::testing::FixedDataset data(info, {});
-  std::map<std::string, torch::Tensor> shared;
-  EvalContext context{table, table, m, data, info, {}, shared, true, 2};
-  return e.evaluate(context);
-}
-
-double metric(const EvalReport& r, const std::string& name) {
-  for (const Metric& m : r.metrics)
-    if (m.name == name) return m.value;
-  throw std::runtime_error("no metric " + name);
+  return wscsl::testing::run_evaluator(e, m, table, table,
+                                       wscsl::testing::dataset_info({"shape", "size"}));
 }
 
 }  // namespace
@@ -39,9 +30,9 @@ TEST(TripletAccuracy, CountsTiesAsHalfOverallAndPerCondition) {
   auto e = wscsl::testing::build<Evaluator>("triplet_accuracy");
   wscsl::testing::TableModule module(1, 1, {1.0});
   const EvalReport r = run(*e, module, line_table());
-  EXPECT_DOUBLE_EQ(metric(r, "accuracy"), 2.5 / 4);
-  EXPECT_DOUBLE_EQ(metric(r, "accuracy/shape"), 0.5);
-  EXPECT_DOUBLE_EQ(metric(r, "accuracy/size"), 0.75);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy"), 2.5 / 4);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy/shape"), 0.5);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy/size"), 0.75);
   ASSERT_EQ(r.tables.size(), 1u);
   EXPECT_EQ(r.tables[0].rows.back(), (std::vector<std::string>{"all", "0.6250", "4"}));
 }
@@ -56,9 +47,9 @@ TEST(TripletAccuracy, UsesTheModulesOwnFusedPrediction) {
   table.phi = table.psi.reshape({4, 2});
   auto e = wscsl::testing::build<Evaluator>("triplet_accuracy");
   wscsl::testing::TableModule fused(2, 1, {0.5, 0.5});
-  EXPECT_DOUBLE_EQ(metric(run(*e, fused, table), "accuracy"), 2.5 / 4);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(run(*e, fused, table), "accuracy"), 2.5 / 4);
   wscsl::testing::TableModule collapsed(2, 1, {1.0, 0.0});
-  EXPECT_DOUBLE_EQ(metric(run(*e, collapsed, table), "accuracy"), 0.5);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(run(*e, collapsed, table), "accuracy"), 0.5);
 }
 
 TEST(TripletAccuracy, ConditionGivenNeedsConditions) {
