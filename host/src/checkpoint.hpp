@@ -21,7 +21,7 @@ struct TrainingState {
   double best_value = std::numeric_limits<double>::quiet_NaN();
   std::int64_t best_epoch = -1;
   std::int64_t threads = 0;  // intra-op threads the run used
-  std::string config;        // the resolved pipeline the run trains
+  std::string config;        // the resolved pipeline (without provenance) the run trains
 };
 
 // Writes everything needed to continue bit-identically. The file is replaced atomically, so a

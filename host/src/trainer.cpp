@@ -14,6 +14,7 @@
 #include <torch/utils.h>
 
 #include "progress.hpp"
+#include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
 #include "wscsl/util/rng.hpp"
@@ -151,25 +152,32 @@ class Loop {
   void start() {
     at::set_num_threads(o_.resolved_threads());
     state_.threads = o_.resolved_threads();
-    state_.config = resolved_toml(p_);
-    if (request_.resume) {
-      const fs::path last = run_.checkpoint("last");
-      const TrainingState saved = load_checkpoint(last, *model_, optimizer_.get(), true);
-      if (saved.threads != state_.threads)
-        fmt::print(stderr,
-                   "wscsl: warning: the run used {} threads and now {}; the resumed losses will "
-                   "not match an uninterrupted run bit for bit\n",
-                   saved.threads, state_.threads);
-      const std::string config = state_.config;
-      state_ = saved;
-      state_.threads = o_.resolved_threads();
-      state_.config = config;
-      run_.truncate_logs(state_.epoch, state_.global_step);
-      fmt::print(request_.out, "resuming {} at epoch {}, step {} (global step {})\n",
-                 run_.root().string(), state_.epoch + 1, state_.step, state_.global_step);
-    } else {
-      write_file_atomically(run_.resolved(), state_.config);
+    state_.config = to_toml(p_.resolved);
+    if (!request_.resume) {
+      write_file_atomically(run_.resolved(), resolved_toml(p_));
+      return;
     }
+    const TrainingState saved =
+        load_checkpoint(run_.checkpoint("last"), *model_, optimizer_.get(), true);
+    if (saved.threads != state_.threads)
+      fmt::print(stderr,
+                 "wscsl: warning: the run used {} threads and now {}; the resumed losses will not "
+                 "match an uninterrupted run bit for bit\n",
+                 saved.threads, state_.threads);
+    if (saved.config != state_.config) {
+      fmt::print(stderr,
+                 "wscsl: warning: the pipeline differs from the one the checkpoint was trained "
+                 "with; {} now records the new one\n",
+                 run_.resolved().string());
+      write_file_atomically(run_.resolved(), resolved_toml(p_));
+    }
+    const std::string config = state_.config;
+    state_ = saved;
+    state_.threads = o_.resolved_threads();
+    state_.config = config;
+    run_.truncate_logs(state_.epoch, state_.global_step);
+    fmt::print(request_.out, "resuming {} at epoch {}, step {} (global step {})\n",
+               run_.root().string(), state_.epoch + 1, state_.step, state_.global_step);
   }
 
   double step(const SplitData& train, const torch::Tensor& rows, bool conditioned) {
