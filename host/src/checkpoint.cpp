@@ -77,9 +77,9 @@ TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Modu
   state.epoch = read_value("epoch").toInt();
   state.step = read_value("step").toInt();
   state.global_step = read_value("global_step").toInt();
-  state.epoch_loss_sum = read_value("epoch_loss_sum").toDouble();
+  state.epoch_loss_sum = read_value("epoch_loss_sum").to<double>();
   state.epoch_loss_count = read_value("epoch_loss_count").toInt();
-  state.best_value = read_value("best_value").toDouble();
+  state.best_value = read_value("best_value").to<double>();
   state.best_epoch = read_value("best_epoch").toInt();
   state.threads = read_value("threads").toInt();
   state.config = read_value("config").toStringRef();

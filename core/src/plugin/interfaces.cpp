@@ -107,10 +107,15 @@ bool DatasetInfo::has_split(const std::string& name) const {
   return false;
 }
 
+const DatasetInfo& Dataset::cached_info() {
+  if (!info_) info_ = info();
+  return *info_;
+}
+
 const SplitData& Dataset::split(const std::string& name) {
   auto it = splits_.find(name);
   if (it != splits_.end()) return it->second;
-  const DatasetInfo described = info();
+  const DatasetInfo& described = cached_info();
   if (!described.has_split(name))
     throw ComponentError(fmt::format("{} has no split '{}'", who(*this), name));
   SplitData data = guarded(*this, "load_split", [&] { return load_split(name); });
@@ -140,7 +145,7 @@ at::Tensor Dataset::images(const std::string& split, const at::Tensor& ids,
     throw ComponentError(
         fmt::format("{}: image ids must be a 1-D int64 tensor, got {}", who(*this), shape_of(ids)));
   at::Tensor out = guarded(*this, "load_images", [&] { return load_images(split, ids, request); });
-  const DatasetInfo d = info();
+  const DatasetInfo& d = cached_info();
   expect_shape(*this, "images", out, {ids.size(0), d.channels, d.height, d.width});
   if (out.scalar_type() != at::kFloat) contract(*this, "images must be float32");
   return out;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,7 @@ class Dataset : public Component {
   ~Dataset() override;
   Kind kind() const noexcept final { return Kind::Dataset; }
 
-  // Cheap: must not read image data.
+  // Cheap: must not read image data. Constant over the dataset's life.
   virtual DatasetInfo info() const = 0;
 
   // Loads a split on first use (decoding images once), checks it, and keeps it.
@@ -66,7 +67,9 @@ class Dataset : public Component {
                                  const ImageRequest& request) = 0;
 
  private:
+  const DatasetInfo& cached_info();
   std::map<std::string, SplitData> splits_;
+  std::optional<DatasetInfo> info_;
 };
 
 }  // namespace wscsl
