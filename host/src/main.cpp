@@ -1,8 +1,4 @@
 // wscsl: train, evaluate and inspect conditional-similarity pipelines built from plugins.
-#include <unistd.h>
-
-#include <cstdlib>
-
 #include <c10/util/Exception.h>
 
 #include <fmt/format.h>
@@ -14,17 +10,6 @@
 
 namespace {
 
-// OpenMP threads that spin while they wait turn a busy core into a 40× slower training step on a
-// shared machine (measured: 62 steps/s on one thread, 1.6 with two active-waiting threads, 25
-// with passive waiting). The OpenMP runtime reads its wait policy when LibTorch is loaded, before
-// main(), so the only way to choose it is to start again with the variable set. A user's own
-// OMP_WAIT_POLICY is respected.
-void choose_passive_openmp_waits(char** argv) {
-  if (std::getenv("OMP_WAIT_POLICY")) return;
-  ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-  ::execv("/proc/self/exe", argv);  // returns only on failure: then run with the default policy
-}
-
 int fail(const std::string& message, int status) {
   fmt::print(stderr, "{}\n", message);
   return status;
@@ -33,7 +18,6 @@ int fail(const std::string& message, int status) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  choose_passive_openmp_waits(argv);
   using namespace wscsl::host;
   CLI::App app("wscsl " WSCSL_VERSION_STRING
                " — conditional similarity learning from plugin pipelines");
