@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include <torch/nn/init.h>
 #include <torch/nn/modules/activation.h>
 
@@ -22,9 +24,20 @@ Schema<ConvNetOptions> ConvNet::schema() {
           "stages; \"stride\": every stage, the first included, starts with a stride-2 "
           "convolution (about 7× cheaper on 32-px inputs).")
       .choices({"maxpool", "stride"});
+  s.field("pooling", &O::pooling,
+          "\"average\": global average pooling before the linear layer (the reference trunk); "
+          "\"flatten\": the linear layer sees the whole final feature map, which keeps the "
+          "spatial layout that orientation needs.")
+      .choices({"average", "flatten"});
   s.field("input_channels", &O::input_channels, "Image channels (set from the dataset).")
       .min(1)
       .derived("dataset.channels");
+  s.field("input_height", &O::input_height, "Image height (set from the dataset).")
+      .min(1)
+      .derived("dataset.height");
+  s.field("input_width", &O::input_width, "Image width (set from the dataset).")
+      .min(1)
+      .derived("dataset.width");
   return s;
 }
 
@@ -33,9 +46,14 @@ ConvNet::ConvNet(const Options& options) : options_(options) {
   features_ = register_module("features", nn::Sequential());
   std::int64_t in = options.input_channels.value_or(3);
   std::int64_t out = options.width;
+  std::int64_t height = options.input_height.value_or(32), width = options.input_width.value_or(32);
   for (std::int64_t stage = 0; stage < options.depth; ++stage) {
     const bool strided = options.downsample == "stride";
-    if (stage > 0 && !strided) features_->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
+    if (stage > 0 && !strided) {
+      features_->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
+      height /= 2, width /= 2;
+    }
+    if (strided) height = (height + 1) / 2, width = (width + 1) / 2;  // 3×3, padding 1, stride 2
     for (std::int64_t i = 0; i < options.convs_per_stage; ++i) {
       const std::int64_t stride = strided && i == 0 ? 2 : 1;
       nn::Conv2d conv(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false));
@@ -48,13 +66,18 @@ ConvNet::ConvNet(const Options& options) : options_(options) {
     }
     out *= 2;
   }
-  head_ = register_module("head", nn::Linear(in, options.embedding_dim));
+  if (height < 1 || width < 1)
+    throw Error(fmt::format("convnet: {} stages shrink a {}×{} image to nothing", options.depth,
+                            options.input_height.value_or(32), options.input_width.value_or(32)));
+  const std::int64_t features = options.pooling == "flatten" ? in * height * width : in;
+  head_ = register_module("head", nn::Linear(features, options.embedding_dim));
 }
 
 torch::Tensor ConvNet::forward_images(const torch::Tensor& images) {
   // Channels-last lets oneDNN run the small convolutions noticeably faster on CPU.
   const torch::Tensor x = images.contiguous(at::MemoryFormat::ChannelsLast);
-  return head_->forward(features_->forward(x).mean({2, 3}));
+  const torch::Tensor maps = features_->forward(x);
+  return head_->forward(options_.pooling == "flatten" ? maps.flatten(1) : maps.mean({2, 3}));
 }
 
 }  // namespace wscsl::convnet

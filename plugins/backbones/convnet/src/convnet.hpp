@@ -11,13 +11,15 @@
 namespace wscsl::convnet {
 
 struct ConvNetOptions {
-  std::int64_t width = 32;           // channels of the first stage; doubled at every stage
-  std::int64_t depth = 3;            // number of stages
-  std::int64_t convs_per_stage = 1;  // 3×3 conv layers per stage
-  std::int64_t embedding_dim = 64;   // D, the size of φ
-  std::string downsample =
-      "maxpool";  // "maxpool" between stages, or "stride": each stage's first conv
+  std::int64_t width = 32;             // channels of the first stage; doubled at every stage
+  std::int64_t depth = 3;              // number of stages
+  std::int64_t convs_per_stage = 1;    // 3×3 conv layers per stage
+  std::int64_t embedding_dim = 64;     // D, the size of φ
+  std::string downsample = "maxpool";  // or "stride": each stage starts with a stride-2 conv
+  std::string pooling = "average";     // or "flatten": the head sees the whole feature map
   std::optional<std::int64_t> input_channels;  // from the dataset
+  std::optional<std::int64_t> input_height;    // from the dataset
+  std::optional<std::int64_t> input_width;     // from the dataset
 };
 
 class ConvNet final : public Backbone {

@@ -32,6 +32,28 @@ TEST(ConvNet, StridedStagesHalveTheResolutionWithoutPooling) {
   EXPECT_EQ(strided, 2);
 }
 
+TEST(ConvNet, FlattenHeadSeesTheWholeFeatureMap) {
+  Facts facts;
+  facts.set("dataset.height", ConfigNode::integer(28), "the test");
+  facts.set("dataset.width", ConfigNode::integer(20), "the test");
+  // 28×20 → strided stages 14×10 → 7×5: the head reads 8 · 35 features.
+  auto net = wscsl::testing::build<Backbone>(
+      "convnet", "width = 4\ndepth = 2\ndownsample = \"stride\"\npooling = \"flatten\"\n", facts);
+  EXPECT_EQ(net->embed(torch::rand({2, 3, 28, 20})).size(1), 64);
+  for (const auto& item : net->named_parameters()) {
+    if (item.key() == "head.weight") {
+      EXPECT_EQ(item.value().sizes(), (std::vector<std::int64_t>{64, 8 * 7 * 5}));
+    }
+  }
+  // Max-pooling a 2×2 image twice leaves nothing to flatten.
+  Facts tiny;
+  tiny.set("dataset.height", ConfigNode::integer(2), "the test");
+  tiny.set("dataset.width", ConfigNode::integer(2), "the test");
+  EXPECT_THROW(
+      wscsl::testing::build<Backbone>("convnet", "depth = 3\npooling = \"flatten\"\n", tiny),
+      Error);
+}
+
 TEST(ConvNet, TakesItsInputChannelsFromTheDataset) {
   Facts facts;
   facts.set("dataset.channels", ConfigNode::integer(1), "the test");
