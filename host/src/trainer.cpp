@@ -189,9 +189,12 @@ class Loop {
     const torch::Tensor images = p_.dataset->images("train", triplets.t().reshape({-1}), request);
     TripletInput in;
     // One backbone call per role, so batch-norm statistics are per role as in the reference code.
-    in.phi_anchor = p_.backbone->embed(images.narrow(0, 0, b));
-    in.phi_close = p_.backbone->embed(images.narrow(0, b, b));
-    in.phi_far = p_.backbone->embed(images.narrow(0, 2 * b, b));
+    in.images_anchor = images.narrow(0, 0, b);
+    in.images_close = images.narrow(0, b, b);
+    in.images_far = images.narrow(0, 2 * b, b);
+    in.phi_anchor = p_.backbone->embed(in.images_anchor);
+    in.phi_close = p_.backbone->embed(in.images_close);
+    in.phi_far = p_.backbone->embed(in.images_far);
     in.psi_anchor = p_.condition_module->embed(in.phi_anchor);
     in.psi_close = p_.condition_module->embed(in.phi_close);
     in.psi_far = p_.condition_module->embed(in.phi_far);

@@ -164,6 +164,7 @@ TripletInput TripletInput::reversed() const {
   TripletInput r = *this;
   std::swap(r.phi_close, r.phi_far);
   std::swap(r.psi_close, r.psi_far);
+  std::swap(r.images_close, r.images_far);
   return r;
 }
 

@@ -88,4 +88,23 @@ DatasetInfo dataset_info(const std::vector<std::string>& condition_names) {
   return info;
 }
 
+TripletInput random_triplets(ConditionModule& module, std::int64_t batch, std::int64_t dim,
+                             bool with_conditions) {
+  TripletInput in;
+  in.phi_anchor = torch::randn({batch, dim});
+  in.phi_close = torch::randn({batch, dim});
+  in.phi_far = torch::randn({batch, dim});
+  in.psi_anchor = module.embed(in.phi_anchor);
+  in.psi_close = module.embed(in.phi_close);
+  in.psi_far = module.embed(in.phi_far);
+  if (with_conditions) in.conditions = torch::randint(module.num_embeddings(), {batch}, torch::kLong);
+  return in;
+}
+
+torch::Tensor parameter(const torch::nn::Module& module, const std::string& name) {
+  for (const auto& p : module.named_parameters())
+    if (p.key() == name) return p.value();
+  throw Error("the module has no parameter '" + name + "'");
+}
+
 }  // namespace wscsl::testing

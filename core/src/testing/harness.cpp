@@ -66,4 +66,11 @@ Facts facts(std::int64_t num_conditions, std::int64_t embedding_dim) {
   return f;
 }
 
+Facts with_images(Facts facts, std::int64_t channels, std::int64_t height, std::int64_t width) {
+  facts.set("dataset.channels", ConfigNode::integer(channels), "the test");
+  facts.set("dataset.height", ConfigNode::integer(height), "the test");
+  facts.set("dataset.width", ConfigNode::integer(width), "the test");
+  return facts;
+}
+
 }  // namespace wscsl::testing

@@ -22,6 +22,9 @@ struct TripletInput {
   torch::Tensor phi_anchor, phi_close, phi_far;  // [B, D] backbone embeddings
   torch::Tensor psi_anchor, psi_close, psi_far;  // [B, K, E] from ConditionModule::embed
   torch::Tensor conditions;                      // [B] int64; defined for Conditioned modules
+  // The triplet's images [B, C, H, W], for losses that reconstruct them (VAEs). Set by the trainer
+  // while training; undefined in evaluation, where only cached embeddings exist.
+  torch::Tensor images_anchor, images_close, images_far;
 
   // The same triplet with close and far swapped: (anchor, far, close).
   TripletInput reversed() const;

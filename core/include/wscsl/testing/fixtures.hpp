@@ -67,4 +67,12 @@ double metric(const EvalReport& report, const std::string& name);
 // DatasetInfo with the given condition names (3×32×32 images, splits train/val/test).
 DatasetInfo dataset_info(const std::vector<std::string>& condition_names);
 
+// A batch of `batch` triplets with standard-normal φ [B, dim], embedded by `module`; with
+// `with_conditions`, conditions drawn uniformly from [0, K).
+TripletInput random_triplets(ConditionModule& module, std::int64_t batch, std::int64_t dim,
+                             bool with_conditions = false);
+
+// The parameter of `module` (or of a submodule) named `name`, e.g. "masks.weight"; throws if none.
+torch::Tensor parameter(const torch::nn::Module& module, const std::string& name);
+
 }  // namespace wscsl::testing

@@ -40,4 +40,7 @@ std::shared_ptr<Interface> build(const std::string& type, const std::string& tom
 // Facts as a pipeline would establish them, for components that need them.
 Facts facts(std::int64_t num_conditions, std::int64_t embedding_dim);
 
+// Adds the dataset's image facts (dataset.channels, dataset.height, dataset.width) to `facts`.
+Facts with_images(Facts facts, std::int64_t channels, std::int64_t height, std::int64_t width);
+
 }  // namespace wscsl::testing

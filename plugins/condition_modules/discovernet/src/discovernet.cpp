@@ -3,17 +3,14 @@
 #include <cmath>
 
 #include <fmt/format.h>
-#include <torch/nn/functional/normalization.h>
+
+#include "sequential_branch.hpp"
+#include "set_branch.hpp"
+#include "transformer_branch.hpp"
+#include "wscsl/nn/distances.hpp"
+#include "wscsl/nn/scoring.hpp"
 
 namespace wscsl::discovernet {
-namespace {
-
-torch::Tensor l2_normalize(const torch::Tensor& x, std::int64_t dim) {
-  namespace F = torch::nn::functional;
-  return F::normalize(x, F::NormalizeFuncOptions().p(2).dim(dim).eps(1e-12));
-}
-
-}  // namespace
 
 Schema<DiscoverNetOptions> DiscoverNet::schema() {
   using O = DiscoverNetOptions;
@@ -35,10 +32,15 @@ Schema<DiscoverNetOptions> DiscoverNet::schema() {
           "\"linear\": ψ_k = normalize(W_k φ) (released code); \"residual\": ψ_k = "
           "normalize(φ + L_k φ) (the paper's Eq. 8).")
       .choices({"linear", "residual"});
-  s.field("g", &O::g, "The triplet summary g.").choices({"set"});
+  s.field("g", &O::g,
+          "The triplet summary g: \"set\" (Eq. 9, max over pair tokens), \"sequential\" (a "
+          "bidirectional LSTM over (anchor, far, close), zero initial states), \"transformer\" "
+          "(single-head self-attention over pair tokens, dropout 0.1 / 0.5 as released).")
+      .choices({"set", "sequential", "transformer"});
   s.field("pairs", &O::pairs,
-          "Pairs the set g pools: 2 = {[a,c],[a,f]}, invariant to swapping close and far "
-          "(DiscoverNet-Set); 3 adds [f,c] (released default, used with the semantic regularizer).")
+          "Pair tokens of the set and transformer g: 2 = {[a,f],[a,c]}, invariant to swapping "
+          "close and far (DiscoverNet-Set); 3 adds [f,c] (released default, used with the "
+          "semantic regularizer). The sequential g reads the ordered triplet instead.")
       .choices({"2", "3"});
   s.field("temperature", &O::temperature, "Softmax temperature τ of p(τ).").greater_than(0.0);
   s.field("logits", &O::logits,
@@ -54,8 +56,21 @@ Schema<DiscoverNetOptions> DiscoverNet::schema() {
     if (o.projection == "residual" && o.embedding_dim && d && *o.embedding_dim != d)
       c.error("embedding_dim",
               fmt::format("must equal input_dim ({}) for residual projections", d));
+    if (o.g == "sequential" && d % 2 != 0)
+      c.error("g", fmt::format("the sequential g needs an even input_dim (its bidirectional LSTM "
+                               "has D/2 units per direction and a residual), got {}",
+                               d));
+    if (o.g == "sequential" && o.pairs == 2)
+      c.error("pairs",
+              "pairs = 2 has no meaning for the sequential g, which reads the ordered triplet");
   });
   return s;
+}
+
+std::shared_ptr<TripletSummary> DiscoverNet::make_summary(const Options& options, std::int64_t d) {
+  if (options.g == "sequential") return std::make_shared<SequentialBranch>(d);
+  if (options.g == "transformer") return std::make_shared<TransformerBranch>(d, options.pairs);
+  return std::make_shared<SetBranch>(d, options.pairs);
 }
 
 DiscoverNet::DiscoverNet(const Options& options)
@@ -65,7 +80,7 @@ DiscoverNet::DiscoverNet(const Options& options)
       e_(options.embedding_dim.value_or(d_)) {
   projection_ = register_module(
       "projection", torch::nn::Linear(torch::nn::LinearOptions(d_, k_ * e_).bias(false)));
-  g_ = register_module("g", std::make_shared<SetBranch>(d_, options.pairs));
+  g_ = register_module("g", make_summary(options, d_));
   // Initialised like nn.Linear(D, K, bias=False).weight: U(±1/√D).
   const double bound = 1.0 / std::sqrt(static_cast<double>(d_));
   anchors_ = register_parameter("anchors", torch::empty({k_, d_}).uniform_(-bound, bound));
@@ -79,29 +94,25 @@ DiscoverNet::DiscoverNet(const Options& options)
 torch::Tensor DiscoverNet::embed_impl(const torch::Tensor& phi) {
   torch::Tensor psi = projection_->forward(phi).view({phi.size(0), k_, e_});
   if (options_.projection == "residual") psi = psi + phi.unsqueeze(1);
-  return l2_normalize(psi, -1);
+  return nn::normalize_clamped(psi, -1);
 }
 
 torch::Tensor DiscoverNet::condition_weights(const torch::Tensor& phi_anchor,
                                              const torch::Tensor& phi_close,
                                              const torch::Tensor& phi_far) {
   auto prepare = [&](const torch::Tensor& x) {
-    return options_.normalize_g_input ? l2_normalize(x, 1) : x;
+    return options_.normalize_g_input ? nn::normalize_clamped(x, 1) : x;
   };
   torch::Tensor summary = g_->forward(prepare(phi_anchor), prepare(phi_close), prepare(phi_far));
-  if (options_.logits == "cosine") summary = l2_normalize(summary, 1);
-  const torch::Tensor logits = summary.matmul(l2_normalize(anchors_, 1).t());
+  if (options_.logits == "cosine") summary = nn::normalize_clamped(summary, 1);
+  const torch::Tensor logits = summary.matmul(nn::normalize_clamped(anchors_, 1).t());
   return torch::softmax(logits / options_.temperature, 1);
 }
 
 TripletScores DiscoverNet::score_impl(const TripletInput& in) {
-  TripletScores s;
-  s.close_distances = distances(in.psi_anchor, in.psi_close);
-  s.far_distances = distances(in.psi_anchor, in.psi_far);
-  s.weights = condition_weights(in.phi_anchor, in.phi_close, in.phi_far);
-  s.fused_close = (s.weights * s.close_distances).sum(1);
-  s.fused_far = (s.weights * s.far_distances).sum(1);
-  return s;
+  return nn::expected_distances(distances(in.psi_anchor, in.psi_close),
+                                distances(in.psi_anchor, in.psi_far),
+                                condition_weights(in.phi_anchor, in.phi_close, in.phi_far));
 }
 
 }  // namespace wscsl::discovernet

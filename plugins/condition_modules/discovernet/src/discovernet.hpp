@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "set_branch.hpp"
+#include "triplet_summary.hpp"
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::discovernet {
@@ -17,8 +17,8 @@ struct DiscoverNetOptions {
   std::optional<std::int64_t> num_embeddings;  // K, defaults to the dataset's conditions
   std::optional<std::int64_t> embedding_dim;   // E, defaults to D
   std::string projection = "linear";           // "linear": W_k φ; "residual": (I + L_k) φ
-  std::string g = "set";
-  std::int64_t pairs = 3;  // set g: 2 = swap-invariant {[a,c],[a,f]}, 3 adds [f,c]
+  std::string g = "set";   // or "sequential", "transformer"
+  std::int64_t pairs = 3;  // set/transformer g: 2 = swap-invariant {[a,f],[a,c]}, 3 adds [f,c]
   double temperature = 1.0;
   std::string logits = "anchor_normalized";  // or "cosine" (the paper)
   bool normalize_g_input = false;
@@ -46,7 +46,8 @@ class DiscoverNet final : public ConditionModule {
   Options options_;
   std::int64_t d_, k_, e_;
   torch::nn::Linear projection_{nullptr};
-  std::shared_ptr<SetBranch> g_;
+  static std::shared_ptr<TripletSummary> make_summary(const Options& options, std::int64_t d);
+  std::shared_ptr<TripletSummary> g_;
   torch::Tensor anchors_;  // [K, D]
 };
 

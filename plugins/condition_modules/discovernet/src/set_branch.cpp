@@ -17,10 +17,7 @@ SetBranch::SetBranch(std::int64_t dim, std::int64_t pairs) : pairs_(pairs) {
 
 torch::Tensor SetBranch::forward(const torch::Tensor& anchor, const torch::Tensor& close,
                                  const torch::Tensor& far) {
-  std::vector<torch::Tensor> tokens = {torch::cat({anchor, close}, 1),
-                                       torch::cat({anchor, far}, 1)};
-  if (pairs_ == 3) tokens.push_back(torch::cat({far, close}, 1));
-  const torch::Tensor h = pair_mlp_->forward(torch::stack(tokens, 1));  // [B, P, d]
+  const torch::Tensor h = pair_mlp_->forward(pair_tokens(anchor, close, far, pairs_));  // [B, P, d]
   return set_mlp_->forward(std::get<0>(h.max(1)));
 }
 

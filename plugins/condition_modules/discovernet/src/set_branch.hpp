@@ -4,18 +4,19 @@
 
 #include <cstdint>
 
-#include <torch/nn/module.h>
 #include <torch/nn/modules/container/sequential.h>
+
+#include "triplet_summary.hpp"
 
 namespace wscsl::discovernet {
 
-class SetBranch : public torch::nn::Module {
+class SetBranch final : public TripletSummary {
  public:
-  // pairs = 2: {[φa‖φc], [φa‖φf]} is the same set for a triplet and its reversal;
+  // pairs = 2: {[φa‖φf], [φa‖φc]} is the same set for a triplet and its reversal;
   // pairs = 3: adds [φf‖φc] (the released code's third pair), which breaks that symmetry.
   SetBranch(std::int64_t dim, std::int64_t pairs);
   torch::Tensor forward(const torch::Tensor& anchor, const torch::Tensor& close,
-                        const torch::Tensor& far);
+                        const torch::Tensor& far) override;
 
  private:
   std::int64_t pairs_;

@@ -1,10 +1,16 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "../src/discovernet.hpp"
+#include "../src/triplet_summary.hpp"
+#include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
 
 using namespace wscsl;
 using wscsl::discovernet::DiscoverNet;
+using wscsl::testing::parameter;
+using wscsl::testing::random_triplets;
 
 namespace {
 
@@ -12,23 +18,6 @@ std::shared_ptr<DiscoverNet> make(const std::string& options, std::int64_t k = 4
                                   std::int64_t d = 8) {
   return std::static_pointer_cast<DiscoverNet>(
       wscsl::testing::build<ConditionModule>("discovernet", options, wscsl::testing::facts(k, d)));
-}
-
-TripletInput random_triplets(DiscoverNet& m, std::int64_t b, std::int64_t d) {
-  TripletInput in;
-  in.phi_anchor = torch::randn({b, d});
-  in.phi_close = torch::randn({b, d});
-  in.phi_far = torch::randn({b, d});
-  in.psi_anchor = m.embed(in.phi_anchor);
-  in.psi_close = m.embed(in.phi_close);
-  in.psi_far = m.embed(in.phi_far);
-  return in;
-}
-
-torch::Tensor parameter(torch::nn::Module& m, const std::string& name) {
-  for (const auto& p : m.named_parameters())
-    if (p.key() == name) return p.value();
-  throw std::runtime_error("no parameter " + name);
 }
 
 }  // namespace
@@ -147,4 +136,123 @@ TEST(DiscoverNet, OptionsAreValidated) {
             std::string::npos);
   auto k = make("num_embeddings = 6", 4, 8);
   EXPECT_EQ(k->num_embeddings(), 6);
+}
+
+namespace {
+
+// Sets every parameter of `m` whose name starts with `prefix` to `value`.
+void fill_parameters(torch::nn::Module& m, const std::string& prefix, double value) {
+  torch::NoGradGuard no_grad;
+  for (const auto& p : m.named_parameters())
+    if (p.key().rfind(prefix, 0) == 0) p.value().fill_(value);
+}
+
+// A Linear weight [D, blocks·D] that copies input block `block` to the output.
+torch::Tensor block_selector(std::int64_t d, std::int64_t blocks, std::int64_t block) {
+  torch::Tensor w = torch::zeros({d, blocks * d});
+  w.narrow(1, block * d, d).copy_(torch::eye(d));
+  return w;
+}
+
+}  // namespace
+
+TEST(DiscoverNet, SequentialAndThreePairTransformerDistinguishTheReversalTwoPairTransformerDoesNot) {
+  torch::manual_seed(4);
+  for (const char* options : {"g = \"sequential\"", "g = \"transformer\"\npairs = 3"}) {
+    auto m = make(options);
+    m->eval();  // the transformer's dropout would make two passes differ anyway
+    const TripletInput in = random_triplets(*m, 16, 8);
+    const TripletScores s = m->score(in), r = m->score(in.reversed());
+    EXPECT_GT((s.weights - r.weights).abs().max().item<double>(), 1e-4) << options;
+  }
+  auto set_like = make("g = \"transformer\"\npairs = 2");
+  set_like->eval();
+  const TripletInput in = random_triplets(*set_like, 16, 8);
+  EXPECT_TRUE(torch::allclose(set_like->score(in).weights, set_like->score(in.reversed()).weights,
+                              1e-6, 1e-7));
+}
+
+TEST(DiscoverNet, SequentialGReadsAnchorFarCloseWithAResidualAndZeroInitialStates) {
+  // With every LSTM weight and bias at zero, each gate is σ(0) = ½ and the candidate tanh(0) = 0:
+  // from zero initial states the cell and hidden states stay 0, so the LSTM's outputs are 0 and
+  // the residual passes the sequence through. The output layer then picks one position.
+  const std::int64_t d = 6;
+  auto m = make("g = \"sequential\"", 3, d);
+  fill_parameters(*m, "g.lstm.", 0.0);
+  torch::Tensor out = parameter(*m, "g.out.weight");  // [D, 3D]
+  const torch::Tensor a = torch::randn({5, d}), c = torch::randn({5, d}), f = torch::randn({5, d});
+  auto& g = *m->named_modules()["g"];
+  const std::vector<torch::Tensor> expected = {a, f, c};  // the reference's (x, y, z) order
+  for (std::int64_t position = 0; position < 3; ++position) {
+    {
+      torch::NoGradGuard no_grad;
+      out.copy_(block_selector(d, 3, position));
+    }
+    const torch::Tensor summary = g.as<discovernet::TripletSummary>()->forward(a, c, f);
+    EXPECT_TRUE(torch::allclose(summary, expected[static_cast<std::size_t>(position)], 1e-6, 1e-7))
+        << "position " << position;
+  }
+  // Zero initial states make it deterministic, in training mode too (the released code's random
+  // states do not).
+  m->train();
+  const TripletInput in = random_triplets(*m, 4, d);
+  EXPECT_TRUE(torch::equal(m->score(in).weights, m->score(in).weights));
+}
+
+TEST(DiscoverNet, TransformerGMatchesAHandComputedAttention) {
+  // W_q = 0 makes every attention score 0: each query attends uniformly to the 2P keys (the
+  // tokens listed twice), so with W_v = I and the mixing layer = I each token becomes
+  // mean(tokens) + token; summing over P tokens gives 2·Σ_p t_p, and the output layer [I 0] keeps
+  // the first half of each token [φa‖φf], [φa‖φc] (+ [φf‖φc]).
+  const std::int64_t d = 4;
+  for (std::int64_t pairs : {2, 3}) {
+    auto m = make("g = \"transformer\"\npairs = " + std::to_string(pairs), 3, d);
+    m->eval();
+    {
+      torch::NoGradGuard no_grad;
+      parameter(*m, "g.query.weight").zero_();
+      parameter(*m, "g.value.weight").copy_(torch::eye(2 * d));
+      parameter(*m, "g.mix.weight").copy_(torch::eye(2 * d));
+      parameter(*m, "g.out.weight").copy_(block_selector(d, 2, 0));
+      parameter(*m, "g.out.bias").zero_();
+    }
+    const torch::Tensor a = torch::randn({3, d}), c = torch::randn({3, d}), f = torch::randn({3, d});
+    const torch::Tensor expected = pairs == 2 ? 2.0 * (a + a) : 2.0 * (a + a + f);
+    auto& g = *m->named_modules()["g"];
+    EXPECT_TRUE(torch::allclose(g.as<discovernet::TripletSummary>()->forward(a, c, f), expected,
+                                1e-5, 1e-6))
+        << pairs << " pairs";
+  }
+}
+
+TEST(DiscoverNet, TransformerGIsInitialisedAndRegularisedAsReleased) {
+  torch::manual_seed(5);
+  const std::int64_t d = 64;
+  auto m = make("g = \"transformer\"", 4, d);
+  // W_q, W_k, W_v ~ N(0, √(2/(2D + 2D))); 128×128 draws estimate the deviation to about 1%.
+  for (const char* name : {"g.query.weight", "g.key.weight", "g.value.weight"}) {
+    const torch::Tensor w = parameter(*m, name);
+    EXPECT_NEAR(w.std().item<double>(), std::sqrt(2.0 / (4.0 * d)), 0.03 * std::sqrt(2.0 / (4.0 * d)))
+        << name;
+    EXPECT_FALSE(parameter(*m, name).requires_grad());  // frozen with the branch, as released
+  }
+  // Dropout makes two training-mode passes differ; evaluation is deterministic.
+  const TripletInput in = random_triplets(*m, 8, d);
+  m->train();
+  EXPECT_FALSE(torch::equal(m->score(in).weights, m->score(in).weights));
+  m->eval();
+  EXPECT_TRUE(torch::equal(m->score(in).weights, m->score(in).weights));
+}
+
+TEST(DiscoverNet, SequentialGOptionsAreChecked) {
+  const Diagnostics odd = wscsl::testing::bind_diagnostics(
+      Kind::ConditionModule, "discovernet", "g = \"sequential\"\n", wscsl::testing::facts(4, 7));
+  ASSERT_EQ(odd.error_count(), 1u) << odd.format();
+  EXPECT_NE(odd.format().find("needs an even input_dim"), std::string::npos);
+  const Diagnostics pairs = wscsl::testing::bind_diagnostics(
+      Kind::ConditionModule, "discovernet", "g = \"sequential\"\npairs = 2\n",
+      wscsl::testing::facts(4, 8));
+  ASSERT_EQ(pairs.error_count(), 1u) << pairs.format();
+  EXPECT_NE(pairs.format().find("pairs = 2 has no meaning for the sequential g"),
+            std::string::npos);
 }

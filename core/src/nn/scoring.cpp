@@ -1,0 +1,32 @@
+#include "wscsl/nn/scoring.hpp"
+
+#include <fmt/format.h>
+
+#include "wscsl/error.hpp"
+
+namespace wscsl::nn {
+
+TripletScores expected_distances(torch::Tensor close, torch::Tensor far, torch::Tensor weights) {
+  TripletScores s;
+  s.fused_close = (weights * close).sum(1);
+  s.fused_far = (weights * far).sum(1);
+  s.close_distances = std::move(close);
+  s.far_distances = std::move(far);
+  s.weights = std::move(weights);
+  return s;
+}
+
+torch::Tensor condition_one_hot(const torch::Tensor& conditions, std::int64_t num_embeddings) {
+  if (conditions.numel() > 0) {
+    const std::int64_t low = conditions.min().item<std::int64_t>();
+    const std::int64_t high = conditions.max().item<std::int64_t>();
+    if (low < 0 || high >= num_embeddings)
+      throw Error(fmt::format(
+          "triplet condition {} has no embedding: a supervised module has one per condition, "
+          "[0, {})",
+          low < 0 ? low : high, num_embeddings));
+  }
+  return torch::one_hot(conditions.to(torch::kLong), num_embeddings).to(torch::kFloat);
+}
+
+}  // namespace wscsl::nn

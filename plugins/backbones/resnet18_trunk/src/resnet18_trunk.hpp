@@ -1,0 +1,49 @@
+// The ResNet-18 trunk of the CSN, SCE-Net and DiscoverNet reference code: ResNet-18 without its
+// layer4 ("the last downsampling layer removed"), a fixed 7×7 average pool over the 256-channel
+// map of a 112-pixel image, and Linear(256 → D) with no normalisation after it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <torch/nn/modules/linear.h>
+
+#include "basic_block.hpp"
+#include "wscsl/sdk.hpp"
+
+namespace wscsl::resnet18_trunk {
+
+struct Resnet18TrunkOptions {
+  std::int64_t embedding_dim = 64;
+  std::optional<std::int64_t> input_channels;  // from the dataset
+  std::optional<std::int64_t> input_height;    // from the dataset
+  std::optional<std::int64_t> input_width;     // from the dataset
+};
+
+// The side of layer3's output for an input side: conv1 and the max-pool halve it, layer2 and
+// layer3 halve it again (each rounding up).
+std::int64_t trunk_output_side(std::int64_t input_side);
+
+class Resnet18Trunk final : public Backbone {
+ public:
+  using Options = Resnet18TrunkOptions;
+  static Schema<Options> schema();
+  explicit Resnet18Trunk(const Options& options);
+
+  std::int64_t embedding_dim() const override { return options_.embedding_dim; }
+
+ protected:
+  torch::Tensor forward_images(const torch::Tensor& images) override;
+
+ private:
+  torch::Tensor stem(const torch::Tensor& images);  // conv1 → bn1 → ReLU → 3×3 max-pool, stride 2
+
+  Options options_;
+  // Named as the reference's state-dict keys (conv1, bn1, layer1.0.conv1, ..., fc_embed).
+  torch::nn::Conv2d conv1_{nullptr};
+  torch::nn::BatchNorm2d bn1_{nullptr};
+  torch::nn::Sequential layer1_{nullptr}, layer2_{nullptr}, layer3_{nullptr};
+  torch::nn::Linear fc_embed_{nullptr};
+};
+
+}  // namespace wscsl::resnet18_trunk

@@ -1,0 +1,50 @@
+#include "csn_masks.hpp"
+
+#include "wscsl/nn/distances.hpp"
+#include "wscsl/nn/scoring.hpp"
+
+namespace wscsl::csn_masks {
+
+Schema<CsnMasksOptions> CsnMasks::schema() {
+  using O = CsnMasksOptions;
+  Schema<O> s(
+      "CSN (Veit et al., CVPR 2017): ψ_c = φ ⊙ m_c with one mask per condition, selected by the "
+      "triplet's condition label (supervised); F.pairwise_distance on the masked embeddings.");
+  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
+      .min(1)
+      .derived("backbone.embedding_dim");
+  s.field("num_conditions", &O::num_conditions,
+          "K, one mask per condition (set from the dataset: the triplet's label selects it).")
+      .min(1)
+      .derived("dataset.num_conditions");
+  s.field("masks", &O::masks, nn::ConditionMasks::option_doc() + " The released default is fixed.")
+      .choices(nn::ConditionMasks::initializations());
+  return s;
+}
+
+CsnMasks::CsnMasks(const Options& options) : d_(options.input_dim.value_or(64)) {
+  masks_ = register_module("masks", std::make_shared<nn::ConditionMasks>(
+                                        options.num_conditions.value_or(4), d_, options.masks));
+}
+
+torch::Tensor CsnMasks::embed_impl(const torch::Tensor& phi) {
+  return masks_->apply(phi);
+}
+
+torch::Tensor CsnMasks::distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {
+  return nn::pairwise_distance(psi_a, psi_b);
+}
+
+TripletScores CsnMasks::score_impl(const TripletInput& in) {
+  TripletScores s = nn::expected_distances(distances(in.psi_anchor, in.psi_close),
+                                           distances(in.psi_anchor, in.psi_far),
+                                           nn::condition_one_hot(in.conditions, num_embeddings()));
+  s.aux["mask_l1"] = masks_->l1_norms().index_select(0, in.conditions);
+  return s;
+}
+
+}  // namespace wscsl::csn_masks
+
+WSCSL_PLUGIN(csn_masks, "0.1.0", "Conditional Similarity Networks' masks (Veit et al., CVPR 2017)") {
+  registrar.add<wscsl::ConditionModule, wscsl::csn_masks::CsnMasks>("csn_masks");
+}

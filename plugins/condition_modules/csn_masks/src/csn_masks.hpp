@@ -1,0 +1,41 @@
+// Conditional Similarity Networks (Veit, Belongie, Karaletsos, CVPR 2017): one mask m_c per
+// condition over a shared embedding, ψ_c(x) = φ(x) ⊙ m_c, selected by the triplet's condition
+// (supervised). Distances are F.pairwise_distance on the masked embeddings, as the released code.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "wscsl/nn/condition_masks.hpp"
+#include "wscsl/sdk.hpp"
+
+namespace wscsl::csn_masks {
+
+struct CsnMasksOptions {
+  std::optional<std::int64_t> input_dim;       // D, from the backbone
+  std::optional<std::int64_t> num_conditions;  // K, from the dataset
+  std::string masks = "fixed";                 // the released default (learned = False)
+};
+
+class CsnMasks final : public ConditionModule {
+ public:
+  using Options = CsnMasksOptions;
+  static Schema<Options> schema();
+  explicit CsnMasks(const Options& options);
+
+  std::int64_t num_embeddings() const override { return masks_->count(); }
+  std::int64_t output_dim() const override { return d_; }
+  Supervision supervision() const override { return Supervision::Conditioned; }
+
+ protected:
+  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  TripletScores score_impl(const TripletInput& input) override;
+  torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
+
+ private:
+  std::int64_t d_;
+  std::shared_ptr<nn::ConditionMasks> masks_;
+};
+
+}  // namespace wscsl::csn_masks

@@ -1,0 +1,54 @@
+#include "lsn.hpp"
+
+#include "wscsl/nn/distances.hpp"
+#include "wscsl/nn/scoring.hpp"
+
+namespace wscsl::lsn {
+
+Schema<LsnOptions> Lsn::schema() {
+  using O = LsnOptions;
+  Schema<O> s(
+      "LSN (Nigam et al., ICCV 2019) as DiscoverNet's reimplementation: ψ_k = normalize(φ ⊙ m_k), "
+      "F.pairwise_distance per embedding; a triplet is predicted with the embedding that "
+      "satisfies it best. Train it with loss/lsn_min.");
+  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
+      .min(1)
+      .derived("backbone.embedding_dim");
+  s.field("num_embeddings", &O::num_embeddings,
+          "K, the number of latent embeddings (default: the dataset's number of conditions).")
+      .min(1)
+      .default_from("dataset.num_conditions");
+  s.field("masks", &O::masks, nn::ConditionMasks::option_doc())
+      .choices(nn::ConditionMasks::initializations());
+  return s;
+}
+
+Lsn::Lsn(const Options& options) : d_(options.input_dim.value_or(64)) {
+  masks_ = register_module("masks", std::make_shared<nn::ConditionMasks>(
+                                        options.num_embeddings.value_or(4), d_, options.masks));
+}
+
+torch::Tensor Lsn::embed_impl(const torch::Tensor& phi) {
+  return nn::normalize_clamped(masks_->apply(phi), -1);
+}
+
+torch::Tensor Lsn::distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {
+  return nn::pairwise_distance(psi_a, psi_b);
+}
+
+TripletScores Lsn::score_impl(const TripletInput& in) {
+  const torch::Tensor close = distances(in.psi_anchor, in.psi_close);
+  const torch::Tensor far = distances(in.psi_anchor, in.psi_far);
+  // The embedding with the largest d_far − d_close has the smallest triplet loss for any margin.
+  const torch::Tensor best = (far - close).argmax(1).detach();
+  TripletScores s =
+      nn::expected_distances(close, far, nn::condition_one_hot(best, num_embeddings()));
+  s.aux["mask_l1"] = masks_->l1_norms().mean().expand({in.phi_anchor.size(0)});
+  return s;
+}
+
+}  // namespace wscsl::lsn
+
+WSCSL_PLUGIN(lsn, "0.1.0", "Latent Similarity Networks (Nigam et al., ICCV 2019)") {
+  registrar.add<wscsl::ConditionModule, wscsl::lsn::Lsn>("lsn");
+}

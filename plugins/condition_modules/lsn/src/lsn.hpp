@@ -1,0 +1,40 @@
+// Latent Similarity Networks (Nigam, Tokmakov, Ramanan, ICCV 2019) as DiscoverNet's released
+// reimplementation builds them: K masked, L2-normalised embeddings ψ_k = normalize(φ ⊙ m_k),
+// trained with the minimum over k of the triplet loss (loss/lsn_min). No official code exists.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "wscsl/nn/condition_masks.hpp"
+#include "wscsl/sdk.hpp"
+
+namespace wscsl::lsn {
+
+struct LsnOptions {
+  std::optional<std::int64_t> input_dim;       // D, from the backbone
+  std::optional<std::int64_t> num_embeddings;  // K, defaults to the dataset's conditions
+  std::string masks = "learned";
+};
+
+class Lsn final : public ConditionModule {
+ public:
+  using Options = LsnOptions;
+  static Schema<Options> schema();
+  explicit Lsn(const Options& options);
+
+  std::int64_t num_embeddings() const override { return masks_->count(); }
+  std::int64_t output_dim() const override { return d_; }
+
+ protected:
+  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  TripletScores score_impl(const TripletInput& input) override;
+  torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
+
+ private:
+  std::int64_t d_;
+  std::shared_ptr<nn::ConditionMasks> masks_;
+};
+
+}  // namespace wscsl::lsn

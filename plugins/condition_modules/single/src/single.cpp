@@ -1,0 +1,37 @@
+#include "single.hpp"
+
+#include "wscsl/nn/distances.hpp"
+#include "wscsl/nn/scoring.hpp"
+
+namespace wscsl::single {
+
+Schema<SingleOptions> Single::schema() {
+  using O = SingleOptions;
+  Schema<O> s(
+      "The standard triplet network: one embedding ψ_1 = φ shared by every condition, "
+      "F.pairwise_distance.");
+  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
+      .min(1)
+      .derived("backbone.embedding_dim");
+  return s;
+}
+
+torch::Tensor Single::embed_impl(const torch::Tensor& phi) {
+  return phi.unsqueeze(1);
+}
+
+torch::Tensor Single::distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {
+  return nn::pairwise_distance(psi_a, psi_b);
+}
+
+TripletScores Single::score_impl(const TripletInput& in) {
+  return nn::expected_distances(distances(in.psi_anchor, in.psi_close),
+                                distances(in.psi_anchor, in.psi_far),
+                                torch::ones({in.phi_anchor.size(0), 1}));
+}
+
+}  // namespace wscsl::single
+
+WSCSL_PLUGIN(single, "0.1.0", "The standard triplet network: one embedding") {
+  registrar.add<wscsl::ConditionModule, wscsl::single::Single>("single");
+}

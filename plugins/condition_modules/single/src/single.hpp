@@ -1,0 +1,34 @@
+// The standard triplet network: one embedding ψ_1 = φ for every condition, compared with
+// F.pairwise_distance (CSN's first baseline; DiscoverNet's SimpleNet).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "wscsl/sdk.hpp"
+
+namespace wscsl::single {
+
+struct SingleOptions {
+  std::optional<std::int64_t> input_dim;  // D, from the backbone
+};
+
+class Single final : public ConditionModule {
+ public:
+  using Options = SingleOptions;
+  static Schema<Options> schema();
+  explicit Single(const Options& options) : d_(options.input_dim.value_or(64)) {}
+
+  std::int64_t num_embeddings() const override { return 1; }
+  std::int64_t output_dim() const override { return d_; }
+
+ protected:
+  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  TripletScores score_impl(const TripletInput& input) override;
+  torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
+
+ private:
+  std::int64_t d_;
+};
+
+}  // namespace wscsl::single

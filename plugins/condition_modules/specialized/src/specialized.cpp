@@ -1,0 +1,52 @@
+#include "specialized.hpp"
+
+#include "wscsl/nn/distances.hpp"
+#include "wscsl/nn/scoring.hpp"
+
+namespace wscsl::specialized {
+
+Schema<SpecializedOptions> Specialized::schema() {
+  using O = SpecializedOptions;
+  Schema<O> s(
+      "Specialized triplet networks (CSN's baseline): ψ_c = W_c φ + b_c, one linear head per "
+      "condition, selected by the triplet's condition label (supervised); F.pairwise_distance.");
+  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
+      .min(1)
+      .derived("backbone.embedding_dim");
+  s.field("num_conditions", &O::num_conditions,
+          "K, one head per condition (set from the dataset: the triplet's label selects it).")
+      .min(1)
+      .derived("dataset.num_conditions");
+  s.field("embedding_dim", &O::embedding_dim, "E, the size of each head's embedding (default: D).")
+      .min(1)
+      .default_from("backbone.embedding_dim");
+  return s;
+}
+
+Specialized::Specialized(const Options& options)
+    : k_(options.num_conditions.value_or(4)),
+      e_(options.embedding_dim.value_or(options.input_dim.value_or(64))) {
+  // One Linear(D, K·E) is K independent Linear(D, E) heads with nn.Linear's initialisation.
+  heads_ = register_module("heads", torch::nn::Linear(options.input_dim.value_or(64), k_ * e_));
+}
+
+torch::Tensor Specialized::embed_impl(const torch::Tensor& phi) {
+  return heads_->forward(phi).view({phi.size(0), k_, e_});
+}
+
+torch::Tensor Specialized::distances_impl(const torch::Tensor& psi_a,
+                                          const torch::Tensor& psi_b) {
+  return nn::pairwise_distance(psi_a, psi_b);
+}
+
+TripletScores Specialized::score_impl(const TripletInput& in) {
+  return nn::expected_distances(distances(in.psi_anchor, in.psi_close),
+                                distances(in.psi_anchor, in.psi_far),
+                                nn::condition_one_hot(in.conditions, k_));
+}
+
+}  // namespace wscsl::specialized
+
+WSCSL_PLUGIN(specialized, "0.1.0", "One supervised embedding head per condition (CSN baseline)") {
+  registrar.add<wscsl::ConditionModule, wscsl::specialized::Specialized>("specialized");
+}

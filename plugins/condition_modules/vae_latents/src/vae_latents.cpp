@@ -1,0 +1,44 @@
+#include "vae_latents.hpp"
+
+#include <fmt/format.h>
+
+#include "wscsl/nn/distances.hpp"
+
+namespace wscsl::vae_latents {
+
+Schema<VaeLatentsOptions> VaeLatents::schema() {
+  using O = VaeLatentsOptions;
+  Schema<O> s(
+      "A VAE's latent means as embeddings: φ = [μ ; log σ²], ψ_j = μ_j for each of the L = D/2 "
+      "latent dimensions (K = L, E = 1); triplets are predicted with ‖μ_a − μ_b‖₂, weights 1/L.");
+  s.field("input_dim", &O::input_dim,
+          "D = 2L, the size of φ = [μ ; log σ²] (set from the backbone).")
+      .min(2)
+      .derived("backbone.embedding_dim");
+  s.check([](const O& o, FieldChecker& c) {
+    if (o.input_dim && *o.input_dim % 2 != 0)
+      c.error("input_dim", fmt::format("must be even: φ = [μ ; log σ²] holds two L-vectors, got {}",
+                                       *o.input_dim));
+  });
+  return s;
+}
+
+torch::Tensor VaeLatents::embed_impl(const torch::Tensor& phi) {
+  return means(phi).unsqueeze(2);
+}
+
+TripletScores VaeLatents::score_impl(const TripletInput& in) {
+  TripletScores s;
+  s.close_distances = distances(in.psi_anchor, in.psi_close);
+  s.far_distances = distances(in.psi_anchor, in.psi_far);
+  s.weights = torch::full_like(s.close_distances, 1.0 / static_cast<double>(latent_));
+  s.fused_close = nn::euclidean_distance(means(in.phi_anchor), means(in.phi_close));
+  s.fused_far = nn::euclidean_distance(means(in.phi_anchor), means(in.phi_far));
+  return s;
+}
+
+}  // namespace wscsl::vae_latents
+
+WSCSL_PLUGIN(vae_latents, "0.1.0", "A VAE's latent means as one embedding per latent dimension") {
+  registrar.add<wscsl::ConditionModule, wscsl::vae_latents::VaeLatents>("vae_latents");
+}

@@ -1,0 +1,30 @@
+// LSN's training objective: the margin triplet loss under each of the K embeddings, minimised over
+// the embeddings — per batch (DiscoverNet's reimplementation) or per triplet (the usual
+// multiple-choice-learning form).
+#pragma once
+
+#include <string>
+
+#include "wscsl/sdk.hpp"
+
+namespace wscsl::lsn_min {
+
+struct LsnMinOptions {
+  double margin = 0.2;
+  std::string form = "batch";
+};
+
+class LsnMinLoss final : public Loss {
+ public:
+  using Options = LsnMinOptions;
+  static Schema<Options> schema();
+  explicit LsnMinLoss(const Options& options) : options_(options) {}
+
+ protected:
+  std::map<std::string, torch::Tensor> compute_impl(const LossInput& input) override;
+
+ private:
+  Options options_;
+};
+
+}  // namespace wscsl::lsn_min

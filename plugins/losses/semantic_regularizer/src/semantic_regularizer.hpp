@@ -1,0 +1,31 @@
+// DiscoverNet's semantic regularizer (Eq. 10): where a triplet and its reversal are both
+// predicted valid, penalise the histogram intersection Σ_k min(p_k(τ), p_k(τ_rev)) of their
+// condition weights, so that the two are explained by different embeddings.
+#pragma once
+
+#include <string>
+
+#include "wscsl/sdk.hpp"
+
+namespace wscsl::semantic_regularizer {
+
+struct SemanticRegularizerOptions {
+  double lambda = 0.1;
+  std::string reduction = "sum";
+};
+
+class SemanticRegularizer final : public Loss {
+ public:
+  using Options = SemanticRegularizerOptions;
+  static Schema<Options> schema();
+  explicit SemanticRegularizer(const Options& options) : options_(options) {}
+  bool needs_reversed() const override { return true; }
+
+ protected:
+  std::map<std::string, torch::Tensor> compute_impl(const LossInput& input) override;
+
+ private:
+  Options options_;
+};
+
+}  // namespace wscsl::semantic_regularizer
