@@ -53,7 +53,7 @@ TEST(Specialized, TheTripletsConditionSelectsTheHead) {
   EXPECT_THROW(m->score(unlabelled), ComponentError);
   TripletInput unknown = in;
   unknown.conditions = torch::full({12}, 3, torch::kLong);
-  EXPECT_THROW(m->score(unknown), ComponentError);
+  EXPECT_THROW(m->score(unknown), Error);
 }
 
 TEST(Specialized, OnlyTheSelectedHeadLearnsFromATriplet) {

@@ -1,0 +1,40 @@
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "wscsl/testing/harness.hpp"
+
+using namespace wscsl;
+
+TEST(CsnRegularizers, HandComputedEmbeddingNormAndMaskTerm) {
+  auto loss = wscsl::testing::build<Loss>("csn_regularizers",
+                                          "embedding_weight = 0.5\nmask_weight = 0.1");
+  TripletInput in;
+  in.phi_anchor = torch::tensor({{3.0f, 4.0f}, {0.0f, 0.0f}});  // ‖·‖_F = 5
+  in.phi_close = torch::tensor({{0.0f, 0.0f}, {0.0f, 2.0f}});   // 2
+  in.phi_far = torch::tensor({{1.0f, 0.0f}, {0.0f, 0.0f}});     // 1
+  TripletScores s;
+  s.aux["mask_l1"] = torch::tensor({2.0f, 4.0f});
+  const auto terms = loss->compute({in, s, nullptr});
+  EXPECT_NEAR(terms.at("embedding_norm").item<double>(), 0.5 * 8.0 / 3.0 / std::sqrt(2.0), 1e-6);
+  EXPECT_NEAR(terms.at("mask_l1").item<double>(), 0.1 * 3.0, 1e-6);
+}
+
+TEST(CsnRegularizers, AModuleWithoutMasksIsAClearError) {
+  auto loss = wscsl::testing::build<Loss>("csn_regularizers", "");
+  TripletInput in;
+  in.phi_anchor = in.phi_close = in.phi_far = torch::ones({2, 2});
+  TripletScores s;
+  try {
+    loss->compute({in, s, nullptr});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("mask_weight = 0"), std::string::npos);
+  }
+}
+
+TEST(CsnRegularizers, RejectsTwoZeroWeights) {
+  const Diagnostics d = wscsl::testing::bind_diagnostics(
+      Kind::Loss, "csn_regularizers", "embedding_weight = 0.0\nmask_weight = 0.0");
+  EXPECT_EQ(d.error_count(), 1u);
+}
