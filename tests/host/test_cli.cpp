@@ -128,3 +128,33 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   EXPECT_NE(missing.text.find("is not a run directory"), std::string::npos);
   fs::remove_all(dir);
 }
+
+// Every example pipeline passes `wscsl check`, and trains and evaluates for one epoch on a tiny
+// Fashion-CRB (a smoke run of each method; the numbers mean nothing at this size).
+TEST(Cli, EveryExamplePipelineChecksAndTrains) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_examples_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string tiny =
+      " --set trainer.epochs=1 --set trainer.batch_size=32 --set trainer.threads=1"
+      " --set dataset.train_items=256 --set dataset.val_items=96 --set dataset.test_items=96"
+      " --set dataset.train_triplets=96 --set dataset.val_triplets=64"
+      " --set dataset.test_triplets=64";
+  std::size_t count = 0;
+  for (const auto& entry : fs::directory_iterator(WSCSL_SOURCE_DIR "/examples/pipelines")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++count;
+    const std::string file = entry.path().string();
+    const Output checked = run_wscsl("check " + file);
+    EXPECT_EQ(checked.status, 0) << file << "\n" << checked.text;
+    const std::string run = (dir / entry.path().stem()).string();
+    const Output trained = run_wscsl("train " + file + " --run-dir " + run + tiny);
+    EXPECT_EQ(trained.status, 0) << file << "\n" << trained.text;
+    EXPECT_NE(trained.text.find("Alignment accuracy on 'test' (fitted on 'val')"),
+              std::string::npos)
+        << file << "\n"
+        << trained.text;
+  }
+  EXPECT_EQ(count, 13u);  // default.toml (DiscoverNet-Set) and one pipeline per other method
+  fs::remove_all(dir);
+}
