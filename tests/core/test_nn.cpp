@@ -28,7 +28,7 @@ TEST(Distances, NormalisationsDifferOnlyInTheirEpsilon) {
   const torch::Tensor v = torch::tensor({{3.0, 4.0}, {0.0, 0.0}, {3e-13, 4e-13}}, torch::kDouble);
   const torch::Tensor clamped = nn::normalize_clamped(v, 1);
   EXPECT_DOUBLE_EQ(clamped[0][0].item<double>(), 0.6);
-  EXPECT_DOUBLE_EQ(clamped[1][1].item<double>(), 0.0);  // zero stays zero, no NaN
+  EXPECT_DOUBLE_EQ(clamped[1][1].item<double>(), 0.0);            // zero stays zero, no NaN
   EXPECT_DOUBLE_EQ(clamped[2][0].item<double>(), 3e-13 / 1e-12);  // max(‖v‖, 1e-12)
   const torch::Tensor offset = nn::normalize_offset(v, 1);
   EXPECT_DOUBLE_EQ(offset[0][1].item<double>(), 4.0 / (5.0 + 1e-10));
@@ -38,10 +38,9 @@ TEST(Distances, NormalisationsDifferOnlyInTheirEpsilon) {
 
 TEST(ConditionMasks, FixedMasksAreDisjointUntrainedBlocks) {
   nn::ConditionMasks masks(3, 8, "fixed");  // ⌊8/3⌋ = 2: dimensions 6 and 7 belong to no block
-  const torch::Tensor expected = torch::tensor({{1, 1, 0, 0, 0, 0, 0, 0},
-                                                {0, 0, 1, 1, 0, 0, 0, 0},
-                                                {0, 0, 0, 0, 1, 1, 0, 0}},
-                                               torch::kFloat);
+  const torch::Tensor expected =
+      torch::tensor({{1, 1, 0, 0, 0, 0, 0, 0}, {0, 0, 1, 1, 0, 0, 0, 0}, {0, 0, 0, 0, 1, 1, 0, 0}},
+                    torch::kFloat);
   EXPECT_TRUE(torch::equal(masks.masks(), expected));
   EXPECT_FALSE(masks.trained());
   EXPECT_FALSE(masks.parameters()[0].requires_grad());
@@ -52,15 +51,17 @@ TEST(ConditionMasks, FixedMasksAreDisjointUntrainedBlocks) {
   for (std::int64_t i = 0; i < 4; ++i)
     for (std::int64_t k = 0; k < 3; ++k)
       for (std::int64_t j = 0; j < 8; ++j)
-        EXPECT_EQ(psi[i][k][j].item<float>(), phi[i][j].item<float>() * expected[k][j].item<float>());
+        EXPECT_EQ(psi[i][k][j].item<float>(),
+                  phi[i][j].item<float>() * expected[k][j].item<float>());
 }
 
 TEST(ConditionMasks, TrainedMasksStartAsReleasedAndApplyAReLU) {
   nn::ConditionMasks prein(2, 6, "prein");
   EXPECT_TRUE(prein.trained());
   EXPECT_TRUE(prein.parameters()[0].requires_grad());
-  EXPECT_TRUE(torch::allclose(prein.masks(), torch::tensor({{1.0f, 1.0f, 1.0f, 0.1f, 0.1f, 0.1f},
-                                                            {0.1f, 0.1f, 0.1f, 1.0f, 1.0f, 1.0f}})));
+  EXPECT_TRUE(torch::allclose(
+      prein.masks(),
+      torch::tensor({{1.0f, 1.0f, 1.0f, 0.1f, 0.1f, 0.1f}, {0.1f, 0.1f, 0.1f, 1.0f, 1.0f, 1.0f}})));
   torch::manual_seed(0);
   nn::ConditionMasks learned(200, 500, "learned");
   const torch::Tensor weight = learned.parameters()[0];

@@ -50,7 +50,8 @@ TEST(Cli, CheckPrintsEveryDiagnosticAndFails) {
 TEST(Cli, CheckAcceptsTheDefaultPipelineAndOverrides) {
   const std::string file = WSCSL_SOURCE_DIR "/examples/pipelines/default.toml";
   EXPECT_EQ(run_wscsl("check " + file).status, 0);
-  const Output bad = run_wscsl("check " + file + " --set trainer.lr=-1 --set trainer.optimiser=sgd");
+  const Output bad =
+      run_wscsl("check " + file + " --set trainer.lr=-1 --set trainer.optimiser=sgd");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.text.find("--set trainer.lr=-1: error: [trainer] 'lr' must be in (0, inf), got -1"),
             std::string::npos)
@@ -96,8 +97,8 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   std::ofstream(pipeline) << wscsl::test::tiny_pipeline();
   const std::string run = (dir / "run").string();
 
-  const Output stopped = run_wscsl("train " + pipeline.string() + " --run-dir " + run +
-                               " --stop-after-steps 3");
+  const Output stopped =
+      run_wscsl("train " + pipeline.string() + " --run-dir " + run + " --stop-after-steps 3");
   EXPECT_EQ(stopped.status, 0) << stopped.text;
   EXPECT_NE(stopped.text.find("stopped after step 3 (epoch 1, step 3/5); resume with `wscsl "
                               "train --resume " +

@@ -34,7 +34,8 @@ ConditionMasks::ConditionMasks(std::int64_t count, std::int64_t dim,
                                const std::string& initialization)
     : trained_(initialization != "fixed") {
   if (count < 1 || dim < 1)
-    throw Error(fmt::format("condition masks need K ≥ 1 and D ≥ 1, got K = {}, D = {}", count, dim));
+    throw Error(
+        fmt::format("condition masks need K ≥ 1 and D ≥ 1, got K = {}, D = {}", count, dim));
   torch::Tensor init;
   if (initialization == "fixed") {
     init = block_masks(count, dim, 0.0f, 1.0f);

@@ -97,7 +97,8 @@ TripletInput random_triplets(ConditionModule& module, std::int64_t batch, std::i
   in.psi_anchor = module.embed(in.phi_anchor);
   in.psi_close = module.embed(in.phi_close);
   in.psi_far = module.embed(in.phi_far);
-  if (with_conditions) in.conditions = torch::randint(module.num_embeddings(), {batch}, torch::kLong);
+  if (with_conditions)
+    in.conditions = torch::randint(module.num_embeddings(), {batch}, torch::kLong);
   return in;
 }
 

@@ -7,6 +7,8 @@
 #include <torch/nn/init.h>
 #include <torch/nn/modules/activation.h>
 
+#include "wscsl/config/image_fields.hpp"
+
 namespace wscsl::convnet {
 
 Schema<ConvNetOptions> ConvNet::schema() {
@@ -29,15 +31,7 @@ Schema<ConvNetOptions> ConvNet::schema() {
           "\"flatten\": the linear layer sees the whole final feature map, which keeps the "
           "spatial layout that orientation needs.")
       .choices({"average", "flatten"});
-  s.field("input_channels", &O::input_channels, "Image channels (set from the dataset).")
-      .min(1)
-      .derived("dataset.channels");
-  s.field("input_height", &O::input_height, "Image height (set from the dataset).")
-      .min(1)
-      .derived("dataset.height");
-  s.field("input_width", &O::input_width, "Image width (set from the dataset).")
-      .min(1)
-      .derived("dataset.width");
+  image_fields(s, "input", &O::input_channels, &O::input_height, &O::input_width);
   return s;
 }
 

@@ -18,13 +18,14 @@ BasicBlockImpl::BasicBlockImpl(std::int64_t in_channels, std::int64_t out_channe
   conv2_ = register_module("conv2", conv(out_channels, out_channels, 3, 1));
   bn2_ = register_module("bn2", torch::nn::BatchNorm2d(out_channels));
   if (stride != 1 || in_channels != out_channels)
-    downsample_ = register_module(
-        "downsample", torch::nn::Sequential(conv(in_channels, out_channels, 1, stride),
-                                            torch::nn::BatchNorm2d(out_channels)));
+    downsample_ = register_module("downsample",
+                                  torch::nn::Sequential(conv(in_channels, out_channels, 1, stride),
+                                                        torch::nn::BatchNorm2d(out_channels)));
 }
 
 torch::Tensor BasicBlockImpl::forward(const torch::Tensor& x) {
-  const torch::Tensor out = bn2_->forward(conv2_->forward(torch::relu(bn1_->forward(conv1_->forward(x)))));
+  const torch::Tensor out =
+      bn2_->forward(conv2_->forward(torch::relu(bn1_->forward(conv1_->forward(x)))));
   return torch::relu(out + (downsample_ ? downsample_->forward(x) : x));
 }
 

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <torch/nn/init.h>
 
+#include "wscsl/config/image_fields.hpp"
+
 namespace wscsl::resnet18_trunk {
 namespace {
 
@@ -32,18 +34,10 @@ Schema<Resnet18TrunkOptions> Resnet18Trunk::schema() {
       "images (97 to 112 px give the 7×7 map); randomly initialised (no pretrained weights are "
       "available offline).");
   s.field("embedding_dim", &O::embedding_dim, "Size D of the embedding φ (fc_embed).").min(1);
-  s.field("input_channels", &O::input_channels, "Image channels (set from the dataset).")
-      .min(1)
-      .derived("dataset.channels");
-  s.field("input_height", &O::input_height, "Image height (set from the dataset).")
-      .min(1)
-      .derived("dataset.height");
-  s.field("input_width", &O::input_width, "Image width (set from the dataset).")
-      .min(1)
-      .derived("dataset.width");
+  image_fields(s, "input", &O::input_channels, &O::input_height, &O::input_width);
   s.check([](const O& o, FieldChecker& c) {
-    for (const auto& [name, side] : {std::pair{"input_height", o.input_height},
-                                     std::pair{"input_width", o.input_width}}) {
+    for (const auto& [name, side] :
+         {std::pair{"input_height", o.input_height}, std::pair{"input_width", o.input_width}}) {
       if (side && trunk_output_side(*side) != kPoolSide)
         c.error(name, fmt::format("the trunk ends in a fixed 7×7 average pool, which needs "
                                   "112-px images (97 to 112 px); the dataset's are {} px",
@@ -55,11 +49,11 @@ Schema<Resnet18TrunkOptions> Resnet18Trunk::schema() {
 
 Resnet18Trunk::Resnet18Trunk(const Options& options) : options_(options) {
   namespace nn = torch::nn;
-  conv1_ = register_module("conv1", nn::Conv2d(nn::Conv2dOptions(options.input_channels.value_or(3),
-                                                                 64, 7)
-                                                   .stride(2)
-                                                   .padding(3)
-                                                   .bias(false)));
+  conv1_ = register_module("conv1",
+                           nn::Conv2d(nn::Conv2dOptions(options.input_channels.value_or(3), 64, 7)
+                                          .stride(2)
+                                          .padding(3)
+                                          .bias(false)));
   bn1_ = register_module("bn1", nn::BatchNorm2d(64));
   layer1_ = register_module("layer1", layer(64, 64, 1));
   layer2_ = register_module("layer2", layer(64, 128, 2));
@@ -81,12 +75,12 @@ torch::Tensor Resnet18Trunk::stem(const torch::Tensor& images) {
 }
 
 torch::Tensor Resnet18Trunk::forward_images(const torch::Tensor& images) {
-  const torch::Tensor maps =
-      layer3_->forward(layer2_->forward(layer1_->forward(stem(images))));
+  const torch::Tensor maps = layer3_->forward(layer2_->forward(layer1_->forward(stem(images))));
   if (maps.size(2) != kPoolSide || maps.size(3) != kPoolSide)
-    throw Error(fmt::format("resnet18_trunk: a {}×{} image gives a {}×{} map, and the 7×7 pool "
-                            "needs 112-px images",
-                            images.size(2), images.size(3), maps.size(2), maps.size(3)));
+    throw Error(
+        fmt::format("resnet18_trunk: a {}×{} image gives a {}×{} map, and the 7×7 pool "
+                    "needs 112-px images",
+                    images.size(2), images.size(3), maps.size(2), maps.size(3)));
   return fc_embed_->forward(torch::avg_pool2d(maps, kPoolSide).flatten(1));
 }
 

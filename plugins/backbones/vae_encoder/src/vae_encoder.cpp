@@ -7,6 +7,8 @@
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 
+#include "wscsl/config/image_fields.hpp"
+
 namespace wscsl::vae_encoder {
 
 Schema<VaeEncoderOptions> VaeEncoder::schema() {
@@ -19,15 +21,7 @@ Schema<VaeEncoderOptions> VaeEncoder::schema() {
           "\"mnist_crb\" (Table 2: conv 32 and 64, 3×3 stride 2 → dense 256 → dense 128) or "
           "\"modelnet40\" (Table 1: conv 32, 32, 64, 64, 4×4 stride 2 → dense 256).")
       .choices({"mnist_crb", "modelnet40"});
-  s.field("input_channels", &O::input_channels, "Image channels (set from the dataset).")
-      .min(1)
-      .derived("dataset.channels");
-  s.field("input_height", &O::input_height, "Image height (set from the dataset).")
-      .min(1)
-      .derived("dataset.height");
-  s.field("input_width", &O::input_width, "Image width (set from the dataset).")
-      .min(1)
-      .derived("dataset.width");
+  image_fields(s, "input", &O::input_channels, &O::input_height, &O::input_width);
   return s;
 }
 

@@ -45,6 +45,7 @@ TripletScores CsnMasks::score_impl(const TripletInput& in) {
 
 }  // namespace wscsl::csn_masks
 
-WSCSL_PLUGIN(csn_masks, "0.1.0", "Conditional Similarity Networks' masks (Veit et al., CVPR 2017)") {
+WSCSL_PLUGIN(csn_masks, "0.1.0",
+             "Conditional Similarity Networks' masks (Veit et al., CVPR 2017)") {
   registrar.add<wscsl::ConditionModule, wscsl::csn_masks::CsnMasks>("csn_masks");
 }

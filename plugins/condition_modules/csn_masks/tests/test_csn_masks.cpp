@@ -10,8 +10,7 @@ namespace {
 
 std::shared_ptr<ConditionModule> make(const std::string& options, std::int64_t k = 4,
                                       std::int64_t d = 8) {
-  return wscsl::testing::build<ConditionModule>("csn_masks", options,
-                                                wscsl::testing::facts(k, d));
+  return wscsl::testing::build<ConditionModule>("csn_masks", options, wscsl::testing::facts(k, d));
 }
 
 }  // namespace
@@ -63,9 +62,9 @@ TEST(CsnMasks, FixedMasksAreDisjointBlocksThatNeverTrain) {
 }
 
 TEST(CsnMasks, TheNumberOfMasksIsTheDatasetsNumberOfConditions) {
-  const Diagnostics d = wscsl::testing::bind_diagnostics(
-      Kind::ConditionModule, "csn_masks", "num_conditions = 3\nmasks = \"random\"\n",
-      wscsl::testing::facts(4, 8));
+  const Diagnostics d = wscsl::testing::bind_diagnostics(Kind::ConditionModule, "csn_masks",
+                                                         "num_conditions = 3\nmasks = \"random\"\n",
+                                                         wscsl::testing::facts(4, 8));
   EXPECT_EQ(d.error_count(), 2u) << d.format();
   EXPECT_NE(d.format().find("num_conditions"), std::string::npos);
 }

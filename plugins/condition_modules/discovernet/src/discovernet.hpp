@@ -17,7 +17,7 @@ struct DiscoverNetOptions {
   std::optional<std::int64_t> num_embeddings;  // K, defaults to the dataset's conditions
   std::optional<std::int64_t> embedding_dim;   // E, defaults to D
   std::string projection = "linear";           // "linear": W_k φ; "residual": (I + L_k) φ
-  std::string g = "set";   // or "sequential", "transformer"
+  std::string g = "set";                       // or "sequential", "transformer"
   std::int64_t pairs = 3;  // set/transformer g: 2 = swap-invariant {[a,f],[a,c]}, 3 adds [f,c]
   double temperature = 1.0;
   std::string logits = "anchor_normalized";  // or "cosine" (the paper)

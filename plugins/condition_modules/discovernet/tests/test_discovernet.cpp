@@ -156,7 +156,8 @@ torch::Tensor block_selector(std::int64_t d, std::int64_t blocks, std::int64_t b
 
 }  // namespace
 
-TEST(DiscoverNet, SequentialAndThreePairTransformerDistinguishTheReversalTwoPairTransformerDoesNot) {
+TEST(DiscoverNet,
+     SequentialAndThreePairTransformerDistinguishTheReversalTwoPairTransformerDoesNot) {
   torch::manual_seed(4);
   for (const char* options : {"g = \"sequential\"", "g = \"transformer\"\npairs = 3"}) {
     auto m = make(options);
@@ -216,7 +217,8 @@ TEST(DiscoverNet, TransformerGMatchesAHandComputedAttention) {
       parameter(*m, "g.out.weight").copy_(block_selector(d, 2, 0));
       parameter(*m, "g.out.bias").zero_();
     }
-    const torch::Tensor a = torch::randn({3, d}), c = torch::randn({3, d}), f = torch::randn({3, d});
+    const torch::Tensor a = torch::randn({3, d}), c = torch::randn({3, d}),
+                        f = torch::randn({3, d});
     const torch::Tensor expected = pairs == 2 ? 2.0 * (a + a) : 2.0 * (a + a + f);
     auto& g = *m->named_modules()["g"];
     EXPECT_TRUE(torch::allclose(g.as<discovernet::TripletSummary>()->forward(a, c, f), expected,
@@ -232,7 +234,8 @@ TEST(DiscoverNet, TransformerGIsInitialisedAndRegularisedAsReleased) {
   // W_q, W_k, W_v ~ N(0, √(2/(2D + 2D))); 128×128 draws estimate the deviation to about 1%.
   for (const char* name : {"g.query.weight", "g.key.weight", "g.value.weight"}) {
     const torch::Tensor w = parameter(*m, name);
-    EXPECT_NEAR(w.std().item<double>(), std::sqrt(2.0 / (4.0 * d)), 0.03 * std::sqrt(2.0 / (4.0 * d)))
+    EXPECT_NEAR(w.std().item<double>(), std::sqrt(2.0 / (4.0 * d)),
+                0.03 * std::sqrt(2.0 / (4.0 * d)))
         << name;
     EXPECT_FALSE(parameter(*m, name).requires_grad());  // frozen with the branch, as released
   }
@@ -249,9 +252,9 @@ TEST(DiscoverNet, SequentialGOptionsAreChecked) {
       Kind::ConditionModule, "discovernet", "g = \"sequential\"\n", wscsl::testing::facts(4, 7));
   ASSERT_EQ(odd.error_count(), 1u) << odd.format();
   EXPECT_NE(odd.format().find("needs an even input_dim"), std::string::npos);
-  const Diagnostics pairs = wscsl::testing::bind_diagnostics(
-      Kind::ConditionModule, "discovernet", "g = \"sequential\"\npairs = 2\n",
-      wscsl::testing::facts(4, 8));
+  const Diagnostics pairs = wscsl::testing::bind_diagnostics(Kind::ConditionModule, "discovernet",
+                                                             "g = \"sequential\"\npairs = 2\n",
+                                                             wscsl::testing::facts(4, 8));
   ASSERT_EQ(pairs.error_count(), 1u) << pairs.format();
   EXPECT_NE(pairs.format().find("pairs = 2 has no meaning for the sequential g"),
             std::string::npos);

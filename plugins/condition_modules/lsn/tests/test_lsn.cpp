@@ -37,8 +37,7 @@ TEST(Lsn, ATripletIsPredictedWithTheEmbeddingThatSatisfiesItBest) {
   for (std::int64_t i = 0; i < 20; ++i) {
     std::int64_t best = 0;
     for (std::int64_t k = 0; k < 3; ++k) {
-      const double close =
-          (in.psi_anchor[i][k] - in.psi_close[i][k] + 1e-6).norm().item<double>();
+      const double close = (in.psi_anchor[i][k] - in.psi_close[i][k] + 1e-6).norm().item<double>();
       EXPECT_NEAR(s.close_distances[i][k].item<double>(), close, 1e-6);
       const auto diff = [&](std::int64_t l) {
         return (s.far_distances[i][l] - s.close_distances[i][l]).item<double>();

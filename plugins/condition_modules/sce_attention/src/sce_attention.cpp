@@ -44,8 +44,7 @@ torch::Tensor SceAttention::embed_impl(const torch::Tensor& phi) {
   return maybe_normalize(masks_->apply(phi));
 }
 
-torch::Tensor SceAttention::distances_impl(const torch::Tensor& psi_a,
-                                           const torch::Tensor& psi_b) {
+torch::Tensor SceAttention::distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {
   return nn::pairwise_distance(psi_a, psi_b);
 }
 

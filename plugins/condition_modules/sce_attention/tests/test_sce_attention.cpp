@@ -69,8 +69,7 @@ TEST(SceAttention, FusedDistancesFollowANaiveLoopOverTheBranchAndTheMasks) {
       auto fused = [&](const torch::Tensor& phi) {
         std::vector<double> e(5, 0.0);
         for (std::int64_t k = 0; k < 3; ++k) {
-          const std::vector<double> psi =
-              normalised(phi[i] * masks[k], normalize);
+          const std::vector<double> psi = normalised(phi[i] * masks[k], normalize);
           for (std::size_t j = 0; j < 5; ++j)
             e[j] += w[static_cast<std::size_t>(k)] * psi[j];
         }

@@ -34,8 +34,7 @@ torch::Tensor Specialized::embed_impl(const torch::Tensor& phi) {
   return heads_->forward(phi).view({phi.size(0), k_, e_});
 }
 
-torch::Tensor Specialized::distances_impl(const torch::Tensor& psi_a,
-                                          const torch::Tensor& psi_b) {
+torch::Tensor Specialized::distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {
   return nn::pairwise_distance(psi_a, psi_b);
 }
 

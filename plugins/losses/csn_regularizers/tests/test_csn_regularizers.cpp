@@ -7,8 +7,8 @@
 using namespace wscsl;
 
 TEST(CsnRegularizers, HandComputedEmbeddingNormAndMaskTerm) {
-  auto loss = wscsl::testing::build<Loss>("csn_regularizers",
-                                          "embedding_weight = 0.5\nmask_weight = 0.1");
+  auto loss =
+      wscsl::testing::build<Loss>("csn_regularizers", "embedding_weight = 0.5\nmask_weight = 0.1");
   TripletInput in;
   in.phi_anchor = torch::tensor({{3.0f, 4.0f}, {0.0f, 0.0f}});  // ‖·‖_F = 5
   in.phi_close = torch::tensor({{0.0f, 0.0f}, {0.0f, 2.0f}});   // 2

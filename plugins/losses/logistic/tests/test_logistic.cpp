@@ -24,8 +24,7 @@ TEST(Logistic, HandComputedSoftplusOfTheFusedDifference) {
 }
 
 TEST(Logistic, ExpectedLossMatchesANaiveLoop) {
-  auto loss =
-      wscsl::testing::build<Loss>("logistic", "margin = 0.3\nexpectation = \"loss\"");
+  auto loss = wscsl::testing::build<Loss>("logistic", "margin = 0.3\nexpectation = \"loss\"");
   TripletInput in;
   TripletScores s;
   s.close_distances = torch::rand({6, 4});

@@ -25,16 +25,14 @@ TEST(LsnMin, BatchFormTakesTheMinimumOfTheMeans) {
   auto loss = wscsl::testing::build<Loss>("lsn_min", "form = \"batch\"");
   TripletInput in;
   // Means per embedding: k0 = 0.3, k1 = 0.25 → 0.25.
-  EXPECT_NEAR(loss->compute({in, hand_scores(), nullptr}).at("lsn_min").item<double>(), 0.25,
-              1e-6);
+  EXPECT_NEAR(loss->compute({in, hand_scores(), nullptr}).at("lsn_min").item<double>(), 0.25, 1e-6);
 }
 
 TEST(LsnMin, TripletFormTakesTheMeanOfTheMinima) {
   auto loss = wscsl::testing::build<Loss>("lsn_min", "form = \"triplet\"");
   TripletInput in;
   // Minima per triplet: 0 and 0.1 → 0.05.
-  EXPECT_NEAR(loss->compute({in, hand_scores(), nullptr}).at("lsn_min").item<double>(), 0.05,
-              1e-6);
+  EXPECT_NEAR(loss->compute({in, hand_scores(), nullptr}).at("lsn_min").item<double>(), 0.05, 1e-6);
 }
 
 TEST(LsnMin, BothFormsMatchNaiveLoops) {
@@ -48,9 +46,8 @@ TEST(LsnMin, BothFormsMatchNaiveLoops) {
   for (int i = 0; i < 9; ++i) {
     double best = std::numeric_limits<double>::infinity();
     for (int k = 0; k < 3; ++k) {
-      const double hinge =
-          std::max(0.0, 0.4 - (s.far_distances[i][k].item<double>() -
-                               s.close_distances[i][k].item<double>()));
+      const double hinge = std::max(0.0, 0.4 - (s.far_distances[i][k].item<double>() -
+                                                s.close_distances[i][k].item<double>()));
       per_embedding[k] += hinge / 9;
       best = std::min(best, hinge);
     }

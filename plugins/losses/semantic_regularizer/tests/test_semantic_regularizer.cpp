@@ -20,10 +20,10 @@ TEST(SemanticRegularizer, HistogramIntersectionOnlyWhereBothDirectionsAreSatisfi
   auto loss = wscsl::testing::build<Loss>("semantic_regularizer", "lambda = 1.0");
   EXPECT_TRUE(loss->needs_reversed());
   TripletInput in;
-  const torch::Tensor w = torch::tensor({{0.7f, 0.3f}, {0.5f, 0.5f}, {0.2f, 0.8f}},
-                                        torch::requires_grad());
-  const torch::Tensor w_rev = torch::tensor({{0.4f, 0.6f}, {0.9f, 0.1f}, {0.6f, 0.4f}},
-                                            torch::requires_grad());
+  const torch::Tensor w =
+      torch::tensor({{0.7f, 0.3f}, {0.5f, 0.5f}, {0.2f, 0.8f}}, torch::requires_grad());
+  const torch::Tensor w_rev =
+      torch::tensor({{0.4f, 0.6f}, {0.9f, 0.1f}, {0.6f, 0.4f}}, torch::requires_grad());
   // Triplet 0: both satisfied → Σ min = 0.4 + 0.3 = 0.7. Triplet 1: forward unsatisfied → 0.
   // Triplet 2: reversed unsatisfied → 0.
   const TripletScores s = scored({0.1f, 0.9f, 0.1f}, {0.5f, 0.2f, 0.5f}, w);

@@ -22,10 +22,10 @@ Decoder::Decoder(const std::string& architecture, const DecoderShape& shape) {
   namespace nn = torch::nn;
   const std::int64_t factor = std::int64_t{1} << halvings(architecture);
   if (shape.height % factor != 0 || shape.width % factor != 0)
-    throw Error(fmt::format("the {} decoder doubles the image side {} times: the image size "
-                            "{}×{} must be divisible by {}",
-                            architecture, halvings(architecture), shape.height, shape.width,
-                            factor));
+    throw Error(
+        fmt::format("the {} decoder doubles the image side {} times: the image size "
+                    "{}×{} must be divisible by {}",
+                    architecture, halvings(architecture), shape.height, shape.width, factor));
   start_height_ = shape.height / factor;
   start_width_ = shape.width / factor;
   const std::int64_t start = 64 * start_height_ * start_width_;
@@ -48,11 +48,11 @@ Decoder::Decoder(const std::string& architecture, const DecoderShape& shape) {
     in = out;
   }
   for (std::size_t i = 1; i < channels.size(); ++i) {
-    deconv_->push_back(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(channels[i - 1], channels[i],
-                                                                      kernel)
-                                               .stride(2)
-                                               .padding(1)
-                                               .output_padding(output_padding)));
+    deconv_->push_back(
+        nn::ConvTranspose2d(nn::ConvTranspose2dOptions(channels[i - 1], channels[i], kernel)
+                                .stride(2)
+                                .padding(1)
+                                .output_padding(output_padding)));
     if (i + 1 < channels.size()) deconv_->push_back(nn::ReLU());
   }
 }

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <torch/nn/functional/loss.h>
 
+#include "wscsl/config/image_fields.hpp"
+
 namespace wscsl::vae_elbo {
 
 Posterior split_posterior(const torch::Tensor& phi) {
@@ -28,8 +30,8 @@ Posterior average_posterior(const Posterior& first, const Posterior& second,
   }
   const torch::Tensor mean = 0.5 * first.mean + 0.5 * second.mean;
   if (average == "gvae_std")
-    return {mean, 2.0 * (0.5 * (0.5 * first.log_var).exp() + 0.5 * (0.5 * second.log_var).exp())
-                            .log()};
+    return {mean,
+            2.0 * (0.5 * (0.5 * first.log_var).exp() + 0.5 * (0.5 * second.log_var).exp()).log()};
   return {mean, (0.5 * var_1 + 0.5 * var_2).log()};
 }
 
@@ -61,15 +63,7 @@ Schema<VaeElboOptions> VaeElbo::schema() {
           "D = 2L, the size of φ = [μ ; log σ²] (set from the backbone).")
       .min(2)
       .derived("backbone.embedding_dim");
-  s.field("image_channels", &O::image_channels, "Image channels (set from the dataset).")
-      .min(1)
-      .derived("dataset.channels");
-  s.field("image_height", &O::image_height, "Image height (set from the dataset).")
-      .min(1)
-      .derived("dataset.height");
-  s.field("image_width", &O::image_width, "Image width (set from the dataset).")
-      .min(1)
-      .derived("dataset.width");
+  image_fields(s, "image", &O::image_channels, &O::image_height, &O::image_width);
   s.field("decoder", &O::decoder,
           "The CBIR paper's decoder: \"mnist_crb\" (Table 2, image sides divisible by 4) or "
           "\"modelnet40\" (Table 1, divisible by 16).")
@@ -89,8 +83,9 @@ Schema<VaeElboOptions> VaeElbo::schema() {
           "With sharing = \"fixed\": how many leading latent dimensions form Z_C (the CBIR paper: "
           "7 of 10).")
       .min(0);
-  s.field("beta", &O::beta, "β, the weight of the KL term (disentanglement_lib requires it; the "
-                            "CBIR paper uses 1).")
+  s.field("beta", &O::beta,
+          "β, the weight of the KL term (disentanglement_lib requires it; the "
+          "CBIR paper uses 1).")
       .min(0.0);
   s.check([](const O& o, FieldChecker& c) {
     const std::int64_t d = o.input_dim.value_or(0);
@@ -112,11 +107,10 @@ Schema<VaeElboOptions> VaeElbo::schema() {
 VaeElbo::VaeElbo(const Options& options)
     : options_(options), latent_(options.input_dim.value_or(20) / 2) {
   decoder_ = register_module(
-      "decoder",
-      std::make_shared<Decoder>(options.decoder,
-                                DecoderShape{latent_, options.image_channels.value_or(3),
-                                             options.image_height.value_or(32),
-                                             options.image_width.value_or(32)}));
+      "decoder", std::make_shared<Decoder>(options.decoder,
+                                           DecoderShape{latent_, options.image_channels.value_or(3),
+                                                        options.image_height.value_or(32),
+                                                        options.image_width.value_or(32)}));
 }
 
 torch::Tensor VaeElbo::shared_dimensions(const Posterior& first, const Posterior& second) const {
