@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <numeric>
 
 #include <fmt/format.h>
 #include <torch/optim/adam.h>
@@ -47,12 +46,9 @@ void set_lr(torch::optim::Optimizer& optimizer, double lr) {
 }
 
 std::vector<std::int64_t> epoch_order(std::int64_t count, std::int64_t seed, std::int64_t epoch) {
-  std::vector<std::int64_t> order(static_cast<std::size_t>(count));
-  std::iota(order.begin(), order.end(), 0);
-  Rng rng(mix_seed(mix_seed(static_cast<std::uint64_t>(seed), kOrderStream),
-                   static_cast<std::uint64_t>(epoch)));
-  rng.shuffle(order);
-  return order;
+  return seeded_permutation(mix_seed(mix_seed(static_cast<std::uint64_t>(seed), kOrderStream),
+                                     static_cast<std::uint64_t>(epoch)),
+                            count);
 }
 
 bool improves(const TrainerOptions& o, double value, double best) {
