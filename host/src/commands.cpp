@@ -41,6 +41,11 @@ void print_results(const EvaluationResult& result) {
 
 }  // namespace
 
+void install_stop_handlers() {
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+}
+
 Session::Session(const GlobalOptions& options, const std::vector<fs::path>& pipeline_paths) {
   PluginSearch search;
   search.command_line = options.plugin_paths;
@@ -63,8 +68,7 @@ int run_train(const GlobalOptions& global, const TrainArgs& args) {
       args.resume ? RunDirectory::open(run_root) : RunDirectory::create(run_root);
   fmt::print("run {} — {} threads, seed {}\n", run.root().string(),
              pipeline.trainer.resolved_threads(), pipeline.trainer.seed);
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
+  install_stop_handlers();
   TrainRequest request;
   request.resume = args.resume;
   request.stop_after_steps = args.stop_after_steps;

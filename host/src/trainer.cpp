@@ -277,6 +277,10 @@ void request_stop() {
   g_stop_requested = 1;
 }
 
+bool stop_requested() {
+  return g_stop_requested != 0;
+}
+
 TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request) {
   return Loop(pipeline, run, request).run();
 }

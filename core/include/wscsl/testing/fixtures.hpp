@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "wscsl/plugin/backbone.hpp"
 #include "wscsl/plugin/evaluator.hpp"
 
 namespace wscsl::testing {

@@ -5,7 +5,7 @@
 
 #include <unistd.h>
 
-#include "projection.hpp"
+#include "../src/projection.hpp"
 #include "wscsl/eval/aligned.hpp"
 #include "wscsl/plot/canvas.hpp"
 #include "wscsl/testing/fixtures.hpp"

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "retrieval.hpp"
+#include "../src/retrieval.hpp"
 #include "wscsl/eval/aligned.hpp"
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"

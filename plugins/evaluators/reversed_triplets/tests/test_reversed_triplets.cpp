@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "reversed_triplets.hpp"
+#include "../src/reversed_triplets.hpp"
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
 #include "wscsl/util/rng.hpp"
