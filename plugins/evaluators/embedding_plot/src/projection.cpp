@@ -108,6 +108,9 @@ torch::Tensor tsne_2d(const torch::Tensor& x, const TsneOptions& o) {
     y[i] = 1e-4 * radius * std::cos(angle);
     y[i + 1] = 1e-4 * radius * std::sin(angle);
   }
+  const double learning_rate =
+      o.learning_rate > 0 ? o.learning_rate
+                          : std::max(static_cast<double>(n) / o.early_exaggeration / 4.0, 50.0);
   Points student(n * n);
   for (std::int64_t it = 0; it < o.iterations; ++it) {
     const bool early = it < o.exaggeration_iterations;
@@ -137,7 +140,7 @@ torch::Tensor tsne_2d(const torch::Tensor& x, const TsneOptions& o) {
     for (std::size_t k = 0; k < n * 2; ++k) {
       const bool same_sign = (gradient[k] > 0) == (update[k] > 0);
       gains[k] = std::max(0.01, same_sign ? gains[k] * 0.8 : gains[k] + 0.2);
-      update[k] = momentum * update[k] - o.learning_rate * gains[k] * gradient[k];
+      update[k] = momentum * update[k] - learning_rate * gains[k] * gradient[k];
       y[k] += update[k];
       (k % 2 ? mean_y : mean_x) += y[k] / static_cast<double>(n);
     }

@@ -15,7 +15,7 @@ torch::Tensor pca_2d(const torch::Tensor& x);
 struct TsneOptions {
   double perplexity = 30.0;  // lowered to (N − 1) / 3 for small N
   std::int64_t iterations = 1000;
-  double learning_rate = 200.0;
+  double learning_rate = 0.0;  // 0: max(N / early_exaggeration / 4, 50), scikit-learn's "auto"
   double early_exaggeration = 12.0;
   std::int64_t exaggeration_iterations = 250;  // also when momentum rises from 0.5 to 0.8
   std::uint64_t seed = 0;

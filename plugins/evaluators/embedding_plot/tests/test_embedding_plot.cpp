@@ -55,7 +55,8 @@ TEST(Pca, ProjectsOnTheLeadingAxesWithADeterministicSign) {
   }
   // One dimension: the second coordinate is zero.
   const torch::Tensor line = pca_2d(torch::tensor({{1.0}, {3.0}}, torch::kDouble));
-  EXPECT_DOUBLE_EQ(line[0][0].item<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(line[0][0].item<double>(), -1.0);  // centred, largest loading positive
+  EXPECT_DOUBLE_EQ(line[1][0].item<double>(), 1.0);
   EXPECT_DOUBLE_EQ(line[1][1].item<double>(), 0.0);
 }
 
@@ -95,7 +96,7 @@ TEST(EmbeddingPlot, WritesADecodablePngWithOnePanelPerEmbedding) {
   const torch::Tensor x = clusters().slice(0, 0, 60, 2).to(torch::kFloat);  // 30 points
   const torch::Tensor psi = torch::stack({x, x.flip(0)}, 1);
   EmbeddingTable t = wscsl::testing::make_table("test", psi, {{0, 1, 2}}, {0});
-  t.factors = torch::stack({torch::arange(30) / 10, torch::arange(30) % 2}, 1);
+  t.factors = torch::stack({torch::div(torch::arange(30), 10, "floor"), torch::arange(30) % 2}, 1);
   std::map<std::string, torch::Tensor> shared = {
       {aligned::assignment_key("ot"), torch::tensor({1, 0})},
       {aligned::condition_of_embedding_key("ot"), torch::tensor({1, 0})}};

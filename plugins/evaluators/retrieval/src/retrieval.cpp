@@ -94,6 +94,8 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
   if (!table.factors.defined())
     throw Error(fmt::format(
         "retrieval: split '{}' has no per-image factor labels; retrieval needs them", table.split));
+  const aligned::AlignedEmbeddings aligned =
+      aligned::aligned_embeddings(context, options_.alignment, "retrieval");
   const std::int64_t images = table.psi.size(0);
   if (options_.queries >= images)
     throw Error(fmt::format(
@@ -105,8 +107,6 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
     if (cut > database_size)
       throw Error(fmt::format("retrieval: k = {} exceeds the database of {} images of split '{}'",
                               cut, database_size, table.split));
-  const aligned::AlignedEmbeddings aligned =
-      aligned::aligned_embeddings(context, options_.alignment, "retrieval");
 
   const torch::Tensor order =
       torch::tensor(seeded_permutation(static_cast<std::uint64_t>(options_.seed), images));
