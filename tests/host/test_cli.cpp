@@ -128,3 +128,137 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   EXPECT_NE(missing.text.find("is not a run directory"), std::string::npos);
   fs::remove_all(dir);
 }
+
+namespace {
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+    ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST(Cli, BenchTrainsEveryMethodAndSeedTabulatesAndResumes) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_bench_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "tiny.toml") << wscsl::test::tiny_pipeline();
+  std::ofstream(dir / "suite.toml") << R"([suite]
+seeds = [3, 4]
+set = ["trainer.epochs=1"]
+output = "out"
+
+[[methods]]
+name = "tiny"
+pipeline = "tiny.toml"
+
+[[methods]]
+name = "tiny-sgd"
+pipeline = "tiny.toml"
+set = ["trainer.optimizer=sgd"]
+
+[[evaluators]]
+type = "triplet_accuracy"
+
+[[evaluators]]
+type = "alignment"
+
+[[evaluators]]
+type = "reversed_triplets"
+fractions = [0.0, 1.0]
+
+[[evaluators]]
+type = "retrieval"
+queries = 10
+k = [1, 5]
+)";
+  const std::string suite = (dir / "suite.toml").string();
+  const Output out = run_wscsl("bench " + suite + " --jobs 2");
+  ASSERT_EQ(out.status, 0) << out.text;
+  for (const char* run : {"tiny/seed-3", "tiny/seed-4", "tiny-sgd/seed-3", "tiny-sgd/seed-4"}) {
+    EXPECT_TRUE(fs::exists(dir / "out" / run / "results.json")) << run;
+    EXPECT_TRUE(fs::exists(dir / "out" / run / "bench.log")) << run;
+    // The suite's evaluators replaced the pipeline's; its `set` applied to every run.
+    const std::string resolved = read_text(dir / "out" / run / "resolved.toml");
+    EXPECT_NE(resolved.find("type = \"retrieval\""), std::string::npos) << run;
+    EXPECT_NE(resolved.find("epochs = 1"), std::string::npos) << run;
+    EXPECT_NE(resolved.find("threads = 1"), std::string::npos) << run;
+  }
+  const std::string md = read_text(dir / "out" / "results.md");
+  EXPECT_NE(md.find("- command: `wscsl bench " + suite + " --jobs 2`"), std::string::npos) << md;
+  EXPECT_NE(md.find("- machine: "), std::string::npos);
+  EXPECT_NE(md.find("| method | seeds | GR | OT | condition-free | reversed valid | MAP "),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| tiny | 3 4 | "), std::string::npos) << md;
+  EXPECT_NE(md.find("| tiny-sgd | 3 4 | "), std::string::npos) << md;
+  // The note above the table, then two rows of 4 columns and a MAP for each of the 4 conditions.
+  EXPECT_EQ(count_of(md, " ± "), 1u + 2u * (4 + 4)) << md;
+  const std::string csv = read_text(dir / "out" / "results.csv");
+  EXPECT_EQ(count_of(csv, "\n"), 3u) << csv;
+  EXPECT_EQ(csv.rfind("method,seeds,alignment/gr_accuracy mean,alignment/gr_accuracy std,", 0), 0u)
+      << csv;
+
+  // Finished runs are skipped; a run without results (as if interrupted) is trained again.
+  fs::remove(dir / "out" / "tiny-sgd" / "seed-4" / "results.json");
+  const Output again = run_wscsl("bench " + suite);
+  ASSERT_EQ(again.status, 0) << again.text;
+  EXPECT_EQ(count_of(again.text, "already finished"), 3u) << again.text;
+  EXPECT_NE(again.text.find("tiny-sgd seed 4: resuming"), std::string::npos) << again.text;
+  EXPECT_TRUE(fs::exists(dir / "out" / "tiny-sgd" / "seed-4" / "results.json"));
+  fs::remove_all(dir);
+}
+
+TEST(Cli, BenchReportsSuiteErrorsWithTheirPosition) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_suite_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "tiny.toml") << wscsl::test::tiny_pipeline();
+  std::ofstream(dir / "suite.toml") << R"([suite]
+seeds = [1]
+sede = 2
+
+[[methods]]
+name = "tiny"
+pipeline = "tiny.toml"
+
+[[methods]]
+name = "tiny"
+pipeline = "tiny.toml"
+
+[[evaluators]]
+type = "retreival"
+)";
+  const std::string suite = (dir / "suite.toml").string();
+  const Output out = run_wscsl("bench " + suite);
+  EXPECT_EQ(out.status, 2) << out.text;
+  EXPECT_NE(out.text.find(suite + ":3:1: error: unknown key 'sede'"), std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find(suite + ":10:8: error: method name 'tiny' is used twice"),
+            std::string::npos)
+      << out.text;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  fs::remove(dir / "suite.toml");
+  std::ofstream(dir / "suite.toml") << R"([[methods]]
+name = "tiny"
+pipeline = "tiny.toml"
+
+[[evaluators]]
+type = "retreival"
+)";
+  const Output bad_evaluator = run_wscsl("bench " + suite);
+  EXPECT_EQ(bad_evaluator.status, 2) << bad_evaluator.text;
+  EXPECT_NE(bad_evaluator.text.find(suite + ":6:8: error: unknown evaluator type \"retreival\""),
+            std::string::npos)
+      << bad_evaluator.text;
+  fs::remove_all(dir);
+}
