@@ -360,6 +360,10 @@ Suite read_suite(const fs::path& path) {
     if (!names.insert(m.name).second)
       diagnostics.error(item.find("name") ? item.find("name")->location() : item.location(),
                         fmt::format("method name '{}' is used twice", m.name));
+    std::error_code ec;
+    if (!m.pipeline.empty() && !fs::is_regular_file(m.pipeline, ec))
+      diagnostics.error(item.find("pipeline")->location(),
+                        fmt::format("[methods.{}] pipeline file {} does not exist", i, m.pipeline));
     suite.methods.push_back({m.name, m.pipeline, m.set, item.location()});
   }
   if (diagnostics.has_errors()) throw ConfigError(diagnostics);
@@ -414,7 +418,7 @@ std::vector<BenchColumn> bench_columns(const std::vector<std::map<std::string, d
   const std::vector<BenchColumn> fixed = {
       {"GR", "alignment/gr_accuracy"},
       {"OT", "alignment/ot_accuracy"},
-      {"condition-free", "triplet_accuracy/accuracy"},
+      {"triplet accuracy", "triplet_accuracy/accuracy"},
       {"reversed valid", "reversed_triplets/reversed_valid"}};
   auto present = [&](const std::string& metric) {
     for (const auto& r : runs)

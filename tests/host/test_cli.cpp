@@ -195,7 +195,7 @@ k = [1, 5]
   const std::string md = read_text(dir / "out" / "results.md");
   EXPECT_NE(md.find("- command: `wscsl bench " + suite + " --jobs 2`"), std::string::npos) << md;
   EXPECT_NE(md.find("- machine: "), std::string::npos);
-  EXPECT_NE(md.find("| method | seeds | GR | OT | condition-free | reversed valid | MAP "),
+  EXPECT_NE(md.find("| method | seeds | GR | OT | triplet accuracy | reversed valid | MAP "),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| tiny | 3 4 | "), std::string::npos) << md;
@@ -237,6 +237,10 @@ pipeline = "tiny.toml"
 
 [[evaluators]]
 type = "retreival"
+
+[[methods]]
+name = "other"
+pipeline = "missing.toml"
 )";
   const std::string suite = (dir / "suite.toml").string();
   const Output out = run_wscsl("bench " + suite);
@@ -244,6 +248,10 @@ type = "retreival"
   EXPECT_NE(out.text.find(suite + ":3:1: error: unknown key 'sede'"), std::string::npos)
       << out.text;
   EXPECT_NE(out.text.find(suite + ":10:8: error: method name 'tiny' is used twice"),
+            std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find(suite + ":18:12: error: [methods.2] pipeline file " +
+                          (dir / "missing.toml").string() + " does not exist"),
             std::string::npos)
       << out.text;
   EXPECT_FALSE(fs::exists(dir / "out"));

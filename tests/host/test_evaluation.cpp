@@ -1,0 +1,59 @@
+#include <gtest/gtest.h>
+
+#include "evaluation.hpp"
+#include "pipeline.hpp"
+#include "pipelines.hpp"
+#include "wscsl/config/toml.hpp"
+#include "wscsl/testing/fixtures.hpp"
+#include "wscsl/util/rng.hpp"
+
+using namespace wscsl;
+using namespace wscsl::host;
+
+TEST(Evaluation, ASplitOfTwentyThousandTripletsEmbedsEachOfItsFiveThousandImagesOnce) {
+  // The tiny pipeline's evaluators (and two more) on a 5,000-image, 20,000-triplet test split:
+  // the backbone sees every image exactly once, however many triplets reference it.
+  Pipeline pipeline = build_pipeline(parse_toml(test::tiny_pipeline() + R"(
+[[evaluators]]
+type = "reversed_triplets"
+
+[[evaluators]]
+type = "retrieval"
+queries = 100
+)",
+                                                "p.toml"),
+                                     "p.toml", test::in_tree_plugins());
+  const std::int64_t images = 5000, triplets = 20000;
+  DatasetInfo info = wscsl::testing::dataset_info({"a", "b"});
+  info.height = info.width = 2;
+  SplitData test;
+  test.num_images = images;
+  // Every image appears in at least one triplet: the anchors run through all of them four times.
+  const std::vector<std::int64_t> shuffled = seeded_permutation(7, triplets);
+  torch::Tensor t = torch::empty({triplets, 3}, torch::kLong);
+  for (std::int64_t i = 0; i < triplets; ++i) {
+    t[i][0] = i % images;
+    t[i][1] = shuffled[static_cast<std::size_t>(i)] % images;
+    t[i][2] = (i * 7 + 3) % images;
+  }
+  test.triplets = t;
+  test.conditions = torch::arange(triplets) % 2;
+  test.factors = torch::stack({torch::arange(images) % 3, torch::arange(images) % 5}, 1);
+  pipeline.dataset = std::make_shared<wscsl::testing::FixedDataset>(
+      info, std::map<std::string, SplitData>{{"test", test}});
+  auto backbone = std::make_shared<wscsl::testing::CountingBackbone>(4);
+  pipeline.backbone = backbone;
+  pipeline.condition_module =
+      std::make_shared<wscsl::testing::TableModule>(2, 2, std::vector<double>{0.5, 0.5});
+
+  const EmbeddingTable table = embed_split(pipeline, "test", 1024);
+  const EvaluationResult result = evaluate(pipeline, table, table, true, {});
+  EXPECT_EQ(backbone->images_embedded(), images);
+  ASSERT_EQ(backbone->calls_per_image().size(), static_cast<std::size_t>(images));
+  for (const auto& [id, calls] : backbone->calls_per_image())
+    ASSERT_EQ(calls, 1) << "image " << id;
+  EXPECT_EQ(table.triplets.size(0), triplets);
+  EXPECT_NE(result.find("alignment/ot_accuracy"), nullptr);
+  EXPECT_NE(result.find("reversed_triplets/reversed_valid"), nullptr);
+  EXPECT_NE(result.find("retrieval/map"), nullptr);
+}
