@@ -44,6 +44,18 @@ struct EvalArgs {
 };
 int run_eval(const GlobalOptions& global, const EvalArgs& args);
 
+struct EmbedArgs {
+  std::filesystem::path target;  // a run directory or a checkpoint inside one
+  std::vector<std::string> splits = {"test"};
+  std::filesystem::path output;  // default: <run>/embeddings
+  std::vector<std::string> overrides;
+};
+// Writes, per split, <split>_phi.npy [M, D], <split>_psi.npy [M, K, E] (every ψ_k),
+// <split>_image_ids.npy [M], <split>_factors.npy [M, F] and <split>_triplets.npy [T, 3] (row
+// indices) with <split>_conditions.npy [T] where the split has them, and conditions.txt (the
+// factor columns' names, one a line).
+int run_embed(const GlobalOptions& global, const EmbedArgs& args);
+
 int run_check(const GlobalOptions& global, const std::filesystem::path& pipeline,
               const std::vector<std::string>& overrides);
 int run_plugins(const GlobalOptions& global, bool json);

@@ -48,6 +48,14 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--set", eval.overrides,
                        "Override a pipeline key, e.g. an evaluator option");
 
+  EmbedArgs embed;
+  auto* embed_cmd = app.add_subcommand(
+      "embed", "Export per-image embeddings (φ and every ψ_k) and labels as .npy files");
+  embed_cmd->add_option("target", embed.target, "Run directory or checkpoint file")->required();
+  embed_cmd->add_option("--split", embed.splits, "Split to export (repeatable; default: test)");
+  embed_cmd->add_option("--output", embed.output, "Directory (default: <run>/embeddings)");
+  embed_cmd->add_option("--set", embed.overrides, "Override a pipeline key");
+
   BenchArgs bench;
   auto* bench_cmd = app.add_subcommand(
       "bench", "Train and evaluate every method of a suite over its seeds; tabulate the results");
@@ -100,6 +108,7 @@ int main(int argc, char** argv) {
       return run_train(global, train);
     }
     if (eval_cmd->parsed()) return run_eval(global, eval);
+    if (embed_cmd->parsed()) return run_embed(global, embed);
     if (bench_cmd->parsed()) {
       std::string command_line = "wscsl";
       for (int i = 1; i < argc; ++i)

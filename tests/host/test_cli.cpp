@@ -32,6 +32,11 @@ Output run_wscsl(const std::string& arguments) {
   return out;
 }
 
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 }  // namespace
 
 TEST(Cli, CheckPrintsEveryDiagnosticAndFails) {
@@ -123,6 +128,30 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   EXPECT_NE(evaluated.text.find("Triplet accuracy on 'test'"), std::string::npos);
   const Output last = run_wscsl("eval " + run + "/checkpoints/last.pt");
   EXPECT_EQ(last.status, 0) << last.text;
+  const Output embedded = run_wscsl("embed " + run + " --split val --split test --output " +
+                                    (dir / "embeddings").string());
+  EXPECT_EQ(embedded.status, 0) << embedded.text;
+  for (const char* split : {"val", "test"})
+    for (const char* what : {"phi", "psi", "image_ids", "factors", "triplets", "conditions"})
+      EXPECT_TRUE(fs::exists(dir / "embeddings" / (std::string(split) + "_" + what + ".npy")))
+          << split << " " << what;
+  // The φ file of the test split: 8-D float32 rows, one per image the split's triplets use.
+  const std::string phi = read_text(dir / "embeddings" / "test_phi.npy");
+  const std::size_t header = 10 + static_cast<unsigned char>(phi[8]) +
+                             256 * static_cast<unsigned char>(phi[9]);
+  EXPECT_EQ(phi.rfind("\x93NUMPY\x01", 0), 0u);
+  EXPECT_EQ(header % 64, 0u);
+  const std::size_t open = phi.find("'shape': ("), comma = phi.find(", 8)", open);
+  ASSERT_NE(comma, std::string::npos) << phi.substr(0, header);
+  const std::size_t rows = std::stoul(phi.substr(open + 10, comma - open - 10));
+  EXPECT_GT(rows, 0u);
+  EXPECT_EQ(phi.size(), header + rows * 8 * 4);
+  EXPECT_EQ(read_text(dir / "embeddings" / "conditions.txt"),
+            "category\ncolor\nrotation\nbackground\n");
+  const Output no_split = run_wscsl("embed " + run + " --split tset");
+  EXPECT_EQ(no_split.status, 1);
+  EXPECT_NE(no_split.text.find("has no split 'tset'"), std::string::npos) << no_split.text;
+
   const Output missing = run_wscsl("eval " + (dir / "nothing").string());
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.text.find("is not a run directory"), std::string::npos);
@@ -130,11 +159,6 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
 }
 
 namespace {
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
 
 std::size_t count_of(const std::string& text, const std::string& part) {
   std::size_t n = 0;

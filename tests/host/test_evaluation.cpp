@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "evaluation.hpp"
+#include "npy.hpp"
 #include "pipeline.hpp"
 #include "pipelines.hpp"
 #include "wscsl/config/toml.hpp"
@@ -56,4 +57,19 @@ queries = 100
   EXPECT_NE(result.find("alignment/ot_accuracy"), nullptr);
   EXPECT_NE(result.find("reversed_triplets/reversed_valid"), nullptr);
   EXPECT_NE(result.find("retrieval/map"), nullptr);
+}
+
+TEST(Npy, HeadersAreNumpyFormatOnePaddedToSixtyFourBytes) {
+  for (const auto& [shape, spelled] :
+       std::vector<std::pair<std::vector<std::int64_t>, std::string>>{
+           {{3}, "(3,)"}, {{84, 8}, "(84, 8)"}, {{5, 2, 16}, "(5, 2, 16)"}, {{}, "()"}}) {
+    const std::string h = npy_header("<f4", shape);
+    EXPECT_EQ(h.size() % 64, 0u) << spelled;
+    EXPECT_EQ(h.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+    EXPECT_EQ(static_cast<unsigned char>(h[8]) + 256u * static_cast<unsigned char>(h[9]),
+              h.size() - 10);
+    EXPECT_EQ(h.substr(10, h.find('}') - 9),
+              "{'descr': '<f4', 'fortran_order': False, 'shape': " + spelled + ", }");
+    EXPECT_EQ(h.back(), '\n');
+  }
 }
