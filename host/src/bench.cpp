@@ -250,10 +250,11 @@ std::string csv_field(const std::string& text) {
 std::vector<fs::path> run_pictures(const fs::path& directory) {
   std::vector<fs::path> pictures;
   std::error_code ec;
-  if (fs::exists(directory / "curves.png", ec)) pictures.push_back(directory / "curves.png");
-  if (fs::is_directory(directory / "plots", ec)) {
+  const RunDirectory run(directory);
+  if (fs::exists(run.curves(), ec)) pictures.push_back(run.curves());
+  if (fs::is_directory(run.artifacts(), ec)) {
     std::vector<fs::path> plots;
-    for (const auto& entry : fs::directory_iterator(directory / "plots", ec))
+    for (const auto& entry : fs::directory_iterator(run.artifacts(), ec))
       if (entry.path().extension() == ".png") plots.push_back(entry.path());
     std::sort(plots.begin(), plots.end());
     pictures.insert(pictures.end(), plots.begin(), plots.end());

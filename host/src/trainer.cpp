@@ -12,6 +12,7 @@
 #include <torch/optim/sgd.h>
 #include <torch/utils.h>
 
+#include "curves.hpp"
 #include "progress.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
@@ -250,6 +251,7 @@ class Loop {
     progress.finish(epoch_summary(state_.epoch, o_.epochs, line["loss"], lr, seconds,
                                   validation ? &*validation : nullptr, o_, best));
     std::ofstream(run_.metrics(), std::ios::app) << json_line(line) << "\n";
+    write_training_curves(read_metrics_log(run_.metrics()), run_.curves());
     state_.epoch += 1;
     state_.step = 0;
     state_.epoch_loss_sum = 0;

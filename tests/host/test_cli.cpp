@@ -122,6 +122,7 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
       << resumed.text;
   EXPECT_NE(resumed.text.find("Alignment accuracy on 'test' (fitted on 'val')"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir / "run" / "results.md"));
+  EXPECT_TRUE(fs::exists(dir / "run" / "curves.png"));
 
   const Output evaluated = run_wscsl("eval " + run);
   EXPECT_EQ(evaluated.status, 0) << evaluated.text;

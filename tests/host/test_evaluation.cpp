@@ -1,10 +1,18 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "curves.hpp"
 #include "evaluation.hpp"
 #include "npy.hpp"
 #include "pipeline.hpp"
 #include "pipelines.hpp"
 #include "wscsl/config/toml.hpp"
+#include "wscsl/plot/canvas.hpp"
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/util/rng.hpp"
 
@@ -72,4 +80,44 @@ TEST(Npy, HeadersAreNumpyFormatOnePaddedToSixtyFourBytes) {
               "{'descr': '<f4', 'fortran_order': False, 'shape': " + spelled + ", }");
     EXPECT_EQ(h.back(), '\n');
   }
+}
+
+TEST(Curves, ReadsTheMetricsLogAndDrawsLossAndValidationCurves) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_curves_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "metrics.jsonl")
+      << "{\"epoch\": 1, \"loss\": 0.5, \"val/alignment/ot_accuracy\": 0.6, "
+         "\"val/alignment/ot_accuracy/color\": 0.9}\n"
+         "{\"epoch\": 2, \"loss\": 0.25, \"val/alignment/ot_accuracy\": null}\n"
+         "{\"epoch\": 3, \"loss\": 1e-1, \"val/alignment/ot_accuracy\": 0.75}\n";
+  const MetricsLog log = read_metrics_log(dir / "metrics.jsonl");
+  EXPECT_EQ(log.epochs, (std::vector<double>{1, 2, 3}));
+  EXPECT_EQ(log.series.at("loss"), (std::vector<double>{0.5, 0.25, 0.1}));
+  const auto& ot = log.series.at("val/alignment/ot_accuracy");
+  EXPECT_EQ(ot[0], 0.6);
+  EXPECT_TRUE(std::isnan(ot[1]));
+  EXPECT_EQ(ot[2], 0.75);
+  const auto& color = log.series.at("val/alignment/ot_accuracy/color");
+  EXPECT_EQ(color.size(), 3u);
+  EXPECT_TRUE(std::isnan(color[2]));
+
+  EXPECT_TRUE(is_summary_metric("val/alignment/ot_accuracy"));
+  EXPECT_FALSE(is_summary_metric("val/alignment/ot_accuracy/color"));
+  EXPECT_FALSE(is_summary_metric("val/alignment/ot_converged"));
+  EXPECT_FALSE(is_summary_metric("val/reversed_triplets/sweep_valid@0.5"));
+  EXPECT_FALSE(is_summary_metric("loss"));
+
+  ASSERT_TRUE(write_training_curves(log, dir / "curves.png"));
+  const plot::Canvas png = plot::Canvas::read_png(dir / "curves.png");
+  EXPECT_EQ(png.width(), 840);
+  int loss_pixels = 0;  // the loss and the one validation series are both drawn in palette(0)
+  for (int y = 0; y < png.height(); ++y)
+    for (int x = 0; x < png.width(); ++x)
+      loss_pixels += png.pixel(x, y) == plot::palette(0);
+  EXPECT_GT(loss_pixels, 100);
+  EXPECT_FALSE(write_training_curves(MetricsLog{}, dir / "none.png"));
+  EXPECT_FALSE(fs::exists(dir / "none.png"));
+  fs::remove_all(dir);
 }
