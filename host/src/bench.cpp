@@ -98,8 +98,9 @@ const ConfigNode* table_array(const ConfigNode& root, const std::string& name,
   for (const ConfigNode& item : node->items())
     ok = ok && item.is_table();
   if (!ok) {
-    diagnostics.error(node->location(), fmt::format("'{}' must be an array of tables [[{}]], got {}",
-                                                    name, name, node->describe_type()));
+    diagnostics.error(node->location(),
+                      fmt::format("'{}' must be an array of tables [[{}]], got {}", name, name,
+                                  node->describe_type()));
     return nullptr;
   }
   return node;
@@ -145,9 +146,9 @@ int execute_run(const Session& session, const Suite& suite, const BenchRun& run,
     probe.truncate_logs(0, 0);
     fs::create_directories(run.directory / "checkpoints", ec);
   }
-  const RunDirectory directory =
-      request.resume ? RunDirectory::open(run.directory)
-                     : (has_run ? probe : RunDirectory::create(run.directory));
+  const RunDirectory directory = request.resume
+                                     ? RunDirectory::open(run.directory)
+                                     : (has_run ? probe : RunDirectory::create(run.directory));
   fmt::print("{} seed {}: {} in {}\n", method.name, run.seed,
              request.resume ? "resuming" : "training", run.directory.string());
   std::fflush(stdout);
@@ -189,9 +190,9 @@ std::vector<std::string> execute_in_children(const GlobalOptions& global, const 
       std::vector<std::string> argv = {"wscsl"};
       for (const fs::path& p : global.plugin_paths)
         argv.insert(argv.end(), {"--plugin-path", p.string()});
-      argv.insert(argv.end(), {"bench", args.suite.string(), "--output", suite.output.string(),
-                               "--jobs", std::to_string(args.jobs), "--run",
-                               run_label(suite, run)});
+      argv.insert(argv.end(),
+                  {"bench", args.suite.string(), "--output", suite.output.string(), "--jobs",
+                   std::to_string(args.jobs), "--run", run_label(suite, run)});
       for (const std::string& o : args.overrides)
         argv.insert(argv.end(), {"--set", o});
       std::error_code ec;
@@ -309,7 +310,8 @@ void write_tables(const Suite& suite, const std::vector<BenchRun>& runs, const B
       }
       const MeanStd ms = mean_std(values);
       md += " " + percent(ms, seeds.size() > 1) + " |";
-      csv += "," + (ms.count ? csv_number(ms.mean) : "") + "," + (ms.count ? csv_number(ms.std) : "");
+      csv +=
+          "," + (ms.count ? csv_number(ms.mean) : "") + "," + (ms.count ? csv_number(ms.std) : "");
     }
     md += "\n";
     csv += "\n";
@@ -339,8 +341,8 @@ Suite read_suite(const fs::path& path) {
   const std::string file = suite.root.location().file;
   const ConfigNode* section = suite.root.find("suite");
   if (section && !section->is_table()) {
-    diagnostics.error(section->location(),
-                      fmt::format("'suite' must be a table [suite], got {}", section->describe_type()));
+    diagnostics.error(section->location(), fmt::format("'suite' must be a table [suite], got {}",
+                                                       section->describe_type()));
     section = nullptr;
   }
   const ConfigNode empty = ConfigNode::table({file, 1, 1});
@@ -416,11 +418,10 @@ std::map<std::string, double> read_results_json(const fs::path& path) {
 }
 
 std::vector<BenchColumn> bench_columns(const std::vector<std::map<std::string, double>>& runs) {
-  const std::vector<BenchColumn> fixed = {
-      {"GR", "alignment/gr_accuracy"},
-      {"OT", "alignment/ot_accuracy"},
-      {"triplet accuracy", "triplet_accuracy/accuracy"},
-      {"reversed valid", "reversed_triplets/reversed_valid"}};
+  const std::vector<BenchColumn> fixed = {{"GR", "alignment/gr_accuracy"},
+                                          {"OT", "alignment/ot_accuracy"},
+                                          {"triplet accuracy", "triplet_accuracy/accuracy"},
+                                          {"reversed valid", "reversed_triplets/reversed_valid"}};
   auto present = [&](const std::string& metric) {
     for (const auto& r : runs)
       if (r.count(metric)) return true;

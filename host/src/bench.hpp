@@ -57,7 +57,8 @@ struct BenchColumn {
   std::string metric;
 };
 // The columns present in `runs` (metrics by run), in the order of the papers' tables: GR, OT,
-// triplet accuracy (condition-free for weak modules), reversed-valid proportion, then retrieval MAP per condition.
+// triplet accuracy (condition-free for weak modules), reversed-valid proportion, then retrieval MAP
+// per condition.
 std::vector<BenchColumn> bench_columns(const std::vector<std::map<std::string, double>>& runs);
 
 // Mean and sample standard deviation (0 for a single value) of the finite values.

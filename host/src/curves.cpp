@@ -72,8 +72,7 @@ bool write_training_curves(const MetricsLog& log, const fs::path& png) {
     all.insert(all.end(), v.second.begin(), v.second.end());
   plot::Axes right(canvas, {panel, 0, panel, height}, epochs, plot::range_of(all),
                    "validation metrics", "epoch", "value");
-  for (std::size_t i = 0; i < validation.size(); ++i)
-  {
+  for (std::size_t i = 0; i < validation.size(); ++i) {
     right.line(log.epochs, validation[i].second, plot::palette(i));
     right.scatter(log.epochs, validation[i].second,
                   std::vector<plot::Color>(log.epochs.size(), plot::palette(i)), 3);

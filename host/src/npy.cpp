@@ -28,8 +28,7 @@ std::string npy_header(const std::string& descr, const std::vector<std::int64_t>
 
 void write_npy(const std::filesystem::path& path, const at::Tensor& tensor) {
   const bool floating = at::isFloatingType(tensor.scalar_type());
-  const at::Tensor data =
-      tensor.to(floating ? at::kFloat : at::kLong).to(at::kCPU).contiguous();
+  const at::Tensor data = tensor.to(floating ? at::kFloat : at::kLong).to(at::kCPU).contiguous();
   // Little-endian on every platform LibTorch ships for; '<' states it.
   std::string bytes = npy_header(floating ? "<f4" : "<i8", data.sizes().vec());
   bytes.append(static_cast<const char*>(data.data_ptr()), data.nbytes());

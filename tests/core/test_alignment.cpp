@@ -200,8 +200,10 @@ double brute_force_transport(const Matrix& cost) {
       std::size_t leaf = 0;
       for (std::size_t e = 0; e < chosen.size() && leaf_edge == chosen.size(); ++e) {
         if (used[e]) continue;
-        if (degree[chosen[e].first] == 1) leaf_edge = e, leaf = chosen[e].first;
-        else if (degree[chosen[e].second] == 1) leaf_edge = e, leaf = chosen[e].second;
+        if (degree[chosen[e].first] == 1)
+          leaf_edge = e, leaf = chosen[e].first;
+        else if (degree[chosen[e].second] == 1)
+          leaf_edge = e, leaf = chosen[e].second;
       }
       if (leaf_edge == chosen.size()) {
         feasible = false;  // a cycle: not a tree
@@ -294,8 +296,8 @@ TEST(ExactTransport, IsTheLimitOfSinkhornOnRectangularCosts) {
   for (const PotCase& c : cases) {
     if (c.cost.rows == c.cost.cols) continue;  // rect3x5 and rect5x3
     const Matrix exact = exact_transport(c.cost);
-    const SinkhornResult r = sinkhorn_log(c.cost, uniform(c.cost.rows), uniform(c.cost.cols),
-                                          1e-4, 50000, 1e-12);
+    const SinkhornResult r =
+        sinkhorn_log(c.cost, uniform(c.cost.rows), uniform(c.cost.cols), 1e-4, 50000, 1e-12);
     EXPECT_NEAR(plan_cost(r.plan, c.cost), plan_cost(exact, c.cost), 1e-6) << c.name;
     for (std::size_t k = 0; k < exact.values.size(); ++k)
       EXPECT_NEAR(r.plan.values[k], exact.values[k], 1e-5) << c.name << " entry " << k;

@@ -55,7 +55,8 @@ TEST(Cli, CheckPrintsEveryDiagnosticAndFails) {
 TEST(Cli, CheckAcceptsTheDefaultPipelineAndOverrides) {
   const std::string file = WSCSL_SOURCE_DIR "/examples/pipelines/default.toml";
   EXPECT_EQ(run_wscsl("check " + file).status, 0);
-  const Output bad = run_wscsl("check " + file + " --set trainer.lr=-1 --set trainer.optimiser=sgd");
+  const Output bad =
+      run_wscsl("check " + file + " --set trainer.lr=-1 --set trainer.optimiser=sgd");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.text.find("--set trainer.lr=-1: error: [trainer] 'lr' must be in (0, inf), got -1"),
             std::string::npos)
@@ -101,8 +102,8 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   std::ofstream(pipeline) << wscsl::test::tiny_pipeline();
   const std::string run = (dir / "run").string();
 
-  const Output stopped = run_wscsl("train " + pipeline.string() + " --run-dir " + run +
-                               " --stop-after-steps 3");
+  const Output stopped =
+      run_wscsl("train " + pipeline.string() + " --run-dir " + run + " --stop-after-steps 3");
   EXPECT_EQ(stopped.status, 0) << stopped.text;
   EXPECT_NE(stopped.text.find("stopped after step 3 (epoch 1, step 3/5); resume with `wscsl "
                               "train --resume " +
@@ -138,8 +139,8 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
           << split << " " << what;
   // The φ file of the test split: 8-D float32 rows, one per image the split's triplets use.
   const std::string phi = read_text(dir / "embeddings" / "test_phi.npy");
-  const std::size_t header = 10 + static_cast<unsigned char>(phi[8]) +
-                             256 * static_cast<unsigned char>(phi[9]);
+  const std::size_t header =
+      10 + static_cast<unsigned char>(phi[8]) + 256 * static_cast<unsigned char>(phi[9]);
   EXPECT_EQ(phi.rfind("\x93NUMPY\x01", 0), 0u);
   EXPECT_EQ(header % 64, 0u);
   const std::size_t open = phi.find("'shape': ("), comma = phi.find(", 8)", open);

@@ -9,7 +9,8 @@ namespace {
 
 std::vector<std::int64_t> to_vector(const torch::Tensor& t) {
   const torch::Tensor c = t.to(torch::kLong).contiguous();
-  return std::vector<std::int64_t>(c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel());
+  return std::vector<std::int64_t>(c.data_ptr<std::int64_t>(),
+                                   c.data_ptr<std::int64_t>() + c.numel());
 }
 
 }  // namespace
@@ -42,8 +43,7 @@ AlignedEmbeddings aligned_embeddings(const EvalContext& context, const std::stri
     a.embedding_of_condition = to_vector(assignment->second);
     a.condition_of_embedding = to_vector(inverse->second);
     a.source = "alignment (" + strategy + ")";
-  } else if (context.module.supervision() == Supervision::Conditioned &&
-             embeddings == conditions) {
+  } else if (context.module.supervision() == Supervision::Conditioned && embeddings == conditions) {
     for (std::int64_t k = 0; k < conditions; ++k) {
       a.embedding_of_condition.push_back(k);
       a.condition_of_embedding.push_back(k);
@@ -58,10 +58,11 @@ AlignedEmbeddings aligned_embeddings(const EvalContext& context, const std::stri
   }
   if (static_cast<std::int64_t>(a.embedding_of_condition.size()) != conditions ||
       static_cast<std::int64_t>(a.condition_of_embedding.size()) != embeddings)
-    throw Error(fmt::format("{}: the published alignment has {} conditions and {} embeddings, the "
-                            "model {} and {}",
-                            evaluator, a.embedding_of_condition.size(),
-                            a.condition_of_embedding.size(), conditions, embeddings));
+    throw Error(
+        fmt::format("{}: the published alignment has {} conditions and {} embeddings, the "
+                    "model {} and {}",
+                    evaluator, a.embedding_of_condition.size(), a.condition_of_embedding.size(),
+                    conditions, embeddings));
   return a;
 }
 

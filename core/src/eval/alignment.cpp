@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <string>
 #include <stdexcept>
+#include <string>
 
 namespace wscsl::alignment {
 namespace {

@@ -13,8 +13,9 @@ torch::Tensor cross_distances(ConditionModule& module, const torch::Tensor& psi_
                               const torch::Tensor& psi_database, std::int64_t tile_pairs) {
   if (psi_queries.dim() != 3 || psi_database.dim() != 3 ||
       psi_queries.size(1) != psi_database.size(1) || psi_queries.size(2) != psi_database.size(2))
-    throw Error("cross_distances: ψ of the queries and of the database must be [Q, K, E] and "
-                "[N, K, E]");
+    throw Error(
+        "cross_distances: ψ of the queries and of the database must be [Q, K, E] and "
+        "[N, K, E]");
   torch::NoGradGuard no_grad;
   const std::int64_t q = psi_queries.size(0), n = psi_database.size(0);
   const std::int64_t k = psi_queries.size(1), e = psi_queries.size(2);

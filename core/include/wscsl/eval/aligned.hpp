@@ -16,8 +16,8 @@ const std::vector<std::string>& strategies();
 
 // Keys in EvalContext::shared, per strategy:
 //   alignment.<strategy>_assignment            [C] int64: the embedding of each condition
-//   alignment.<strategy>_condition_of_embedding [K] int64: the condition of each embedding, -1 = none
-//   alignment.<strategy>_plan                  [C, K] float64: the plan (rows sum to 1/C)
+//   alignment.<strategy>_condition_of_embedding [K] int64: the condition of each embedding, -1 =
+//   none alignment.<strategy>_plan                  [C, K] float64: the plan (rows sum to 1/C)
 std::string assignment_key(const std::string& strategy);
 std::string condition_of_embedding_key(const std::string& strategy);
 std::string plan_key(const std::string& strategy);

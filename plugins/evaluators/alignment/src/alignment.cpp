@@ -83,9 +83,9 @@ torch::Tensor long_tensor(const std::vector<int>& v) {
 void publish(const Fitted& f, std::map<std::string, torch::Tensor>& shared) {
   shared[aligned::assignment_key(f.strategy)] = long_tensor(f.embedding_of_condition);
   shared[aligned::condition_of_embedding_key(f.strategy)] = long_tensor(f.condition_of_embedding);
-  shared[aligned::plan_key(f.strategy)] =
-      torch::tensor(f.plan.values, torch::kDouble)
-          .reshape({static_cast<std::int64_t>(f.plan.rows), static_cast<std::int64_t>(f.plan.cols)});
+  shared[aligned::plan_key(f.strategy)] = torch::tensor(f.plan.values, torch::kDouble)
+                                              .reshape({static_cast<std::int64_t>(f.plan.rows),
+                                                        static_cast<std::int64_t>(f.plan.cols)});
 }
 
 // The conditions a greedy choice gives embedding l (several or none), joined.

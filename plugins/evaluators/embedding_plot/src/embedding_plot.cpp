@@ -47,8 +47,9 @@ Colouring colouring(const torch::Tensor& factors, std::int64_t condition, const 
   std::sort(present.begin(), present.end());
   present.erase(std::unique(present.begin(), present.end()), present.end());
   for (std::int64_t value : present)
-    out.legend.push_back({value_name(c, value), value < 0 ? plot::kGray
-                                                         : plot::palette(static_cast<std::size_t>(value))});
+    out.legend.push_back(
+        {value_name(c, value),
+         value < 0 ? plot::kGray : plot::palette(static_cast<std::size_t>(value))});
   return out;
 }
 
@@ -78,8 +79,7 @@ Schema<EmbeddingPlotOptions> EmbeddingPlot::schema() {
   s.field("perplexity", &O::perplexity,
           "t-SNE perplexity (lowered to (points − 1) / 3 when larger).")
       .greater_than(0.0);
-  s.field("iterations", &O::iterations, "t-SNE gradient steps (the first 250 exaggerated).")
-      .min(1);
+  s.field("iterations", &O::iterations, "t-SNE gradient steps (the first 250 exaggerated).").min(1);
   s.field("alignment", &O::alignment,
           "Published alignment that names each embedding's condition (from an earlier "
           "`alignment` evaluator).")
@@ -137,19 +137,19 @@ EvalReport EmbeddingPlot::evaluate_impl(EvalContext& context) {
   tsne.seed = static_cast<std::uint64_t>(options_.seed);
   for (std::int64_t k = 0; k < embeddings; ++k) {
     const torch::Tensor x = psi.select(1, k);
-    const torch::Tensor projected =
-        options_.projection == "tsne" ? tsne_2d(x, tsne) : pca_2d(x);
+    const torch::Tensor projected = options_.projection == "tsne" ? tsne_2d(x, tsne) : pca_2d(x);
     const std::vector<double> xs = column(projected, 0), ys = column(projected, 1);
     for (std::int64_t c = 0; c < (all ? conditions : 1); ++c) {
-      const std::int64_t condition = all ? c : aligned.condition_of_embedding[static_cast<std::size_t>(k)];
+      const std::int64_t condition =
+          all ? c : aligned.condition_of_embedding[static_cast<std::size_t>(k)];
       const std::int64_t panel = all ? k * conditions + c : k;
       const int x0 = static_cast<int>(panel % columns) * cell_w;
       const int y0 = header + static_cast<int>(panel / columns) * side;
       const std::string condition_name =
           condition < 0 ? "no condition"
                         : context.info.conditions[static_cast<std::size_t>(condition)].name;
-      const bool matched =
-          condition >= 0 && aligned.condition_of_embedding[static_cast<std::size_t>(k)] == condition;
+      const bool matched = condition >= 0 &&
+                           aligned.condition_of_embedding[static_cast<std::size_t>(k)] == condition;
       plot::Axes axes(canvas, {x0, y0, side, side}, plot::range_of(xs), plot::range_of(ys),
                       fmt::format("psi{}: {}{}", k + 1, condition_name, all && matched ? " *" : ""),
                       "", "", false);

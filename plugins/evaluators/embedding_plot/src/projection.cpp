@@ -69,8 +69,7 @@ Points joint_affinities(const Points& x, std::size_t n, std::size_t dim, double 
   Points p(n * n, 0.0);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j)
-      p[i * n + j] =
-          std::max((conditional[i * n + j] + conditional[j * n + i]) / (2.0 * n), 1e-12);
+      p[i * n + j] = std::max((conditional[i * n + j] + conditional[j * n + i]) / (2.0 * n), 1e-12);
   return p;
 }
 
@@ -96,8 +95,7 @@ torch::Tensor tsne_2d(const torch::Tensor& x, const TsneOptions& o) {
   if (x.dim() != 2 || x.size(0) < 2) throw Error("tsne_2d expects an [N, D] matrix with N >= 2");
   const std::size_t n = static_cast<std::size_t>(x.size(0));
   const std::size_t dim = static_cast<std::size_t>(x.size(1));
-  const double perplexity =
-      std::max(1.0, std::min(o.perplexity, static_cast<double>(n - 1) / 3.0));
+  const double perplexity = std::max(1.0, std::min(o.perplexity, static_cast<double>(n - 1) / 3.0));
   const Points p = joint_affinities(to_points(x), n, dim, perplexity);
 
   Points y(n * 2), update(n * 2, 0.0), gains(n * 2, 1.0), gradient(n * 2);

@@ -44,7 +44,8 @@ RankingMetrics ranking_metrics(const torch::Tensor& relevant, const std::vector<
   const torch::Tensor hits = rel.cumsum(1);
   const torch::Tensor r = hits.select(1, n - 1);
   const torch::Tensor discount = 1.0 / torch::log2(positions + 1.0);
-  const torch::Tensor ideal = discount.cumsum(0).index_select(0, (r.to(torch::kLong) - 1).clamp_min(0));
+  const torch::Tensor ideal =
+      discount.cumsum(0).index_select(0, (r.to(torch::kLong) - 1).clamp_min(0));
   const double nan = std::numeric_limits<double>::quiet_NaN();
   RankingMetrics m;
   m.map = (rel * hits / positions).sum(1) / r;
@@ -136,9 +137,9 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
       const torch::Tensor ranked =
           rank_database(distances.select(2, aligned.embedding_of_condition[c]));
       const torch::Tensor value = factors_queries.slice(0, q0, q1).select(1, column);
-      const torch::Tensor relevant = (factors_database.select(1, column).take(ranked) ==
-                                      value.unsqueeze(1)) &
-                                     (value >= 0).unsqueeze(1);
+      const torch::Tensor relevant =
+          (factors_database.select(1, column).take(ranked) == value.unsqueeze(1)) &
+          (value >= 0).unsqueeze(1);
       const torch::Tensor valid = relevant.any(1);
       accumulate(totals[c], ranking_metrics(relevant, options_.k), valid);
     }
@@ -164,8 +165,8 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
     std::vector<double> values = {s.map / n, s.ndcg / n, s.nn / n};
     for (std::size_t i = 0; i < options_.k.size(); ++i)
       values.insert(values.end(), {s.precision[i] / n, s.recall[i] / n});
-    std::vector<std::string> row = {
-        names[c], fmt::format("ψ{}", aligned.embedding_of_condition[c] + 1)};
+    std::vector<std::string> row = {names[c],
+                                    fmt::format("ψ{}", aligned.embedding_of_condition[c] + 1)};
     for (std::size_t i = 0; i < columns; ++i) {
       report.metrics.push_back({metric_names[i] + "/" + names[c], values[i]});
       mean[i] += values[i] / static_cast<double>(conditions);

@@ -72,8 +72,8 @@ Scene scene(const std::vector<std::int64_t>& shape, const std::vector<std::int64
   factors[s.query][1] = 1;
   for (std::size_t i = 0; i < database.size(); ++i) {
     const std::int64_t r = database[i];
-    psi[r][0][0] = static_cast<float>(i + 1);                  // ψ1: database order
-    psi[r][1][0] = static_cast<float>(database.size() - i);    // ψ2: reversed
+    psi[r][0][0] = static_cast<float>(i + 1);                // ψ1: database order
+    psi[r][1][0] = static_cast<float>(database.size() - i);  // ψ2: reversed
     factors[r][0] = shape[i];
     factors[r][1] = size[i];
   }
@@ -89,8 +89,7 @@ std::map<std::string, torch::Tensor> published(const std::vector<std::int64_t>& 
 }
 
 EvalReport run(const EmbeddingTable& t, std::map<std::string, torch::Tensor> shared,
-               const std::string& options,
-               Supervision supervision = Supervision::Weak) {
+               const std::string& options, Supervision supervision = Supervision::Weak) {
   auto e = wscsl::testing::build<Evaluator>("retrieval", "queries = 1\n" + options);
   wscsl::testing::TableModule module(2, 1, {0.5, 0.5}, supervision);
   return wscsl::testing::run_evaluator(*e, module, t, t,
@@ -138,8 +137,8 @@ TEST(Retrieval, BlocksDoNotChangeTheResult) {
     auto e = wscsl::testing::build<Evaluator>("retrieval", "queries = 4\nk = [2]\n" + block);
     wscsl::testing::TableModule module(2, 1, {0.5, 0.5});
     auto shared = published({1, 0}, {1, 0});
-    return wscsl::testing::run_evaluator(*e, module, t, t,
-                                         wscsl::testing::dataset_info({"a", "b"}), &shared);
+    return wscsl::testing::run_evaluator(*e, module, t, t, wscsl::testing::dataset_info({"a", "b"}),
+                                         &shared);
   };
   const EvalReport whole = run_with(""), blocked = run_with("block_elements = 1");
   ASSERT_EQ(whole.metrics.size(), blocked.metrics.size());
@@ -155,8 +154,7 @@ TEST(Retrieval, NeedsAnAlignmentForWeakModulesAndUsesIdentityForSupervisedOnes) 
     run(s.table, {}, "");
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("type = \"alignment\" before this one"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("type = \"alignment\" before this one"), std::string::npos)
         << e.what();
   }
   const EvalReport r = run(s.table, {}, "k = [1]", Supervision::Conditioned);
@@ -173,9 +171,10 @@ TEST(Retrieval, RefusesImpossibleSettings) {
   auto many = wscsl::testing::build<Evaluator>("retrieval", "queries = 6");
   wscsl::testing::TableModule module(2, 1, {0.5, 0.5});
   auto shared = published({0, 1}, {0, 1});
-  EXPECT_THROW(wscsl::testing::run_evaluator(*many, module, s.table, s.table,
-                                             wscsl::testing::dataset_info({"shape", "size"}),
-                                             &shared),
-               Error);
-  EXPECT_TRUE(wscsl::testing::bind_diagnostics(Kind::Evaluator, "retrieval", "k = [0]").has_errors());
+  EXPECT_THROW(
+      wscsl::testing::run_evaluator(*many, module, s.table, s.table,
+                                    wscsl::testing::dataset_info({"shape", "size"}), &shared),
+      Error);
+  EXPECT_TRUE(
+      wscsl::testing::bind_diagnostics(Kind::Evaluator, "retrieval", "k = [0]").has_errors());
 }

@@ -41,8 +41,8 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
   if (context.artifact_dir.empty())
     throw Error("retrieval_grid: no artefact directory to write the picture to");
   if (!table.factors.defined())
-    throw Error(fmt::format("retrieval_grid: split '{}' has no per-image factor labels",
-                            table.split));
+    throw Error(
+        fmt::format("retrieval_grid: split '{}' has no per-image factor labels", table.split));
   const std::int64_t images = table.psi.size(0);
   if (options_.queries + options_.k > images)
     throw Error(fmt::format(
@@ -55,9 +55,9 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
       torch::tensor(seeded_permutation(static_cast<std::uint64_t>(options_.seed), images));
   const torch::Tensor query_rows = order.slice(0, 0, options_.queries);
   const torch::Tensor database_rows = std::get<0>(order.slice(0, options_.queries).sort());
-  const torch::Tensor distances = cross_distances(
-      context.module, table.psi.index_select(0, query_rows),
-      table.psi.index_select(0, database_rows));
+  const torch::Tensor distances =
+      cross_distances(context.module, table.psi.index_select(0, query_rows),
+                      table.psi.index_select(0, database_rows));
   const torch::Tensor query_images =
       context.dataset.images(table.split, table.image_ids.index_select(0, query_rows), {});
 
@@ -97,14 +97,14 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
             value >= 0 &&
             table.factors[rows[j].item<std::int64_t>()][column].item<std::int64_t>() == value;
         matching += same;
-        canvas.rectangle(x, y, cell + 2 * kFrame, cell + 2 * kFrame, same ? plot::kGreen : plot::kRed,
-                         kFrame);
+        canvas.rectangle(x, y, cell + 2 * kFrame, cell + 2 * kFrame,
+                         same ? plot::kGreen : plot::kRed, kFrame);
         canvas.image(neighbour_images[j], x + kFrame, y + kFrame, cell, cell);
       }
     }
-    report.metrics.push_back({"shown_matching/" + conditions[c].name,
-                              static_cast<double>(matching) /
-                                  static_cast<double>(options_.queries * options_.k)});
+    report.metrics.push_back(
+        {"shown_matching/" + conditions[c].name,
+         static_cast<double>(matching) / static_cast<double>(options_.queries * options_.k)});
   }
   const std::filesystem::path path = context.artifact_dir / options_.file;
   canvas.save_png(path);

@@ -58,7 +58,7 @@ TEST(RetrievalGrid, NeedsEnoughImagesAndAnArtefactDirectory) {
                                              &shared, fs::temp_directory_path()),
                Error);
   auto fits = wscsl::testing::build<Evaluator>("retrieval_grid", "queries = 1\nk = 3");
-  EXPECT_THROW(
-      wscsl::testing::run_evaluator(*fits, module, t, t, wscsl::testing::dataset_info({"a"}), &shared),
-      Error);
+  EXPECT_THROW(wscsl::testing::run_evaluator(*fits, module, t, t,
+                                             wscsl::testing::dataset_info({"a"}), &shared),
+               Error);
 }

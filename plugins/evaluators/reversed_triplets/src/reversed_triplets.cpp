@@ -61,12 +61,14 @@ EvalReport ReversedTriplets::evaluate_impl(EvalContext& context) {
   const EmbeddingTable& table = context.target;
   const bool given = gives_conditions(options_.mode, context.module, table, "reversed_triplets");
   auto [close, far] = fused_distances(context.module, table, context.batch_size, given);
-  auto [r_close, r_far] = fused_distances(context.module, table, context.batch_size, given,
-                                          TripletOrder::Reversed);
+  auto [r_close, r_far] =
+      fused_distances(context.module, table, context.batch_size, given, TripletOrder::Reversed);
   const torch::Tensor original = triplet_correctness(close, far);
   const torch::Tensor reversed = triplet_correctness(r_close, r_far);
   const std::int64_t total = original.size(0);
-  const auto mean = [](const torch::Tensor& t) { return t.numel() ? t.mean().item<double>() : 0.0; };
+  const auto mean = [](const torch::Tensor& t) {
+    return t.numel() ? t.mean().item<double>() : 0.0;
+  };
 
   EvalReport report;
   report.metrics = {{"original_valid", mean(original)}, {"reversed_valid", mean(reversed)}};
@@ -94,8 +96,8 @@ EvalReport ReversedTriplets::evaluate_impl(EvalContext& context) {
                      fmt::format("{:.4f}", mean(reversed)), std::to_string(total)});
 
   ReportTable sweep;
-  sweep.title = fmt::format("Fraction of reversed triplets in '{}' (seed {})", table.split,
-                            options_.seed);
+  sweep.title =
+      fmt::format("Fraction of reversed triplets in '{}' (seed {})", table.split, options_.seed);
   sweep.header = {"fraction", "reversed", "predicted valid", "accuracy"};
   const std::vector<double> v_original = to_vector(original), v_reversed = to_vector(reversed);
   const std::vector<std::int64_t> order =
@@ -115,6 +117,5 @@ EvalReport ReversedTriplets::evaluate_impl(EvalContext& context) {
 
 WSCSL_PLUGIN(reversed_triplets, "0.1.0",
              "Proportion of original and reversed triplets predicted valid, and a sweep") {
-  registrar.add<wscsl::Evaluator, wscsl::reversed_triplets::ReversedTriplets>(
-      "reversed_triplets");
+  registrar.add<wscsl::Evaluator, wscsl::reversed_triplets::ReversedTriplets>("reversed_triplets");
 }

@@ -35,7 +35,8 @@ class Lazy final : public ConditionModule {
     TripletScores s;
     s.close_distances = distances(in.psi_anchor, in.psi_close);
     s.far_distances = distances(in.psi_anchor, in.psi_far);
-    s.weights = torch::one_hot((s.close_distances - s.far_distances).argmin(1), 2).to(torch::kFloat);
+    s.weights =
+        torch::one_hot((s.close_distances - s.far_distances).argmin(1), 2).to(torch::kFloat);
     s.fused_close = (s.weights * s.close_distances).sum(1);
     s.fused_far = (s.weights * s.far_distances).sum(1);
     return s;
