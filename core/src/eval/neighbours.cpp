@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "wscsl/error.hpp"
+#include "wscsl/util/rng.hpp"
 
 namespace wscsl {
 
@@ -38,6 +39,11 @@ torch::Tensor cross_distances(ConditionModule& module, const torch::Tensor& psi_
     }
   }
   return out;
+}
+
+QuerySplit split_queries(std::int64_t rows, std::int64_t queries, std::uint64_t seed) {
+  const torch::Tensor order = torch::tensor(seeded_permutation(seed, rows));
+  return {order.slice(0, 0, queries), std::get<0>(order.slice(0, queries).sort())};
 }
 
 torch::Tensor rank_database(const torch::Tensor& distances) {

@@ -15,6 +15,15 @@ namespace wscsl {
 torch::Tensor cross_distances(ConditionModule& module, const torch::Tensor& psi_queries,
                               const torch::Tensor& psi_database, std::int64_t tile_pairs = 16384);
 
+// A table's rows split for retrieval: the first `queries` of a permutation seeded by `seed` are
+// the queries (in that order), every other row the database (ascending). The same seed gives
+// the same queries, in the same order, whatever `queries` is.
+struct QuerySplit {
+  torch::Tensor queries;   // [Q] int64 rows
+  torch::Tensor database;  // [N − Q] int64 rows
+};
+QuerySplit split_queries(std::int64_t rows, std::int64_t queries, std::uint64_t seed);
+
 // Database indices of each row of `distances` [Q, N] from nearest to farthest; equal distances
 // keep the database order (a stable sort), so rankings are deterministic.
 torch::Tensor rank_database(const torch::Tensor& distances);

@@ -97,6 +97,15 @@ std::string greedy_conditions(const Fitted& greedy, std::size_t l,
   return chosen.empty() ? "-" : join(chosen, ", ");
 }
 
+Fitted fit(std::string strategy, std::string metric, std::string label, Matrix plan) {
+  Fitted f;
+  f.strategy = std::move(strategy);
+  f.metric = std::move(metric);
+  f.label = std::move(label);
+  f.plan = std::move(plan);
+  return f;
+}
+
 std::string condition_name(int c, const std::vector<std::string>& names) {
   return c < 0 ? "-" : names[static_cast<std::size_t>(c)];
 }
@@ -137,10 +146,11 @@ EvalReport Alignment::evaluate_impl(EvalContext& context) {
       cost_fit, a, b, options_.reg, static_cast<int>(options_.max_iterations), options_.tolerance);
   const Matrix& greedy_cost = options_.greedy_fit == "fit" ? cost_fit : cost_target;
   std::vector<Fitted> fitted(3);
-  fitted[0] = {"greedy", "gr", "GR",
-               alignment::assignment_plan(alignment::greedy_assignment(greedy_cost), embeddings)};
-  fitted[1] = {"ot", "ot", "OT", ot.plan};
-  fitted[2] = {"exact", "exact", "exact", alignment::exact_transport(cost_fit)};
+  fitted[0] =
+      fit("greedy", "gr", "GR",
+          alignment::assignment_plan(alignment::greedy_assignment(greedy_cost), embeddings));
+  fitted[1] = fit("ot", "ot", "OT", ot.plan);
+  fitted[2] = fit("exact", "exact", "exact", alignment::exact_transport(cost_fit));
   for (Fitted& f : fitted) {
     apply(f, cost_target);
     publish(f, context.shared);

@@ -7,7 +7,6 @@
 
 #include "wscsl/eval/aligned.hpp"
 #include "wscsl/eval/neighbours.hpp"
-#include "wscsl/util/rng.hpp"
 
 namespace wscsl::retrieval {
 namespace {
@@ -109,10 +108,10 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
       throw Error(fmt::format("retrieval: k = {} exceeds the database of {} images of split '{}'",
                               cut, database_size, table.split));
 
-  const torch::Tensor order =
-      torch::tensor(seeded_permutation(static_cast<std::uint64_t>(options_.seed), images));
-  const torch::Tensor query_rows = order.slice(0, 0, options_.queries);
-  const torch::Tensor database_rows = std::get<0>(order.slice(0, options_.queries).sort());
+  const QuerySplit split =
+      split_queries(images, options_.queries, static_cast<std::uint64_t>(options_.seed));
+  const torch::Tensor& query_rows = split.queries;
+  const torch::Tensor& database_rows = split.database;
   const torch::Tensor psi_queries = table.psi.index_select(0, query_rows);
   const torch::Tensor psi_database = table.psi.index_select(0, database_rows);
   const torch::Tensor factors_queries = table.factors.index_select(0, query_rows);

@@ -5,7 +5,6 @@
 #include "wscsl/eval/aligned.hpp"
 #include "wscsl/eval/neighbours.hpp"
 #include "wscsl/plot/canvas.hpp"
-#include "wscsl/util/rng.hpp"
 
 namespace wscsl::retrieval_grid {
 namespace {
@@ -51,10 +50,10 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
   const aligned::AlignedEmbeddings aligned =
       aligned::aligned_embeddings(context, options_.alignment, "retrieval_grid");
 
-  const torch::Tensor order =
-      torch::tensor(seeded_permutation(static_cast<std::uint64_t>(options_.seed), images));
-  const torch::Tensor query_rows = order.slice(0, 0, options_.queries);
-  const torch::Tensor database_rows = std::get<0>(order.slice(0, options_.queries).sort());
+  const QuerySplit split =
+      split_queries(images, options_.queries, static_cast<std::uint64_t>(options_.seed));
+  const torch::Tensor& query_rows = split.queries;
+  const torch::Tensor& database_rows = split.database;
   const torch::Tensor distances =
       cross_distances(context.module, table.psi.index_select(0, query_rows),
                       table.psi.index_select(0, database_rows));
@@ -68,10 +67,9 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
   const int width = label + pitch * static_cast<int>(options_.k + 1) + kGap;
   const int block_height = block_title + pitch * static_cast<int>(options_.queries);
   plot::Canvas canvas(width, 30 + block_height * static_cast<int>(conditions.size()));
-  canvas.text(fmt::format("Top-{} neighbours in '{}' (query left; green: same value of the "
-                          "condition, red: different)",
+  canvas.text(fmt::format("Top-{} in '{}' (query left; green: same value, red: different)",
                           options_.k, table.split),
-              8, 20, plot::kBlack, 0.45);
+              8, 20, plot::kBlack, 0.4);
   EvalReport report;
   for (std::size_t c = 0; c < conditions.size(); ++c) {
     const auto column = static_cast<std::int64_t>(c);
