@@ -11,6 +11,7 @@
 #include <limits>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -267,11 +268,11 @@ void write_tables(const Suite& suite, const std::vector<BenchRun>& runs, const B
                   const std::string& command_line, const std::string& threads) {
   std::vector<std::vector<std::map<std::string, double>>> by_method(suite.methods.size());
   std::vector<std::vector<std::int64_t>> seeds_done(suite.methods.size());
-  std::vector<std::map<std::string, double>> all;
+  std::vector<RunMetrics> all;
   for (const BenchRun& run : runs) {
     if (!completed(run)) continue;
-    auto metrics = read_results_json(RunDirectory(run.directory).results_json());
-    by_method[run.method].push_back(metrics);
+    RunMetrics metrics = read_results_json(RunDirectory(run.directory).results_json());
+    by_method[run.method].emplace_back(metrics.begin(), metrics.end());
     seeds_done[run.method].push_back(run.seed);
     all.push_back(std::move(metrics));
   }
@@ -398,9 +399,9 @@ ConfigNode run_pipeline(const Suite& suite, const BenchRun& run,
   return root;
 }
 
-std::map<std::string, double> read_results_json(const fs::path& path) {
+RunMetrics read_results_json(const fs::path& path) {
   static const std::regex entry("^\\s*\"((?:[^\"\\\\]|\\\\.)*)\": ([^,]+),?\\s*$");
-  std::map<std::string, double> metrics;
+  RunMetrics metrics;
   std::istringstream in(read_file(path));
   std::string line;
   bool inside = false;
@@ -412,27 +413,29 @@ std::map<std::string, double> read_results_json(const fs::path& path) {
     std::smatch m;
     if (!inside || !std::regex_match(line, m, entry)) continue;
     const std::string value = m[2];
-    metrics[m[1]] = value == "null" ? std::numeric_limits<double>::quiet_NaN() : std::stod(value);
+    metrics.emplace_back(
+        m[1], value == "null" ? std::numeric_limits<double>::quiet_NaN() : std::stod(value));
   }
   return metrics;
 }
 
-std::vector<BenchColumn> bench_columns(const std::vector<std::map<std::string, double>>& runs) {
+std::vector<BenchColumn> bench_columns(const std::vector<RunMetrics>& runs) {
   const std::vector<BenchColumn> fixed = {{"GR", "alignment/gr_accuracy"},
                                           {"OT", "alignment/ot_accuracy"},
                                           {"triplet accuracy", "triplet_accuracy/accuracy"},
                                           {"reversed valid", "reversed_triplets/reversed_valid"}};
   auto present = [&](const std::string& metric) {
-    for (const auto& r : runs)
-      if (r.count(metric)) return true;
+    for (const RunMetrics& r : runs)
+      for (const auto& [name, value] : r)
+        if (name == metric) return true;
     return false;
   };
   std::vector<BenchColumn> columns;
   for (const BenchColumn& c : fixed)
     if (present(c.metric)) columns.push_back(c);
   const std::string map_prefix = "retrieval/map/";
-  std::vector<std::string> conditions;  // first appearance order over runs (map keys: sorted)
-  for (const auto& r : runs)
+  std::vector<std::string> conditions;  // in order of first appearance
+  for (const RunMetrics& r : runs)
     for (const auto& [name, value] : r)
       if (name.rfind(map_prefix, 0) == 0 &&
           std::find(conditions.begin(), conditions.end(), name) == conditions.end())

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"
@@ -48,8 +49,9 @@ std::vector<BenchRun> bench_runs(const Suite& suite);
 ConfigNode run_pipeline(const Suite& suite, const BenchRun& run,
                         const std::vector<std::string>& extra_overrides, bool single_thread);
 
-// The metrics of a finished run (its results.json), by name; NaN for null values.
-std::map<std::string, double> read_results_json(const std::filesystem::path& path);
+// The metrics of a finished run (its results.json) in file order; NaN for null values.
+using RunMetrics = std::vector<std::pair<std::string, double>>;
+RunMetrics read_results_json(const std::filesystem::path& path);
 
 // A bench column: a heading and the metric it summarises (mean ± std over seeds).
 struct BenchColumn {
@@ -59,7 +61,8 @@ struct BenchColumn {
 // The columns present in `runs` (metrics by run), in the order of the papers' tables: GR, OT,
 // triplet accuracy (condition-free for weak modules), reversed-valid proportion, then retrieval MAP
 // per condition.
-std::vector<BenchColumn> bench_columns(const std::vector<std::map<std::string, double>>& runs);
+// Retrieval columns follow the order of the conditions in the results.
+std::vector<BenchColumn> bench_columns(const std::vector<RunMetrics>& runs);
 
 // Mean and sample standard deviation (0 for a single value) of the finite values.
 struct MeanStd {

@@ -16,7 +16,9 @@ TEST(Neighbours, SplitQueriesGivesDisjointSeededQueriesAndAnAscendingDatabase) {
     all.insert(s.queries[i].item<std::int64_t>());
   for (std::int64_t i = 0; i < 7; ++i) {
     all.insert(s.database[i].item<std::int64_t>());
-    if (i) EXPECT_LT(s.database[i - 1].item<std::int64_t>(), s.database[i].item<std::int64_t>());
+    if (i > 0) {
+      EXPECT_LT(s.database[i - 1].item<std::int64_t>(), s.database[i].item<std::int64_t>());
+    }
   }
   EXPECT_EQ(all.size(), 10u);  // disjoint, and together every row
   const QuerySplit more = split_queries(10, 5, 5);
