@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "npy.hpp"
 #include "pipeline.hpp"
 #include "trainer.hpp"
 #include "wscsl/error.hpp"
+#include "wscsl/util/atomic_file.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;
@@ -41,6 +43,11 @@ void print_results(const EvaluationResult& result) {
 
 }  // namespace
 
+void install_stop_handlers() {
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+}
+
 Session::Session(const GlobalOptions& options, const std::vector<fs::path>& pipeline_paths) {
   PluginSearch search;
   search.command_line = options.plugin_paths;
@@ -63,8 +70,7 @@ int run_train(const GlobalOptions& global, const TrainArgs& args) {
       args.resume ? RunDirectory::open(run_root) : RunDirectory::create(run_root);
   fmt::print("run {} — {} threads, seed {}\n", run.root().string(),
              pipeline.trainer.resolved_threads(), pipeline.trainer.seed);
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
+  install_stop_handlers();
   TrainRequest request;
   request.resume = args.resume;
   request.stop_after_steps = args.stop_after_steps;
@@ -77,19 +83,64 @@ int run_train(const GlobalOptions& global, const TrainArgs& args) {
   return 0;
 }
 
-int run_eval(const GlobalOptions& global, const EvalArgs& args) {
+namespace {
+
+// The run of a run directory or of a checkpoint file inside it, and the checkpoint to use.
+std::pair<RunDirectory, fs::path> run_and_checkpoint(const fs::path& target) {
   std::error_code ec;
-  const bool is_file = fs::is_regular_file(args.target, ec);
+  const bool is_file = fs::is_regular_file(target, ec);
   // A checkpoint lives in <run>/checkpoints/.
-  const RunDirectory run =
-      RunDirectory::open(is_file ? args.target.parent_path().parent_path() : args.target);
-  const fs::path checkpoint = is_file ? args.target : checkpoint_for_evaluation(run);
+  RunDirectory run = RunDirectory::open(is_file ? target.parent_path().parent_path() : target);
+  fs::path checkpoint = is_file ? target : checkpoint_for_evaluation(run);
+  return {std::move(run), std::move(checkpoint)};
+}
+
+}  // namespace
+
+int run_eval(const GlobalOptions& global, const EvalArgs& args) {
+  const auto [run, checkpoint] = run_and_checkpoint(args.target);
   const ConfigNode root = read_pipeline(run.resolved(), args.overrides);
   Session session(global, pipeline_plugin_paths(root));
   Pipeline pipeline = build_pipeline(root, run.resolved(), session.registry());
   const EvaluationResult result = evaluate_run(pipeline, run, checkpoint);
   print_results(result);
   fmt::print("\nresults written to {}\n", run.results_markdown().string());
+  return 0;
+}
+
+int run_embed(const GlobalOptions& global, const EmbedArgs& args) {
+  const auto [run, checkpoint] = run_and_checkpoint(args.target);
+  const ConfigNode root = read_pipeline(run.resolved(), args.overrides);
+  Session session(global, pipeline_plugin_paths(root));
+  Pipeline pipeline = build_pipeline(root, run.resolved(), session.registry());
+  const DatasetInfo info = pipeline.dataset->info();
+  for (const std::string& split : args.splits)
+    if (!info.has_split(split))
+      throw Error(fmt::format("{} has no split '{}' (it has: {})", pipeline.dataset->label(), split,
+                              join(info.splits, ", ")));
+  auto model = pipeline.model();
+  load_checkpoint(checkpoint, *model, nullptr, false);
+  const fs::path out = args.output.empty() ? run.root() / "embeddings" : args.output;
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw Error(fmt::format("cannot create {}: {}", out.string(), ec.message()));
+  std::string names;
+  for (const std::string& name : info.condition_names())
+    names += name + "\n";
+  write_file_atomically(out / "conditions.txt", names);
+  for (const std::string& split : args.splits) {
+    const EmbeddingTable table = embed_split(pipeline, split, pipeline.trainer.eval_batch_size);
+    const auto file = [&](const std::string& what) { return out / (split + "_" + what + ".npy"); };
+    write_npy(file("phi"), table.phi);
+    write_npy(file("psi"), table.psi);
+    write_npy(file("image_ids"), table.image_ids);
+    write_npy(file("triplets"), table.triplets);
+    if (table.factors.defined()) write_npy(file("factors"), table.factors);
+    if (table.conditions.defined()) write_npy(file("conditions"), table.conditions);
+    fmt::print("{}: {} images (φ {}-D, {} ψ of {}-D), {} triplets\n", split, table.phi.size(0),
+               table.phi.size(1), table.psi.size(1), table.psi.size(2), table.triplets.size(0));
+  }
+  fmt::print("embeddings of {} written to {}\n", checkpoint.string(), out.string());
   return 0;
 }
 

@@ -26,6 +26,9 @@ class Session {
   Registry registry_;
 };
 
+// SIGINT and SIGTERM ask a running training to checkpoint and stop; a second one ends the process.
+void install_stop_handlers();
+
 struct TrainArgs {
   std::filesystem::path pipeline;  // empty when resuming
   std::filesystem::path run_dir;   // --run-dir, or the run to --resume
@@ -40,6 +43,18 @@ struct EvalArgs {
   std::vector<std::string> overrides;
 };
 int run_eval(const GlobalOptions& global, const EvalArgs& args);
+
+struct EmbedArgs {
+  std::filesystem::path target;  // a run directory or a checkpoint inside one
+  std::vector<std::string> splits = {"test"};
+  std::filesystem::path output;  // default: <run>/embeddings
+  std::vector<std::string> overrides;
+};
+// Writes, per split, <split>_phi.npy [M, D], <split>_psi.npy [M, K, E] (every ψ_k),
+// <split>_image_ids.npy [M], <split>_factors.npy [M, F] and <split>_triplets.npy [T, 3] (row
+// indices) with <split>_conditions.npy [T] where the split has them, and conditions.txt (the
+// factor columns' names, one a line).
+int run_embed(const GlobalOptions& global, const EmbedArgs& args);
 
 int run_check(const GlobalOptions& global, const std::filesystem::path& pipeline,
               const std::vector<std::string>& overrides);

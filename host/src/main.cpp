@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "bench.hpp"
 #include "commands.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/version.hpp"
@@ -47,6 +48,27 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--set", eval.overrides,
                        "Override a pipeline key, e.g. an evaluator option");
 
+  EmbedArgs embed;
+  auto* embed_cmd = app.add_subcommand(
+      "embed", "Export per-image embeddings (φ and every ψ_k) and labels as .npy files");
+  embed_cmd->add_option("target", embed.target, "Run directory or checkpoint file")->required();
+  embed_cmd->add_option("--split", embed.splits, "Split to export (repeatable; default: test)");
+  embed_cmd->add_option("--output", embed.output, "Directory (default: <run>/embeddings)");
+  embed_cmd->add_option("--set", embed.overrides, "Override a pipeline key");
+
+  BenchArgs bench;
+  auto* bench_cmd = app.add_subcommand(
+      "bench", "Train and evaluate every method of a suite over its seeds; tabulate the results");
+  bench_cmd->add_option("suite", bench.suite, "Suite TOML file")->required();
+  bench_cmd->add_option("--jobs", bench.jobs,
+                        "Runs trained at once, each in its own process on one thread");
+  bench_cmd->add_option("--output", bench.output,
+                        "Directory of the runs and tables (default: the suite's `output`)");
+  bench_cmd->add_option("--set", bench.overrides,
+                        "Override a key of every pipeline, e.g. --set trainer.epochs=1");
+  bench_cmd->add_option("--run", bench.only_run, "Run only <method>/<seed> (used by --jobs)")
+      ->group("");
+
   std::filesystem::path check_path;
   std::vector<std::string> check_overrides;
   auto* check_cmd = app.add_subcommand("check", "Validate a pipeline and report every problem");
@@ -86,6 +108,13 @@ int main(int argc, char** argv) {
       return run_train(global, train);
     }
     if (eval_cmd->parsed()) return run_eval(global, eval);
+    if (embed_cmd->parsed()) return run_embed(global, embed);
+    if (bench_cmd->parsed()) {
+      std::string command_line = "wscsl";
+      for (int i = 1; i < argc; ++i)
+        command_line += std::string(" ") + argv[i];
+      return run_bench(global, bench, command_line);
+    }
     if (check_cmd->parsed()) return run_check(global, check_path, check_overrides);
     if (plugins_cmd->parsed()) return run_plugins(global, plugins_json);
     if (describe_cmd->parsed())

@@ -1,5 +1,6 @@
 // The files of one training run:
-//   resolved.toml  metrics.jsonl  steps.tsv  checkpoints/{last,best}.pt  results.md  results.json
+//   resolved.toml  metrics.jsonl  curves.png  steps.tsv  checkpoints/{last,best}.pt  results.md
+//   results.json  plots/
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,7 @@ class RunDirectory {
   std::filesystem::path results_markdown() const { return root_ / "results.md"; }
   std::filesystem::path results_json() const { return root_ / "results.json"; }
   std::filesystem::path artifacts() const { return root_ / "plots"; }
+  std::filesystem::path curves() const { return root_ / "curves.png"; }
 
   // Keeps only what a checkpoint at (`epochs_done` completed epochs, `global_step`) covers, so a
   // resumed run appends exactly where the checkpoint left off.

@@ -6,13 +6,13 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <numeric>
 
 #include <fmt/format.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/sgd.h>
 #include <torch/utils.h>
 
+#include "curves.hpp"
 #include "progress.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
@@ -47,12 +47,9 @@ void set_lr(torch::optim::Optimizer& optimizer, double lr) {
 }
 
 std::vector<std::int64_t> epoch_order(std::int64_t count, std::int64_t seed, std::int64_t epoch) {
-  std::vector<std::int64_t> order(static_cast<std::size_t>(count));
-  std::iota(order.begin(), order.end(), 0);
-  Rng rng(mix_seed(mix_seed(static_cast<std::uint64_t>(seed), kOrderStream),
-                   static_cast<std::uint64_t>(epoch)));
-  rng.shuffle(order);
-  return order;
+  return seeded_permutation(mix_seed(mix_seed(static_cast<std::uint64_t>(seed), kOrderStream),
+                                     static_cast<std::uint64_t>(epoch)),
+                            count);
 }
 
 bool improves(const TrainerOptions& o, double value, double best) {
@@ -257,6 +254,7 @@ class Loop {
     progress.finish(epoch_summary(state_.epoch, o_.epochs, line["loss"], lr, seconds,
                                   validation ? &*validation : nullptr, o_, best));
     std::ofstream(run_.metrics(), std::ios::app) << json_line(line) << "\n";
+    write_training_curves(read_metrics_log(run_.metrics()), run_.curves());
     state_.epoch += 1;
     state_.step = 0;
     state_.epoch_loss_sum = 0;
@@ -282,6 +280,10 @@ class Loop {
 
 void request_stop() {
   g_stop_requested = 1;
+}
+
+bool stop_requested() {
+  return g_stop_requested != 0;
 }
 
 TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request) {

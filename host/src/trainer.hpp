@@ -32,6 +32,8 @@ TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainReques
 
 // Asks a running train() to checkpoint and return at the next step boundary (signal-safe).
 void request_stop();
+// Whether a stop was requested.
+bool stop_requested();
 
 // Loads the checkpoint evaluation should use: `best` when the run selects one, else `last`.
 std::filesystem::path checkpoint_for_evaluation(const RunDirectory& run);

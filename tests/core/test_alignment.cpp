@@ -166,3 +166,145 @@ TEST(Assignment, MatchesBruteForceOnRandomSquareAndRectangularCosts) {
     }
   }
 }
+
+namespace {
+
+// The optimal cost of transport with uniform marginals by enumerating the vertices of the
+// transport polytope: every basic solution is supported on a spanning tree of the bipartite graph
+// rows + cols (rows + cols − 1 edges); its flows follow by peeling leaves. The cheapest feasible
+// one is the optimum.
+double brute_force_transport(const Matrix& cost) {
+  const std::size_t r = cost.rows, c = cost.cols, nodes = r + c, edges = r * c;
+  const std::size_t tree = nodes - 1;
+  double best = 1e300;
+  std::vector<bool> pick(edges, false);
+  std::fill(pick.begin(), pick.begin() + static_cast<std::ptrdiff_t>(tree), true);
+  do {
+    std::vector<std::pair<std::size_t, std::size_t>> chosen;
+    for (std::size_t e = 0; e < edges; ++e)
+      if (pick[e]) chosen.push_back({e / c, r + e % c});
+    // Peel leaves: a leaf node's remaining supply fixes the flow on its only edge.
+    std::vector<double> supply(nodes);
+    for (std::size_t i = 0; i < r; ++i)
+      supply[i] = 1.0 / static_cast<double>(r);
+    for (std::size_t j = 0; j < c; ++j)
+      supply[r + j] = 1.0 / static_cast<double>(c);
+    std::vector<bool> used(chosen.size(), false);
+    bool feasible = true;
+    double total = 0;
+    for (std::size_t step = 0; step < chosen.size() && feasible; ++step) {
+      std::vector<int> degree(nodes, 0);
+      for (std::size_t e = 0; e < chosen.size(); ++e)
+        if (!used[e]) ++degree[chosen[e].first], ++degree[chosen[e].second];
+      std::size_t leaf_edge = chosen.size();
+      std::size_t leaf = 0;
+      for (std::size_t e = 0; e < chosen.size() && leaf_edge == chosen.size(); ++e) {
+        if (used[e]) continue;
+        if (degree[chosen[e].first] == 1)
+          leaf_edge = e, leaf = chosen[e].first;
+        else if (degree[chosen[e].second] == 1)
+          leaf_edge = e, leaf = chosen[e].second;
+      }
+      if (leaf_edge == chosen.size()) {
+        feasible = false;  // a cycle: not a tree
+        break;
+      }
+      const std::size_t other =
+          leaf == chosen[leaf_edge].first ? chosen[leaf_edge].second : chosen[leaf_edge].first;
+      const double flow = supply[leaf];
+      supply[leaf] = 0;
+      supply[other] -= flow;
+      if (supply[other] < -1e-12) feasible = false;
+      used[leaf_edge] = true;
+      total += flow * cost(chosen[leaf_edge].first, chosen[leaf_edge].second - r);
+    }
+    if (feasible) best = std::min(best, total);
+  } while (std::prev_permutation(pick.begin(), pick.end()));
+  return best;
+}
+
+double plan_cost(const Matrix& plan, const Matrix& cost) {
+  double total = 0;
+  for (std::size_t k = 0; k < plan.values.size(); ++k)
+    total += plan.values[k] * cost.values[k];
+  return total;
+}
+
+void expect_uniform_marginals(const Matrix& plan) {
+  for (std::size_t i = 0; i < plan.rows; ++i) {
+    double row = 0;
+    for (std::size_t j = 0; j < plan.cols; ++j)
+      row += plan(i, j);
+    EXPECT_NEAR(row, 1.0 / plan.rows, 1e-12);
+  }
+  for (std::size_t j = 0; j < plan.cols; ++j) {
+    double col = 0;
+    for (std::size_t i = 0; i < plan.rows; ++i)
+      col += plan(i, j);
+    EXPECT_NEAR(col, 1.0 / plan.cols, 1e-12);
+  }
+}
+
+}  // namespace
+
+TEST(ExactTransport, KnownRectangularPlan) {
+  // Three rows (mass 1/3), five columns (1/5); in units of 1/15 a row sends 5 and a column takes
+  // 3. Row 0 is free on columns 0-1, row 1 on 2-3, row 2 on column 4 only (cost 1 elsewhere):
+  // row 2 must send 2 units elsewhere, into the one spare unit of {0, 1} and of {2, 3}.
+  Matrix cost(3, 5, 1.0);
+  cost(0, 0) = cost(0, 1) = cost(1, 2) = cost(1, 3) = cost(2, 4) = 0.0;
+  const Matrix plan = exact_transport(cost);
+  expect_uniform_marginals(plan);
+  EXPECT_NEAR(plan_cost(plan, cost), 2.0 / 15.0, 1e-12);
+  EXPECT_NEAR(plan(2, 4), 3.0 / 15.0, 1e-12);
+  EXPECT_EQ(row_argmax(plan)[2], 4);
+  EXPECT_EQ(column_argmax(plan), (std::vector<int>{0, 0, 1, 1, 2}));
+}
+
+TEST(ExactTransport, MatchesVertexEnumerationOnRandomCosts) {
+  std::uint64_t state = 11;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 11) * 0x1.0p-53;
+  };
+  for (auto [rows, cols] : {std::pair<int, int>{3, 5}, {5, 3}, {2, 4}, {2, 6}, {4, 4}}) {
+    for (int trial = 0; trial < 5; ++trial) {
+      Matrix cost(static_cast<std::size_t>(rows), static_cast<std::size_t>(cols));
+      for (double& v : cost.values)
+        v = next();
+      const Matrix plan = exact_transport(cost);
+      expect_uniform_marginals(plan);
+      EXPECT_NEAR(plan_cost(plan, cost), brute_force_transport(cost), 1e-12)
+          << rows << "x" << cols << " trial " << trial;
+    }
+  }
+}
+
+TEST(ExactTransport, IsTheHungarianPermutationForSquareCosts) {
+  Matrix cost(3, 3);
+  const double values[9] = {1, 2, 3, 2, 4, 6, 3, 6, 9};
+  cost.values.assign(values, values + 9);
+  const Matrix plan = exact_transport(cost);
+  const std::vector<int> a = optimal_assignment(cost);
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_DOUBLE_EQ(plan(i, static_cast<std::size_t>(a[i])), 1.0 / 3.0);
+  EXPECT_EQ(row_argmax(plan), a);
+}
+
+TEST(ExactTransport, IsTheLimitOfSinkhornOnRectangularCosts) {
+  const auto cases = read_pot_cases();
+  for (const PotCase& c : cases) {
+    if (c.cost.rows == c.cost.cols) continue;  // rect3x5 and rect5x3
+    const Matrix exact = exact_transport(c.cost);
+    const SinkhornResult r =
+        sinkhorn_log(c.cost, uniform(c.cost.rows), uniform(c.cost.cols), 1e-4, 50000, 1e-12);
+    EXPECT_NEAR(plan_cost(r.plan, c.cost), plan_cost(exact, c.cost), 1e-6) << c.name;
+    for (std::size_t k = 0; k < exact.values.size(); ++k)
+      EXPECT_NEAR(r.plan.values[k], exact.values[k], 1e-5) << c.name << " entry " << k;
+  }
+}
+
+TEST(ExactTransport, RefusesSizesWhoseAssignmentWouldBeTooLarge) {
+  EXPECT_THROW(exact_transport(Matrix(31, 37)), std::invalid_argument);
+  EXPECT_THROW(exact_transport(Matrix(0, 3)), std::invalid_argument);
+}

@@ -32,6 +32,11 @@ Output run_wscsl(const std::string& arguments) {
   return out;
 }
 
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 }  // namespace
 
 TEST(Cli, CheckPrintsEveryDiagnosticAndFails) {
@@ -118,12 +123,37 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
       << resumed.text;
   EXPECT_NE(resumed.text.find("Alignment accuracy on 'test' (fitted on 'val')"), std::string::npos);
   EXPECT_TRUE(fs::exists(dir / "run" / "results.md"));
+  EXPECT_TRUE(fs::exists(dir / "run" / "curves.png"));
 
   const Output evaluated = run_wscsl("eval " + run);
   EXPECT_EQ(evaluated.status, 0) << evaluated.text;
   EXPECT_NE(evaluated.text.find("Triplet accuracy on 'test'"), std::string::npos);
   const Output last = run_wscsl("eval " + run + "/checkpoints/last.pt");
   EXPECT_EQ(last.status, 0) << last.text;
+  const Output embedded = run_wscsl("embed " + run + " --split val --split test --output " +
+                                    (dir / "embeddings").string());
+  EXPECT_EQ(embedded.status, 0) << embedded.text;
+  for (const char* split : {"val", "test"})
+    for (const char* what : {"phi", "psi", "image_ids", "factors", "triplets", "conditions"})
+      EXPECT_TRUE(fs::exists(dir / "embeddings" / (std::string(split) + "_" + what + ".npy")))
+          << split << " " << what;
+  // The φ file of the test split: 8-D float32 rows, one per image the split's triplets use.
+  const std::string phi = read_text(dir / "embeddings" / "test_phi.npy");
+  const std::size_t header =
+      10 + static_cast<unsigned char>(phi[8]) + 256 * static_cast<unsigned char>(phi[9]);
+  EXPECT_EQ(phi.rfind("\x93NUMPY\x01", 0), 0u);
+  EXPECT_EQ(header % 64, 0u);
+  const std::size_t open = phi.find("'shape': ("), comma = phi.find(", 8)", open);
+  ASSERT_NE(comma, std::string::npos) << phi.substr(0, header);
+  const std::size_t rows = std::stoul(phi.substr(open + 10, comma - open - 10));
+  EXPECT_GT(rows, 0u);
+  EXPECT_EQ(phi.size(), header + rows * 8 * 4);
+  EXPECT_EQ(read_text(dir / "embeddings" / "conditions.txt"),
+            "category\ncolor\nrotation\nbackground\n");
+  const Output no_split = run_wscsl("embed " + run + " --split tset");
+  EXPECT_EQ(no_split.status, 1);
+  EXPECT_NE(no_split.text.find("has no split 'tset'"), std::string::npos) << no_split.text;
+
   const Output missing = run_wscsl("eval " + (dir / "nothing").string());
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.text.find("is not a run directory"), std::string::npos);
@@ -157,5 +187,139 @@ TEST(Cli, EveryExamplePipelineChecksAndTrains) {
         << trained.text;
   }
   EXPECT_EQ(count, 13u);  // default.toml (DiscoverNet-Set) and one pipeline per other method
+namespace {
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+    ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST(Cli, BenchTrainsEveryMethodAndSeedTabulatesAndResumes) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_bench_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "tiny.toml") << wscsl::test::tiny_pipeline();
+  std::ofstream(dir / "suite.toml") << R"([suite]
+seeds = [3, 4]
+set = ["trainer.epochs=1"]
+output = "out"
+
+[[methods]]
+name = "tiny"
+pipeline = "tiny.toml"
+
+[[methods]]
+name = "tiny-sgd"
+pipeline = "tiny.toml"
+set = ["trainer.optimizer=sgd"]
+
+[[evaluators]]
+type = "triplet_accuracy"
+
+[[evaluators]]
+type = "alignment"
+
+[[evaluators]]
+type = "reversed_triplets"
+fractions = [0.0, 1.0]
+
+[[evaluators]]
+type = "retrieval"
+queries = 10
+k = [1, 5]
+)";
+  const std::string suite = (dir / "suite.toml").string();
+  const Output out = run_wscsl("bench " + suite + " --jobs 2");
+  ASSERT_EQ(out.status, 0) << out.text;
+  for (const char* run : {"tiny/seed-3", "tiny/seed-4", "tiny-sgd/seed-3", "tiny-sgd/seed-4"}) {
+    EXPECT_TRUE(fs::exists(dir / "out" / run / "results.json")) << run;
+    EXPECT_TRUE(fs::exists(dir / "out" / run / "bench.log")) << run;
+    // The suite's evaluators replaced the pipeline's; its `set` applied to every run.
+    const std::string resolved = read_text(dir / "out" / run / "resolved.toml");
+    EXPECT_NE(resolved.find("type = \"retrieval\""), std::string::npos) << run;
+    EXPECT_NE(resolved.find("epochs = 1"), std::string::npos) << run;
+    EXPECT_NE(resolved.find("threads = 1"), std::string::npos) << run;
+  }
+  const std::string md = read_text(dir / "out" / "results.md");
+  EXPECT_NE(md.find("- command: `wscsl bench " + suite + " --jobs 2`"), std::string::npos) << md;
+  EXPECT_NE(md.find("- machine: "), std::string::npos);
+  EXPECT_NE(md.find("| method | seeds | GR | OT | triplet accuracy | reversed valid | MAP "),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| tiny | 3 4 | "), std::string::npos) << md;
+  EXPECT_NE(md.find("| tiny-sgd | 3 4 | "), std::string::npos) << md;
+  // The note above the table, then two rows of 4 columns and a MAP for each of the 4 conditions.
+  EXPECT_EQ(count_of(md, " ± "), 1u + 2u * (4 + 4)) << md;
+  const std::string csv = read_text(dir / "out" / "results.csv");
+  EXPECT_EQ(count_of(csv, "\n"), 3u) << csv;
+  EXPECT_EQ(csv.rfind("method,seeds,alignment/gr_accuracy mean,alignment/gr_accuracy std,", 0), 0u)
+      << csv;
+
+  // Finished runs are skipped; a run without results (as if interrupted) is trained again.
+  fs::remove(dir / "out" / "tiny-sgd" / "seed-4" / "results.json");
+  const Output again = run_wscsl("bench " + suite);
+  ASSERT_EQ(again.status, 0) << again.text;
+  EXPECT_EQ(count_of(again.text, "already finished"), 3u) << again.text;
+  EXPECT_NE(again.text.find("tiny-sgd seed 4: resuming"), std::string::npos) << again.text;
+  EXPECT_TRUE(fs::exists(dir / "out" / "tiny-sgd" / "seed-4" / "results.json"));
+  fs::remove_all(dir);
+}
+
+TEST(Cli, BenchReportsSuiteErrorsWithTheirPosition) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_suite_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "tiny.toml") << wscsl::test::tiny_pipeline();
+  std::ofstream(dir / "suite.toml") << R"([suite]
+seeds = [1]
+sede = 2
+
+[[methods]]
+name = "tiny"
+pipeline = "tiny.toml"
+
+[[methods]]
+name = "tiny"
+pipeline = "tiny.toml"
+
+[[evaluators]]
+type = "retreival"
+
+[[methods]]
+name = "other"
+pipeline = "missing.toml"
+)";
+  const std::string suite = (dir / "suite.toml").string();
+  const Output out = run_wscsl("bench " + suite);
+  EXPECT_EQ(out.status, 2) << out.text;
+  EXPECT_NE(out.text.find(suite + ":3:1: error: unknown key 'sede'"), std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find(suite + ":10:8: error: method name 'tiny' is used twice"),
+            std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find(suite + ":18:12: error: [methods.2] pipeline file " +
+                          (dir / "missing.toml").string() + " does not exist"),
+            std::string::npos)
+      << out.text;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  fs::remove(dir / "suite.toml");
+  std::ofstream(dir / "suite.toml") << R"([[methods]]
+name = "tiny"
+pipeline = "tiny.toml"
+
+[[evaluators]]
+type = "retreival"
+)";
+  const Output bad_evaluator = run_wscsl("bench " + suite);
+  EXPECT_EQ(bad_evaluator.status, 2) << bad_evaluator.text;
+  EXPECT_NE(bad_evaluator.text.find(suite + ":6:8: error: unknown evaluator type \"retreival\""),
+            std::string::npos)
+      << bad_evaluator.text;
   fs::remove_all(dir);
 }

@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace wscsl::alignment {
 namespace {
@@ -143,6 +145,54 @@ std::vector<int> greedy_assignment(const Matrix& cost) {
     assignment[i] = cost.cols ? static_cast<int>(best) : -1;
   }
   return assignment;
+}
+
+Matrix exact_transport(const Matrix& cost) {
+  if (cost.rows == 0 || cost.cols == 0) throw std::invalid_argument("empty cost matrix");
+  const std::size_t n = std::lcm(cost.rows, cost.cols);
+  if (n > 1024)
+    throw std::invalid_argument("exact transport of a " + std::to_string(cost.rows) + "x" +
+                                std::to_string(cost.cols) + " cost needs a " + std::to_string(n) +
+                                "x" + std::to_string(n) + " assignment; at most 1024 is supported");
+  const std::size_t row_copies = n / cost.rows, col_copies = n / cost.cols;
+  Matrix replicated(n, n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      replicated(i, j) = cost(i / row_copies, j / col_copies);
+  const std::vector<int> permutation = optimal_assignment(replicated);
+  Matrix plan(cost.rows, cost.cols);
+  for (std::size_t i = 0; i < n; ++i)
+    plan(i / row_copies, static_cast<std::size_t>(permutation[i]) / col_copies) +=
+        1.0 / static_cast<double>(n);
+  return plan;
+}
+
+Matrix assignment_plan(const std::vector<int>& assignment, std::size_t cols) {
+  Matrix plan(assignment.size(), cols);
+  for (std::size_t i = 0; i < assignment.size(); ++i)
+    if (assignment[i] >= 0)
+      plan(i, static_cast<std::size_t>(assignment[i])) = 1.0 / static_cast<double>(plan.rows);
+  return plan;
+}
+
+std::vector<int> row_argmax(const Matrix& plan) {
+  std::vector<int> best(plan.rows, -1);
+  for (std::size_t i = 0; i < plan.rows; ++i) {
+    double largest = 0.0;
+    for (std::size_t j = 0; j < plan.cols; ++j)
+      if (plan(i, j) > largest) largest = plan(i, j), best[i] = static_cast<int>(j);
+  }
+  return best;
+}
+
+std::vector<int> column_argmax(const Matrix& plan) {
+  std::vector<int> best(plan.cols, -1);
+  for (std::size_t j = 0; j < plan.cols; ++j) {
+    double largest = 0.0;
+    for (std::size_t i = 0; i < plan.rows; ++i)
+      if (plan(i, j) > largest) largest = plan(i, j), best[j] = static_cast<int>(i);
+  }
+  return best;
 }
 
 }  // namespace wscsl::alignment

@@ -3,6 +3,10 @@
 #include <torch/types.h>
 #include <torch/utils.h>
 
+#include <fmt/format.h>
+
+#include "wscsl/error.hpp"
+
 namespace wscsl {
 
 torch::Tensor triplet_correctness(const torch::Tensor& close, const torch::Tensor& far) {
@@ -70,18 +74,40 @@ std::pair<torch::Tensor, torch::Tensor> embedding_distances(ConditionModule& mod
 std::pair<torch::Tensor, torch::Tensor> fused_distances(ConditionModule& module,
                                                         const EmbeddingTable& table,
                                                         std::int64_t batch_size,
-                                                        bool with_conditions) {
+                                                        bool with_conditions, TripletOrder order) {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> close, far;
   for_each_batch(table, batch_size, [&](const torch::Tensor& rows) {
     TripletInput in = gather_triplets(table, rows);
     if (!with_conditions) in.conditions = torch::Tensor();
+    if (order == TripletOrder::Reversed) in = in.reversed();
     const TripletScores s = module.score(in);
     close.push_back(s.fused_close);
     far.push_back(s.fused_far);
   });
   if (close.empty()) return {torch::zeros({0}), torch::zeros({0})};
   return {torch::cat(close), torch::cat(far)};
+}
+
+const std::vector<std::string>& prediction_modes() {
+  static const std::vector<std::string> modes = {"auto", "condition_free", "condition_given"};
+  return modes;
+}
+
+const char* prediction_mode_doc() {
+  return "\"condition_free\": the module never sees the triplet's condition (the WS-CSL "
+         "protocol); \"condition_given\": it does (supervised CSL); \"auto\": condition-given "
+         "for modules trained with conditions, condition-free otherwise.";
+}
+
+bool gives_conditions(const std::string& mode, const ConditionModule& module,
+                      const EmbeddingTable& table, const std::string& evaluator) {
+  const bool given = mode == "condition_given" ||
+                     (mode == "auto" && module.supervision() == Supervision::Conditioned);
+  if (given && !table.conditions.defined())
+    throw Error(
+        fmt::format("{}: split '{}' has no triplet conditions to give", evaluator, table.split));
+  return given;
 }
 
 }  // namespace wscsl

@@ -36,7 +36,18 @@ SplitData FixedDataset::load_split(const std::string& name) {
 
 torch::Tensor FixedDataset::load_images(const std::string&, const torch::Tensor& ids,
                                         const ImageRequest&) {
-  return torch::full({ids.size(0), info_.channels, info_.height, info_.width}, 0.5);
+  torch::Tensor images = torch::full({ids.size(0), info_.channels, info_.height, info_.width}, 0.5);
+  images.select(1, 0).select(1, 0).select(1, 0).copy_(ids.to(torch::kFloat));
+  return images;
+}
+
+torch::Tensor CountingBackbone::forward_images(const torch::Tensor& images) {
+  const torch::Tensor ids = images.select(1, 0).select(1, 0).select(1, 0).to(torch::kLong);
+  const auto id = ids.accessor<std::int64_t, 1>();
+  for (std::int64_t i = 0; i < ids.size(0); ++i)
+    ++calls_[id[i]];
+  total_ += ids.size(0);
+  return ((ids.to(torch::kFloat) + 1) / 1000).unsqueeze(1).expand({ids.size(0), dim_}).clone();
 }
 
 EmbeddingTable make_table(const std::string& split, const torch::Tensor& psi,
@@ -57,7 +68,8 @@ EmbeddingTable make_table(const std::string& split, const torch::Tensor& psi,
 
 EvalReport run_evaluator(Evaluator& evaluator, ConditionModule& module, const EmbeddingTable& fit,
                          const EmbeddingTable& target, const DatasetInfo& info,
-                         std::map<std::string, torch::Tensor>* shared) {
+                         std::map<std::string, torch::Tensor>* shared,
+                         const std::filesystem::path& artifact_dir) {
   FixedDataset data(info, {});
   std::map<std::string, torch::Tensor> local;
   EvalContext context{fit,
@@ -65,7 +77,7 @@ EvalReport run_evaluator(Evaluator& evaluator, ConditionModule& module, const Em
                       module,
                       data,
                       info,
-                      {},
+                      artifact_dir,
                       shared ? *shared : local,
                       true,
                       /*batch_size=*/2};

@@ -1,5 +1,8 @@
 #include "wscsl/util/rng.hpp"
 
+#include <algorithm>
+#include <numeric>
+
 namespace wscsl {
 namespace {
 
@@ -62,6 +65,14 @@ std::int64_t Rng::between(std::int64_t lo, std::int64_t hi) {
 
 double Rng::uniform() {
   return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
+
+std::vector<std::int64_t> seeded_permutation(std::uint64_t seed, std::int64_t n) {
+  std::vector<std::int64_t> order(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
+  std::iota(order.begin(), order.end(), 0);
+  Rng rng(seed);
+  rng.shuffle(order);
+  return order;
 }
 
 }  // namespace wscsl

@@ -42,4 +42,23 @@ std::vector<int> optimal_assignment(const Matrix& cost);
 // For each row, the column with the lowest cost (ties: the first). Not one-to-one.
 std::vector<int> greedy_assignment(const Matrix& cost);
 
+// Exact optimal transport with uniform marginals: the plan T ≥ 0 minimising <T, cost> subject to
+// every row summing to 1/rows and every column to 1/cols (rectangular costs included). Exact, not
+// entropic: with n = lcm(rows, cols), each row is replicated n/rows times and each column n/cols
+// times, the optimal permutation of that n × n problem is found with optimal_assignment, and its
+// n entries are summed back (each worth 1/n). The transport polytope scaled by n has integral
+// vertices, so this is an optimal vertex; for a square cost it is the Hungarian permutation / rows.
+// Throws std::invalid_argument when n exceeds 1024 (the n × n assignment would take too long).
+Matrix exact_transport(const Matrix& cost);
+
+// The plan of an assignment (one column per row, -1 = none): 1/rows at (r, assignment[r]).
+Matrix assignment_plan(const std::vector<int>& assignment, std::size_t cols);
+
+// For each row, the column holding the row's largest entry (ties: the first); -1 for a row
+// without positive mass.
+std::vector<int> row_argmax(const Matrix& plan);
+// For each column, the row holding the column's largest entry (ties: the first); -1 for a column
+// without positive mass.
+std::vector<int> column_argmax(const Matrix& plan);
+
 }  // namespace wscsl::alignment

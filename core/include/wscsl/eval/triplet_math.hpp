@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "wscsl/plugin/evaluator.hpp"
 
@@ -31,11 +33,22 @@ std::pair<torch::Tensor, torch::Tensor> embedding_distances(ConditionModule& mod
                                                             const EmbeddingTable& table,
                                                             std::int64_t batch_size);
 
-// The module's own fused distances for all triplets: two [T]. Conditions are passed only when
+// How a triplet is scored: as stored (anchor, close, far), or reversed (anchor, far, close).
+enum class TripletOrder { Original, Reversed };
+
+// The module's own fused distances for all triplets: two [T], the distance to the second and to
+// the third item of each triplet as scored in `order`. Conditions are passed only when
 // `with_conditions` (condition-given prediction for supervised modules).
-std::pair<torch::Tensor, torch::Tensor> fused_distances(ConditionModule& module,
-                                                        const EmbeddingTable& table,
-                                                        std::int64_t batch_size,
-                                                        bool with_conditions);
+std::pair<torch::Tensor, torch::Tensor> fused_distances(
+    ConditionModule& module, const EmbeddingTable& table, std::int64_t batch_size,
+    bool with_conditions, TripletOrder order = TripletOrder::Original);
+
+// The `mode` option of evaluators that use the module's own prediction: its choices and doc.
+const std::vector<std::string>& prediction_modes();
+const char* prediction_mode_doc();
+// Whether `mode` gives the module each triplet's condition ("auto": for Conditioned modules).
+// Throws Error naming `evaluator` when it does and the table has no conditions.
+bool gives_conditions(const std::string& mode, const ConditionModule& module,
+                      const EmbeddingTable& table, const std::string& evaluator);
 
 }  // namespace wscsl

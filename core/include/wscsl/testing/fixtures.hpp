@@ -2,13 +2,14 @@
 // the test writes into φ, and embedding tables built from explicit values.
 #pragma once
 
-#include <cstdint>
-#include <vector>
-
 #include <array>
+#include <cstdint>
+#include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
+#include "wscsl/plugin/backbone.hpp"
 #include "wscsl/plugin/evaluator.hpp"
 
 namespace wscsl::testing {
@@ -33,7 +34,8 @@ class TableModule final : public ConditionModule {
   Supervision supervision_;
 };
 
-// A dataset made of given splits; every image is a constant gray picture of the described size.
+// A dataset made of given splits. Every image is gray (0.5) with the image id written into its
+// first value (channel 0, row 0, column 0), so a test can tell which images a component saw.
 class FixedDataset final : public Dataset {
  public:
   FixedDataset(DatasetInfo info, std::map<std::string, SplitData> splits);
@@ -55,11 +57,31 @@ EmbeddingTable make_table(const std::string& split, const torch::Tensor& psi,
                           const std::vector<std::array<std::int64_t, 3>>& triplets,
                           const std::vector<std::int64_t>& conditions);
 
+// A backbone that records which images it embedded: each image's id is read from its first value
+// (see FixedDataset) and counted; φ is `dim` copies of (id + 1) / 1000.
+class CountingBackbone final : public Backbone {
+ public:
+  explicit CountingBackbone(std::int64_t dim) : dim_(dim) {}
+  std::int64_t embedding_dim() const override { return dim_; }
+  const std::map<std::int64_t, int>& calls_per_image() const { return calls_; }
+  std::int64_t images_embedded() const { return total_; }
+
+ protected:
+  torch::Tensor forward_images(const torch::Tensor& images) override;
+
+ private:
+  std::int64_t dim_;
+  std::map<std::int64_t, int> calls_;
+  std::int64_t total_ = 0;
+};
+
 // Runs an evaluator as the host would, with alignments fitted on `fit` and applied to `target`.
-// `shared` receives what the evaluator publishes for later ones.
+// `shared` receives what the evaluator publishes for later ones (and may hold what earlier ones
+// published); pictures go to `artifact_dir`; images come from a FixedDataset.
 EvalReport run_evaluator(Evaluator& evaluator, ConditionModule& module, const EmbeddingTable& fit,
                          const EmbeddingTable& target, const DatasetInfo& info,
-                         std::map<std::string, torch::Tensor>* shared = nullptr);
+                         std::map<std::string, torch::Tensor>* shared = nullptr,
+                         const std::filesystem::path& artifact_dir = {});
 
 // The value of a metric of a report; throws if it is absent.
 double metric(const EvalReport& report, const std::string& name);

@@ -39,4 +39,8 @@ class Rng {
   std::uint64_t s_[4];
 };
 
+// 0, 1, ..., n-1 in an order drawn from `seed` (Rng::shuffle): the first k entries are a seeded
+// sample of k items without replacement, and the sample for a larger k contains it.
+std::vector<std::int64_t> seeded_permutation(std::uint64_t seed, std::int64_t n);
+
 }  // namespace wscsl

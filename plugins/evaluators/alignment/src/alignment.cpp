@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "wscsl/eval/aligned.hpp"
 #include "wscsl/eval/alignment.hpp"
 #include "wscsl/eval/triplet_math.hpp"
+#include "wscsl/util/text.hpp"
 
 namespace wscsl::alignment_eval {
 namespace {
@@ -45,14 +47,78 @@ std::string psi_name(int l) {
   return l < 0 ? "-" : fmt::format("ψ{}", l + 1);
 }
 
+// One alignment strategy: its plan fitted on the validation table (rows sum to 1/C) and what it
+// gives on the evaluated table.
+struct Fitted {
+  std::string strategy;  // key of the published results: greedy, ot, exact
+  std::string metric;    // metric prefix: gr, ot, exact
+  std::string label;     // table heading: GR, OT, exact
+  Matrix plan;
+  std::vector<double> per_condition;  // 1 − Σ_l (T_cl / Σ_l T_cl) C_target[c, l]
+  double accuracy = 0;                // 1 − <T, C_target>
+  std::vector<int> embedding_of_condition, condition_of_embedding;
+};
+
+void apply(Fitted& f, const Matrix& cost_target) {
+  f.per_condition.assign(f.plan.rows, 0.0);
+  double total = 0;
+  for (std::size_t c = 0; c < f.plan.rows; ++c) {
+    double mass = 0, cost = 0;
+    for (std::size_t l = 0; l < f.plan.cols; ++l) {
+      mass += f.plan(c, l);
+      cost += f.plan(c, l) * cost_target(c, l);
+    }
+    f.per_condition[c] = 1.0 - cost / mass;
+    total += cost;
+  }
+  f.accuracy = 1.0 - total;
+  f.embedding_of_condition = alignment::row_argmax(f.plan);
+  f.condition_of_embedding = alignment::column_argmax(f.plan);
+}
+
+torch::Tensor long_tensor(const std::vector<int>& v) {
+  return torch::tensor(std::vector<std::int64_t>(v.begin(), v.end()), torch::kLong);
+}
+
+void publish(const Fitted& f, std::map<std::string, torch::Tensor>& shared) {
+  shared[aligned::assignment_key(f.strategy)] = long_tensor(f.embedding_of_condition);
+  shared[aligned::condition_of_embedding_key(f.strategy)] = long_tensor(f.condition_of_embedding);
+  shared[aligned::plan_key(f.strategy)] = torch::tensor(f.plan.values, torch::kDouble)
+                                              .reshape({static_cast<std::int64_t>(f.plan.rows),
+                                                        static_cast<std::int64_t>(f.plan.cols)});
+}
+
+// The conditions a greedy choice gives embedding l (several or none), joined.
+std::string greedy_conditions(const Fitted& greedy, std::size_t l,
+                              const std::vector<std::string>& names) {
+  std::vector<std::string> chosen;
+  for (std::size_t c = 0; c < names.size(); ++c)
+    if (greedy.embedding_of_condition[c] == static_cast<int>(l)) chosen.push_back(names[c]);
+  return chosen.empty() ? "-" : join(chosen, ", ");
+}
+
+Fitted fit(std::string strategy, std::string metric, std::string label, Matrix plan) {
+  Fitted f;
+  f.strategy = std::move(strategy);
+  f.metric = std::move(metric);
+  f.label = std::move(label);
+  f.plan = std::move(plan);
+  return f;
+}
+
+std::string condition_name(int c, const std::vector<std::string>& names) {
+  return c < 0 ? "-" : names[static_cast<std::size_t>(c)];
+}
+
 }  // namespace
 
 Schema<AlignmentOptions> Alignment::schema() {
   using O = AlignmentOptions;
   Schema<O> s(
       "GR/OT alignment accuracy (DiscoverNet §4.2): cost C = 1 − A with A[c,l] the accuracy of "
-      "embedding l on condition c's triplets; greedy, entropic-OT and exact assignments fitted on "
-      "the validation split and applied to the evaluated split.");
+      "embedding l on condition c's triplets; greedy, entropic-OT and exact-OT alignments "
+      "(uniform marginals, any number of embeddings) fitted on the validation split and applied "
+      "to the evaluated split.");
   s.field("reg", &O::reg, "Entropic regularisation of the Sinkhorn plan (reference: 1e-3).")
       .greater_than(0.0);
   s.field("max_iterations", &O::max_iterations, "Sinkhorn iterations at most (POT: 1000).").min(1);
@@ -74,48 +140,29 @@ EvalReport Alignment::evaluate_impl(EvalContext& context) {
   const std::size_t conditions = a_fit.rows, embeddings = a_fit.cols;
   const auto names = context.info.condition_names();
 
-  const std::vector<int> greedy =
-      alignment::greedy_assignment(options_.greedy_fit == "fit" ? cost_fit : cost_target);
-  const std::vector<int> exact = alignment::optimal_assignment(cost_fit);
   const std::vector<double> a(conditions, 1.0 / static_cast<double>(conditions));
   const std::vector<double> b(embeddings, 1.0 / static_cast<double>(embeddings));
   const alignment::SinkhornResult ot = alignment::sinkhorn_log(
       cost_fit, a, b, options_.reg, static_cast<int>(options_.max_iterations), options_.tolerance);
-
-  double gr_total = 0, exact_total = 0, ot_total = 0;
-  std::vector<double> ot_per(conditions), gr_per(conditions), exact_per(conditions);
-  std::vector<int> ot_match(conditions);
-  torch::Tensor ot_assignment = torch::empty({static_cast<std::int64_t>(conditions)}, torch::kLong);
-  torch::Tensor exact_assignment = torch::empty_like(ot_assignment);
-  for (std::size_t c = 0; c < conditions; ++c) {
-    gr_per[c] = a_target(c, static_cast<std::size_t>(greedy[c]));
-    // A condition left without an embedding (more conditions than embeddings) is at chance.
-    exact_per[c] = exact[c] < 0 ? 0.5 : a_target(c, static_cast<std::size_t>(exact[c]));
-    double row_mass = 0, row_cost = 0;
-    std::size_t best = 0;
-    for (std::size_t l = 0; l < embeddings; ++l) {
-      row_mass += ot.plan(c, l);
-      row_cost += ot.plan(c, l) * cost_target(c, l);
-      if (ot.plan(c, l) > ot.plan(c, best)) best = l;
-    }
-    ot_per[c] = 1.0 - row_cost / row_mass;
-    ot_match[c] = static_cast<int>(best);
-    ot_total += row_cost;
-    gr_total += gr_per[c];
-    exact_total += exact_per[c];
-    ot_assignment[static_cast<std::int64_t>(c)] = static_cast<std::int64_t>(best);
-    exact_assignment[static_cast<std::int64_t>(c)] = static_cast<std::int64_t>(exact[c]);
+  const Matrix& greedy_cost = options_.greedy_fit == "fit" ? cost_fit : cost_target;
+  std::vector<Fitted> fitted(3);
+  fitted[0] =
+      fit("greedy", "gr", "GR",
+          alignment::assignment_plan(alignment::greedy_assignment(greedy_cost), embeddings));
+  fitted[1] = fit("ot", "ot", "OT", ot.plan);
+  fitted[2] = fit("exact", "exact", "exact", alignment::exact_transport(cost_fit));
+  for (Fitted& f : fitted) {
+    apply(f, cost_target);
+    publish(f, context.shared);
   }
-  const double n = static_cast<double>(conditions);
+
   EvalReport report;
-  report.metrics = {{"gr_accuracy", gr_total / n},
-                    {"ot_accuracy", 1.0 - ot_total},
-                    {"exact_accuracy", exact_total / n},
-                    {"ot_converged", ot.converged ? 1.0 : 0.0}};
-  for (std::size_t c = 0; c < conditions; ++c)
-    report.metrics.push_back({"ot_accuracy/" + names[c], ot_per[c]});
-  context.shared["alignment.ot_assignment"] = ot_assignment;
-  context.shared["alignment.exact_assignment"] = exact_assignment;
+  for (const Fitted& f : fitted)
+    report.metrics.push_back({f.metric + "_accuracy", f.accuracy});
+  report.metrics.push_back({"ot_converged", ot.converged ? 1.0 : 0.0});
+  for (const Fitted& f : fitted)
+    for (std::size_t c = 0; c < conditions; ++c)
+      report.metrics.push_back({f.metric + "_accuracy/" + names[c], f.per_condition[c]});
 
   ReportTable matrix;
   matrix.title =
@@ -132,21 +179,33 @@ EvalReport Alignment::evaluate_impl(EvalContext& context) {
   ReportTable summary;
   summary.title = fmt::format("Alignment accuracy on '{}' (fitted on '{}')", context.target.split,
                               context.fit.split);
-  summary.header = {"condition", "GR ψ", "GR acc", "OT ψ", "OT acc", "exact ψ", "exact acc"};
+  summary.header = {"condition"};
+  for (const Fitted& f : fitted)
+    summary.header.insert(summary.header.end(), {f.label + " ψ", f.label + " acc"});
   for (std::size_t c = 0; c < conditions; ++c) {
-    summary.rows.push_back({names[c], psi_name(greedy[c]), fmt::format("{:.4f}", gr_per[c]),
-                            psi_name(ot_match[c]), fmt::format("{:.4f}", ot_per[c]),
-                            psi_name(exact[c]), fmt::format("{:.4f}", exact_per[c])});
+    std::vector<std::string> row = {names[c]};
+    for (const Fitted& f : fitted)
+      row.insert(row.end(), {psi_name(f.embedding_of_condition[c]),
+                             fmt::format("{:.4f}", f.per_condition[c])});
+    summary.rows.push_back(std::move(row));
   }
-  summary.rows.push_back({"mean", "", fmt::format("{:.4f}", gr_total / n), "",
-                          fmt::format("{:.4f}", 1.0 - ot_total), "",
-                          fmt::format("{:.4f}", exact_total / n)});
-  report.tables = {std::move(matrix), std::move(summary)};
+  std::vector<std::string> mean = {"mean"};
+  for (const Fitted& f : fitted)
+    mean.insert(mean.end(), {"", fmt::format("{:.4f}", f.accuracy)});
+  summary.rows.push_back(std::move(mean));
+  ReportTable matched;
+  matched.title = "Condition matched to each embedding";
+  matched.header = {"embedding", "GR", "OT", "exact"};
+  for (std::size_t l = 0; l < embeddings; ++l)
+    matched.rows.push_back({psi_name(static_cast<int>(l)), greedy_conditions(fitted[0], l, names),
+                            condition_name(fitted[1].condition_of_embedding[l], names),
+                            condition_name(fitted[2].condition_of_embedding[l], names)});
+  report.tables = {std::move(matrix), std::move(summary), std::move(matched)};
   return report;
 }
 
 }  // namespace wscsl::alignment_eval
 
-WSCSL_PLUGIN(alignment, "0.1.0", "GR/OT/exact condition-embedding alignment accuracy") {
+WSCSL_PLUGIN(alignment, "0.2.0", "GR/OT/exact condition-embedding alignment accuracy") {
   registrar.add<wscsl::Evaluator, wscsl::alignment_eval::Alignment>("alignment");
 }

@@ -72,9 +72,58 @@ TEST(Alignment, KnownCostMatrixGivesKnownGreedyOtAndExactAccuracies) {
                            torch::tensor({1, 0, 2}, torch::kLong)));
   EXPECT_TRUE(
       torch::equal(r.shared.at("alignment.ot_assignment"), torch::tensor({1, 0, 2}, torch::kLong)));
-  ASSERT_EQ(r.report.tables.size(), 2u);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "gr_accuracy/a"), 1.0);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy/a"), 0.75);
+  EXPECT_TRUE(torch::equal(r.shared.at("alignment.greedy_assignment"),
+                           torch::tensor({0, 0, 2}, torch::kLong)));
+  EXPECT_TRUE(torch::equal(r.shared.at("alignment.exact_condition_of_embedding"),
+                           torch::tensor({1, 0, 2}, torch::kLong)));
+  EXPECT_TRUE(torch::equal(r.shared.at("alignment.greedy_condition_of_embedding"),
+                           torch::tensor({0, -1, 2}, torch::kLong)));
+  ASSERT_EQ(r.report.tables.size(), 3u);
   EXPECT_EQ(r.report.tables[0].rows[0],
             (std::vector<std::string>{"a", "1.0000", "0.7500", "0.0000"}));
+  EXPECT_EQ(r.report.tables[2].rows[0], (std::vector<std::string>{"ψ1", "a, b", "b", "b"}));
+  EXPECT_EQ(r.report.tables[2].rows[1], (std::vector<std::string>{"ψ2", "-", "a", "a"}));
+}
+
+TEST(Alignment, RectangularThreeConditionsFiveEmbeddings) {
+  // Each condition carries 1/3 of the mass, each embedding 1/5: in units of 1/15, a condition
+  // has 5 units and an embedding holds 3. a is perfect on ψ1, ψ2 and b on ψ3, ψ4 (6 units each
+  // for their 5); c is perfect on ψ5 only (3 units) and at 2/4 elsewhere, so its other 2 units go
+  // to the spare capacity left by a and b at cost ½: exact accuracy of c = 1 − (2/5)·½ = 0.8.
+  const std::vector<std::vector<int>> acc = {{4, 4, 0, 0, 0}, {0, 0, 4, 4, 0}, {2, 2, 2, 2, 4}};
+  const EmbeddingTable t = table_with_accuracy("test", acc);
+  const Result r = run(t, t, 5);
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy"), 14.0 / 15.0, 1e-12);
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy/a"), 1.0, 1e-12);
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy/b"), 1.0, 1e-12);
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy/c"), 0.8, 1e-12);
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "ot_accuracy"), 14.0 / 15.0, 1e-3);
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "ot_accuracy/c"), 0.8, 1e-3);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "gr_accuracy"), 1.0);
+  // The plan keeps its uniform marginals.
+  const torch::Tensor plan = r.shared.at("alignment.exact_plan");
+  EXPECT_TRUE(torch::allclose(plan.sum(1), torch::full({3}, 1.0 / 3, torch::kDouble)));
+  EXPECT_TRUE(torch::allclose(plan.sum(0), torch::full({5}, 1.0 / 5, torch::kDouble)));
+  for (const std::string strategy : {"ot", "exact"}) {
+    EXPECT_TRUE(torch::equal(r.shared.at("alignment." + strategy + "_condition_of_embedding"),
+                             torch::tensor({0, 0, 1, 1, 2}, torch::kLong)))
+        << strategy;
+    EXPECT_EQ(r.shared.at("alignment." + strategy + "_assignment")[2].item<std::int64_t>(), 4);
+  }
+  EXPECT_EQ(r.report.tables[2].rows[4], (std::vector<std::string>{"ψ5", "c", "c", "c"}));
+}
+
+TEST(Alignment, MoreConditionsThanEmbeddingsShareThem) {
+  // Three conditions, two embeddings: ψ1 serves a, ψ2 serves b; c (perfect on ψ2, ¾ on ψ1) is
+  // split between them by the exact plan (units of 1/6: rows 2, columns 3).
+  const std::vector<std::vector<int>> acc = {{4, 0}, {0, 4}, {3, 4}};
+  const EmbeddingTable t = table_with_accuracy("test", acc);
+  const Result r = run(t, t, 2);
+  // a: 2 units on ψ1, b: 2 units on ψ2, c: 1 unit on ψ1 (cost ¼) and 1 on ψ2 (cost 0).
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy/c"), 1.0 - 0.5 * 0.25, 1e-12);
+  EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy"), 1.0 - 0.25 / 6, 1e-12);
 }
 
 TEST(Alignment, FitsOnOneSplitAndAppliesToAnother) {

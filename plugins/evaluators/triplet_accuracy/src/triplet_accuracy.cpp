@@ -10,22 +10,13 @@ Schema<TripletAccuracyOptions> TripletAccuracy::schema() {
   Schema<TripletAccuracyOptions> s(
       "Triplet accuracy with the module's own fused distances, overall and per condition; a tie "
       "counts as half a correct prediction.");
-  s.field("mode", &TripletAccuracyOptions::mode,
-          "\"condition_free\": the module never sees the triplet's condition (the WS-CSL "
-          "protocol); \"condition_given\": it does (supervised CSL); \"auto\": condition-given "
-          "for modules trained with conditions, condition-free otherwise.")
-      .choices({"auto", "condition_free", "condition_given"});
+  s.field("mode", &TripletAccuracyOptions::mode, prediction_mode_doc()).choices(prediction_modes());
   return s;
 }
 
 EvalReport TripletAccuracy::evaluate_impl(EvalContext& context) {
   const EmbeddingTable& table = context.target;
-  const bool given =
-      options_.mode == "condition_given" ||
-      (options_.mode == "auto" && context.module.supervision() == Supervision::Conditioned);
-  if (given && !table.conditions.defined())
-    throw Error(
-        fmt::format("triplet_accuracy: split '{}' has no triplet conditions to give", table.split));
+  const bool given = gives_conditions(options_.mode, context.module, table, "triplet_accuracy");
   auto [close, far] = fused_distances(context.module, table, context.batch_size, given);
   const torch::Tensor correct = triplet_correctness(close, far);
   EvalReport report;

@@ -1,0 +1,180 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "../src/retrieval.hpp"
+#include "wscsl/eval/aligned.hpp"
+#include "wscsl/testing/fixtures.hpp"
+#include "wscsl/testing/harness.hpp"
+#include "wscsl/util/rng.hpp"
+
+using namespace wscsl;
+using wscsl::retrieval::ranking_metrics;
+
+namespace {
+
+// One query and five database items whose ranking is relevant, not, relevant, not, not: R = 2.
+TEST(RankingMetrics, HandComputedRanking) {
+  const torch::Tensor relevant = torch::tensor({{1.0, 0.0, 1.0, 0.0, 0.0}});
+  const auto m = ranking_metrics(relevant, {1, 2, 3, 5});
+  // AP = (P(1) + P(3)) / R = (1 + 2/3) / 2.
+  EXPECT_NEAR(m.map[0].item<double>(), 5.0 / 6.0, 1e-15);
+  // NDCG = (1/log2(2) + 1/log2(4)) / (1/log2(2) + 1/log2(3)).
+  EXPECT_NEAR(m.ndcg[0].item<double>(), 1.5 / (1.0 + 1.0 / std::log2(3.0)), 1e-15);
+  EXPECT_EQ(m.nn[0].item<double>(), 1.0);
+  const std::vector<double> precision = {1.0, 0.5, 2.0 / 3.0, 0.4};
+  const std::vector<double> recall = {0.5, 0.5, 1.0, 1.0};
+  for (std::int64_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(m.precision[0][i].item<double>(), precision[static_cast<std::size_t>(i)], 1e-15);
+    EXPECT_NEAR(m.recall[0][i].item<double>(), recall[static_cast<std::size_t>(i)], 1e-15);
+  }
+}
+
+TEST(RankingMetrics, PerfectAndWorstRankingsAndNoRelevantItem) {
+  const torch::Tensor relevant =
+      torch::tensor({{1.0, 1.0, 0.0, 0.0}, {0.0, 0.0, 1.0, 1.0}, {0.0, 0.0, 0.0, 0.0}});
+  const auto m = ranking_metrics(relevant, {2});
+  EXPECT_DOUBLE_EQ(m.map[0].item<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(m.ndcg[0].item<double>(), 1.0);
+  // Worst: relevant at ranks 3 and 4: AP = (1/3 + 2/4) / 2.
+  EXPECT_DOUBLE_EQ(m.map[1].item<double>(), (1.0 / 3.0 + 0.5) / 2.0);
+  EXPECT_DOUBLE_EQ(m.ndcg[1].item<double>(),
+                   (1.0 / std::log2(4.0) + 1.0 / std::log2(5.0)) / (1.0 + 1.0 / std::log2(3.0)));
+  EXPECT_EQ(m.nn[1].item<double>(), 0.0);
+  EXPECT_EQ(m.recall[1][0].item<double>(), 0.0);
+  EXPECT_TRUE(std::isnan(m.map[2].item<double>()));
+  EXPECT_TRUE(std::isnan(m.ndcg[2].item<double>()));
+  EXPECT_TRUE(std::isnan(m.recall[2][0].item<double>()));
+  EXPECT_EQ(m.precision[2][0].item<double>(), 0.0);
+}
+
+constexpr std::int64_t kImages = 6;
+constexpr std::uint64_t kSeed = 0;
+
+// Six images, one of which (the first of the seeded sample) is the query. Under ψ1 the database
+// sits at distances 1..5 from the query in the order `first`; under ψ2 in the order `second`.
+// Factor 0 (shape) of the query is 0, factor 1 (size) is 1.
+struct Scene {
+  EmbeddingTable table;
+  std::int64_t query = 0;
+};
+
+Scene scene(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& size) {
+  Scene s;
+  s.query = seeded_permutation(kSeed, kImages)[0];
+  // Database rows in ascending order, i.e. the database order of the evaluator.
+  std::vector<std::int64_t> database;
+  for (std::int64_t r = 0; r < kImages; ++r)
+    if (r != s.query) database.push_back(r);
+  torch::Tensor psi = torch::zeros({kImages, 2, 1});
+  torch::Tensor factors = torch::zeros({kImages, 2}, torch::kLong);
+  factors[s.query][0] = 0;
+  factors[s.query][1] = 1;
+  for (std::size_t i = 0; i < database.size(); ++i) {
+    const std::int64_t r = database[i];
+    psi[r][0][0] = static_cast<float>(i + 1);                // ψ1: database order
+    psi[r][1][0] = static_cast<float>(database.size() - i);  // ψ2: reversed
+    factors[r][0] = shape[i];
+    factors[r][1] = size[i];
+  }
+  s.table = wscsl::testing::make_table("test", psi, {{0, 1, 2}}, {0});
+  s.table.factors = factors;
+  return s;
+}
+
+std::map<std::string, torch::Tensor> published(const std::vector<std::int64_t>& embedding_of,
+                                               const std::vector<std::int64_t>& condition_of) {
+  return {{aligned::assignment_key("ot"), torch::tensor(embedding_of)},
+          {aligned::condition_of_embedding_key("ot"), torch::tensor(condition_of)}};
+}
+
+EvalReport run(const EmbeddingTable& t, std::map<std::string, torch::Tensor> shared,
+               const std::string& options, Supervision supervision = Supervision::Weak) {
+  auto e = wscsl::testing::build<Evaluator>("retrieval", "queries = 1\n" + options);
+  wscsl::testing::TableModule module(2, 1, {0.5, 0.5}, supervision);
+  return wscsl::testing::run_evaluator(*e, module, t, t,
+                                       wscsl::testing::dataset_info({"shape", "size"}), &shared);
+}
+
+}  // namespace
+
+TEST(Retrieval, RanksTheDatabaseUnderEachConditionsAlignedEmbedding) {
+  // Database in ψ1 order: shape relevance 1 0 1 0 0 (as the hand-computed case above); under ψ2
+  // (reversed order) the size relevance, listed here in ψ1 order, becomes 1 1 0 0 0.
+  const Scene s = scene({0, 2, 0, 3, 1}, {0, 0, 0, 1, 1});
+  const EvalReport r = run(s.table, published({0, 1}, {0, 1}), "k = [1, 3]");
+  EXPECT_NEAR(wscsl::testing::metric(r, "map/shape"), 5.0 / 6.0, 1e-12);
+  EXPECT_NEAR(wscsl::testing::metric(r, "ndcg/shape"), 1.5 / (1.0 + 1.0 / std::log2(3.0)), 1e-12);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "nn/shape"), 1.0);
+  EXPECT_NEAR(wscsl::testing::metric(r, "precision@3/shape"), 2.0 / 3.0, 1e-12);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "recall@3/shape"), 1.0);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "map/size"), 1.0);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "ndcg/size"), 1.0);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "recall@1/size"), 0.5);
+  EXPECT_NEAR(wscsl::testing::metric(r, "map"), (5.0 / 6.0 + 1.0) / 2.0, 1e-12);
+  // Swapping the alignment swaps the embeddings: size under ψ1 has relevance 0 0 0 1 1.
+  const EvalReport swapped = run(s.table, published({1, 0}, {1, 0}), "k = [1]");
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(swapped, "map/size"), (1.0 / 4.0 + 2.0 / 5.0) / 2.0);
+  ASSERT_EQ(r.tables.size(), 1u);
+  EXPECT_EQ(r.tables[0].rows[0][1], "ψ1");
+  EXPECT_EQ(r.tables[0].rows[1][1], "ψ2");
+}
+
+TEST(Retrieval, TiesKeepTheDatabaseOrderAndUnknownValuesAreNeverRelevant) {
+  Scene s = scene({1, 0, 0, -1, 0}, {1, 1, 1, 1, 1});
+  s.table.psi.select(1, 0).fill_(3.0);  // ψ1 collapsed: every distance ties
+  const EvalReport r = run(s.table, published({0, 1}, {0, 1}), "k = [1]");
+  // Ranking = database order: relevance 0 1 1 0 1 → AP = (1/2 + 2/3 + 3/5) / 3.
+  EXPECT_NEAR(wscsl::testing::metric(r, "map/shape"), (0.5 + 2.0 / 3.0 + 0.6) / 3.0, 1e-12);
+}
+
+TEST(Retrieval, BlocksDoNotChangeTheResult) {
+  // Eight images, four queries: one query per block versus all at once.
+  const torch::Tensor psi = torch::arange(16, torch::kFloat).reshape({8, 2, 1}).sin();
+  EmbeddingTable t = wscsl::testing::make_table("test", psi, {{0, 1, 2}}, {0});
+  t.factors = torch::tensor({0, 1, 1, 0, 2, 1, 0, 2, 1, 1, 0, 0, 2, 2, 1, 0}).reshape({8, 2});
+  auto run_with = [&](const std::string& block) {
+    auto e = wscsl::testing::build<Evaluator>("retrieval", "queries = 4\nk = [2]\n" + block);
+    wscsl::testing::TableModule module(2, 1, {0.5, 0.5});
+    auto shared = published({1, 0}, {1, 0});
+    return wscsl::testing::run_evaluator(*e, module, t, t, wscsl::testing::dataset_info({"a", "b"}),
+                                         &shared);
+  };
+  const EvalReport whole = run_with(""), blocked = run_with("block_elements = 1");
+  ASSERT_EQ(whole.metrics.size(), blocked.metrics.size());
+  for (std::size_t i = 0; i < whole.metrics.size(); ++i) {
+    EXPECT_EQ(whole.metrics[i].name, blocked.metrics[i].name);
+    EXPECT_EQ(whole.metrics[i].value, blocked.metrics[i].value) << whole.metrics[i].name;
+  }
+}
+
+TEST(Retrieval, NeedsAnAlignmentForWeakModulesAndUsesIdentityForSupervisedOnes) {
+  const Scene s = scene({0, 2, 0, 3, 1}, {0, 0, 0, 1, 1});
+  try {
+    run(s.table, {}, "");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("type = \"alignment\" before this one"), std::string::npos)
+        << e.what();
+  }
+  const EvalReport r = run(s.table, {}, "k = [1]", Supervision::Conditioned);
+  EXPECT_NEAR(wscsl::testing::metric(r, "map/shape"), 5.0 / 6.0, 1e-12);
+  EXPECT_NE(r.tables[0].title.find("identity (supervised module)"), std::string::npos);
+}
+
+TEST(Retrieval, RefusesImpossibleSettings) {
+  const Scene s = scene({0, 2, 0, 3, 1}, {0, 0, 0, 1, 1});
+  EXPECT_THROW(run(s.table, published({0, 1}, {0, 1}), "k = [6]"), Error);  // database of 5
+  EmbeddingTable unlabelled = s.table;
+  unlabelled.factors = torch::Tensor();
+  EXPECT_THROW(run(unlabelled, published({0, 1}, {0, 1}), ""), Error);
+  auto many = wscsl::testing::build<Evaluator>("retrieval", "queries = 6");
+  wscsl::testing::TableModule module(2, 1, {0.5, 0.5});
+  auto shared = published({0, 1}, {0, 1});
+  EXPECT_THROW(
+      wscsl::testing::run_evaluator(*many, module, s.table, s.table,
+                                    wscsl::testing::dataset_info({"shape", "size"}), &shared),
+      Error);
+  EXPECT_TRUE(
+      wscsl::testing::bind_diagnostics(Kind::Evaluator, "retrieval", "k = [0]").has_errors());
+}
