@@ -187,6 +187,9 @@ TEST(Cli, EveryExamplePipelineChecksAndTrains) {
         << trained.text;
   }
   EXPECT_EQ(count, 13u);  // default.toml (DiscoverNet-Set) and one pipeline per other method
+  fs::remove_all(dir);
+}
+
 namespace {
 
 std::size_t count_of(const std::string& text, const std::string& part) {
