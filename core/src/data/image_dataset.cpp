@@ -109,6 +109,14 @@ void ImageDataset::decode(const std::vector<std::int64_t>& ids) {
   }
 }
 
+std::vector<std::int64_t> ImageDataset::usable(const std::vector<std::int64_t>& ids) {
+  decode(ids);
+  std::vector<std::int64_t> out;
+  for (std::int64_t id : ids)
+    if (!unusable_[static_cast<std::size_t>(id)]) out.push_back(id);
+  return out;
+}
+
 SplitData ImageDataset::load_split(const std::string& name) {
   const ImageList& list = image_list();
   const std::int64_t bad_before = bad_.count();

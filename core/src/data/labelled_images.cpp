@@ -55,11 +55,11 @@ std::vector<std::string> LabelledImages::numeric_values(std::size_t column) cons
   return out;
 }
 
-SplitData LabelledImages::draw_split(const std::string& split, std::int64_t total,
-                                     std::uint64_t seed) const {
+SplitData LabelledImages::draw_split(const std::vector<std::int64_t>& members,
+                                     std::int64_t total, std::uint64_t seed) const {
   Rng rng(seed);
   std::vector<Triplet> drawn =
-      draw_triplets(columns, members.at(split),
+      draw_triplets(columns, members,
                     equal_shares(total, static_cast<std::int64_t>(columns.size())), rng);
   rng.shuffle(drawn);
   SplitData data;
@@ -82,7 +82,7 @@ SplitAttributes LabelledImages::attributes(const std::string& split,
   for (std::int64_t k = 0; k < f; ++k)
     for (std::int64_t i = 0; i < n; ++i)
       v[i * f + k] = columns[static_cast<std::size_t>(k)].values[static_cast<std::size_t>(i)];
-  const std::vector<std::int64_t>& ids = members.at(split);
+  const std::vector<std::int64_t>& ids = this->members.at(split);
   a.members = at::empty({static_cast<std::int64_t>(ids.size())}, at::kLong);
   std::copy(ids.begin(), ids.end(), a.members.data_ptr<std::int64_t>());
   return a;

@@ -32,13 +32,22 @@ void write_text(const fs::path& path, const std::string& text) {
   if (!out) throw Error(fmt::format("{}: cannot write", path.string()));
 }
 
+namespace {
+
+void write_image(const fs::path& path, const Image8& image) {
+  fs::create_directories(path.parent_path());
+  write_image_file(path, image);
+}
+
+}  // namespace
+
 void write_ut_zappos(const fs::path& dir, int images, int triplets) {
   std::string list;
   for (int i = 0; i < images; ++i) {
     const std::string file =
         fmt::format("{}/Brand{}/{}.{}", i % 2 ? "Boots/Ankle" : "Shoes/Oxfords", i % 3, i,
                     i % 2 ? "png" : "jpg");
-    write_image_file(dir / "ut-zap50k-images" / file,
+    write_image(dir / "ut-zap50k-images" / file,
                      pattern_image(20, 16, static_cast<std::uint64_t>(i)));
     list += file + "\n";
   }
@@ -87,7 +96,7 @@ void write_celeba(const fs::path& dir, int images) {
   std::string partition;
   for (int i = 0; i < images; ++i) {
     const std::string file = fmt::format("{:06d}.jpg", i + 1);
-    write_image_file(dir / "img_align_celeba" / file,
+    write_image(dir / "img_align_celeba" / file,
                      pattern_image(18, 22, static_cast<std::uint64_t>(100 + i)));
     attributes += file;
     for (std::size_t a = 0; a < names.size(); ++a)
@@ -104,7 +113,7 @@ void write_image_folder(const fs::path& dir, int images) {
   std::string csv = "file,split,color,size\n";
   for (int i = 0; i < images; ++i) {
     const std::string file = fmt::format("{}/{}.{}", i % 2 ? "a" : "b", i, i % 3 ? "png" : "jpg");
-    write_image_file(dir / "images" / file,
+    write_image(dir / "images" / file,
                      pattern_image(16 + i % 5, 18, static_cast<std::uint64_t>(200 + i)));
     const char* split = 3 * i / images == 0 ? "train" : (3 * i / images == 1 ? "val" : "test");
     csv += fmt::format("{},{},{},{}\n", file, split, colors[i % 3], 1.0 + (i * 5) % 7);

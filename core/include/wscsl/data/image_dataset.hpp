@@ -104,6 +104,10 @@ class ImageDataset : public Dataset {
 
   const ImageList& image_list();
   BadRows& bad_rows_budget() { return bad_; }
+  // Decodes `ids` into the store now and returns those that are usable (the others become bad
+  // rows of the image list): a dataset that draws its triplets checks its images first, so that
+  // no drawn triplet is lost to an unusable image.
+  std::vector<std::int64_t> usable(const std::vector<std::int64_t>& ids);
 
   SplitData load_split(const std::string& name) final;
   at::Tensor load_images(const std::string& split, const at::Tensor& ids,

@@ -211,7 +211,7 @@ SplitData ImageFolder::read_split(const std::string& name, const ImageList& imag
                              : name == "val" ? options_.val_triplets
                                              : options_.test_triplets;
   return labelled_.draw_split(
-      name, total, mix_seed(static_cast<std::uint64_t>(options_.seed), split_stream(name)));
+      usable(labelled_.members.at(name)), total, mix_seed(static_cast<std::uint64_t>(options_.seed), split_stream(name)));
 }
 
 SplitData ImageFolder::read_triplet_files(const std::string& split, const ImageList& images,

@@ -14,6 +14,9 @@
 namespace wscsl::image_folder {
 
 struct ImageFolderOptions : ImageDatasetOptions {
+  // Not an aggregate: GCC 12 misreads `Options{}` of an aggregate with a base as uninitialized.
+  ImageFolderOptions() {}
+
   std::string root;
   std::string attributes;
   std::string file_column = "file";

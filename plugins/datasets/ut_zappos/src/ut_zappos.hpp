@@ -13,6 +13,9 @@
 namespace wscsl::ut_zappos {
 
 struct UtZapposOptions : ImageDatasetOptions {
+  // Not an aggregate: GCC 12 misreads `Options{}` of an aggregate with a base as uninitialized.
+  UtZapposOptions() {}
+
   std::string root;
   std::string images = "ut-zap50k-images";
   std::vector<std::string> conditions = {"class", "closure", "gender", "heel"};

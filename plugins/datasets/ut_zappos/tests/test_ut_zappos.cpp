@@ -2,11 +2,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <set>
 #include <tuple>
 
-#include "ut_zappos.hpp"
+#include "../src/ut_zappos.hpp"
 #include "wscsl/data/csn_layout.hpp"
 #include "wscsl/data/resample.hpp"
 #include "wscsl/testing/harness.hpp"
@@ -244,8 +245,17 @@ TEST_F(UtZapposTest, BadRowsAreSkippedUpToTheLimit) {
 }
 
 TEST_F(UtZapposTest, CacheBoundRefusesADatasetThatDoesNotFit) {
-  const std::string e = load_error("image_size = 400\ncache_limit_mb = 1");
-  EXPECT_NE(e.find("cache_limit_mb"), std::string::npos) << e;
+  // 12 images of 3 × 400 × 400 bytes need 5.5 MiB.
+  auto d = wscsl::testing::build<Dataset>(
+      "ut_zappos", fmt::format("root = \"{}\"\nimage_size = 400\ncache_limit_mb = 1\n"
+                               "decode_threads = 1\ntrain_triplets = 0\n",
+                               dir_.string()));
+  try {
+    d->split("train");
+    FAIL() << "expected the store to refuse";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("cache_limit_mb"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(UtZapposTest, MissingFilesAreReportedWhenBuilt) {
