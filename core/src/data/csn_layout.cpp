@@ -82,6 +82,18 @@ void write_csn_triplets(const fs::path& file, const std::vector<Triplet>& triple
   write_file_atomically(file, text);
 }
 
+void write_csn_half_reverse(const fs::path& file, const std::vector<Triplet>& triplets,
+                            const std::vector<bool>& reversed) {
+  std::string text;
+  text.reserve(triplets.size() * 22);
+  for (std::size_t i = 0; i < triplets.size(); ++i) {
+    const Triplet& t = triplets[i];
+    text += reversed[i] ? fmt::format("{} {} {} 0\n", t.anchor, t.close, t.far)
+                        : fmt::format("{} {} {} 1\n", t.anchor, t.far, t.close);
+  }
+  write_file_atomically(file, text);
+}
+
 void write_csn_image_list(const fs::path& file, const std::vector<std::string>& paths) {
   std::string text;
   for (const std::string& p : paths) {

@@ -70,11 +70,11 @@ SplitData LabelledImages::draw_split(const std::vector<std::int64_t>& members,
 }
 
 SplitAttributes LabelledImages::attributes(const std::string& split,
-                                           const std::filesystem::path& image_root,
-                                           const std::vector<std::string>& files) const {
+                                           const ImageList& images) const {
   SplitAttributes a;
-  a.image_root = image_root;
-  a.files = files;
+  a.image_root = images.folder;
+  for (const ImageEntry& e : images.entries)
+    a.files.push_back(e.file);
   const std::int64_t n = num_images();
   const auto f = static_cast<std::int64_t>(columns.size());
   a.values = at::empty({n, f}, at::kDouble);

@@ -49,6 +49,10 @@ std::vector<std::string> read_csn_image_list(const std::filesystem::path& file);
 
 // Writes `triplets` as "anchor far close" lines, replacing `file` atomically.
 void write_csn_triplets(const std::filesystem::path& file, const std::vector<Triplet>& triplets);
+// Writes DiscoverNet's `_half_reverse` form: "anchor far close 1", or "anchor close far 0" where
+// `reversed[i]` (one flag per triplet), replacing `file` atomically.
+void write_csn_half_reverse(const std::filesystem::path& file, const std::vector<Triplet>& triplets,
+                            const std::vector<bool>& reversed);
 // Writes the image list, replacing `file` atomically. A path with a line break is an error.
 void write_csn_image_list(const std::filesystem::path& file, const std::vector<std::string>& paths);
 

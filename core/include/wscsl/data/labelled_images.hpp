@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "wscsl/data/image_dataset.hpp"
 #include "wscsl/data/triplets.hpp"
 #include "wscsl/plugin/dataset.hpp"
 
@@ -34,8 +35,7 @@ struct LabelledImages {
                        std::uint64_t seed) const;
 
   // The split's attributes for `wscsl make-triplets`.
-  SplitAttributes attributes(const std::string& split, const std::filesystem::path& image_root,
-                             const std::vector<std::string>& files) const;
+  SplitAttributes attributes(const std::string& split, const ImageList& images) const;
 };
 
 }  // namespace wscsl

@@ -257,11 +257,7 @@ SplitData ImageFolder::read_triplet_files(const std::string& split, const ImageL
 }
 
 std::optional<SplitAttributes> ImageFolder::load_attributes(const std::string& split) {
-  const ImageList& images = image_list();
-  std::vector<std::string> files;
-  for (const ImageEntry& e : images.entries)
-    files.push_back(e.file);
-  return labelled_.attributes(split, images.folder, files);
+  return labelled_.attributes(split, image_list());
 }
 
 }  // namespace wscsl::image_folder
