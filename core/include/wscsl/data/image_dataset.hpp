@@ -47,7 +47,7 @@ void add_image_options(Schema<O>& s) {
       .choices({"imagenet", "none"});
   s.field("flip", static_cast<bool O::*>(&B::flip),
           "Flip each training image horizontally with probability ½, independently per image "
-          "(drawn from the step's seed and the image's place in the batch).");
+          "(drawn from the step's seed, the image's place in the batch and its id).");
   s.field("cache_limit_mb", static_cast<std::int64_t O::*>(&B::cache_limit_mb),
           "Memory bound of the decoded-image cache in MiB (each image is decoded and resized once "
           "per run and kept as uint8).")
