@@ -115,8 +115,7 @@ int run_make_triplets(const GlobalOptions& global, const DatasetArgs& args,
   const ConfigNode root = read_pipeline(args.pipeline, args.overrides);
   Session session(global, pipeline_plugin_paths(root));
   const Pipeline p = build_pipeline(root, args.pipeline, session.registry());
-  fmt::print("wscsl: drawing triplets of {} into {}\n", p.dataset->label(),
-             options.out.string());
+  fmt::print("wscsl: drawing triplets of {} into {}\n", p.dataset->label(), options.out.string());
   make_triplets(*p.dataset, options, stdout);
   return 0;
 }

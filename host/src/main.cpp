@@ -73,8 +73,7 @@ int main(int argc, char** argv) {
       ->add_option("--close-within", make.close_within,
                    "Numeric conditions: |close - anchor| <= this")
       ->capture_default_str();
-  make_cmd
-      ->add_option("--far-beyond", make.far_beyond, "Numeric conditions: |far - anchor| > this")
+  make_cmd->add_option("--far-beyond", make.far_beyond, "Numeric conditions: |far - anchor| > this")
       ->capture_default_str();
   make_cmd->add_flag("--half-reverse", make.half_reverse,
                      "Also write DiscoverNet's _half_reverse lists (a random half reversed)");

@@ -21,7 +21,8 @@ std::int64_t per_condition(const MakeTripletsOptions& o, const std::string& spli
   if (split == "train") return o.train;
   if (split == "val") return o.val;
   if (split == "test") return o.test;
-  throw Error(fmt::format("cannot size split '{}': make-triplets knows train, val and test", split));
+  throw Error(
+      fmt::format("cannot size split '{}': make-triplets knows train, val and test", split));
 }
 
 void check_names(const DatasetInfo& info, const std::string& label) {
@@ -57,17 +58,18 @@ void make_triplets(Dataset& dataset, const MakeTripletsOptions& options, std::FI
           "image_folder or celeba)",
           dataset.label()));
     if (a->files.empty())
-      throw Error(fmt::format("{} names no image files, so its triplets cannot be written in "
-                              "CSN's layout (try `wscsl export`)",
-                              dataset.label()));
+      throw Error(
+          fmt::format("{} names no image files, so its triplets cannot be written in "
+                      "CSN's layout (try `wscsl export`)",
+                      dataset.label()));
     if (files.empty()) files = a->files;
     if (a->files != files)
       throw Error(fmt::format("{}: split '{}' lists other image files than split '{}'",
                               dataset.label(), split, info.splits.front()));
     const at::Tensor values = a->values.contiguous();
-    const std::vector<std::int64_t> members(a->members.data_ptr<std::int64_t>(),
-                                            a->members.data_ptr<std::int64_t>() +
-                                                a->members.numel());
+    const std::vector<std::int64_t> members(
+        a->members.data_ptr<std::int64_t>(),
+        a->members.data_ptr<std::int64_t>() + a->members.numel());
     const std::int64_t f = info.num_conditions();
     for (std::int64_t k = 0; k < f; ++k) {
       const ConditionInfo& c = info.conditions[static_cast<std::size_t>(k)];
@@ -119,12 +121,14 @@ void export_dataset(Dataset& dataset, const fs::path& out, std::FILE* log) {
     labelled = labelled && data.factors.defined();
     const at::Tensor factors = labelled ? data.factors.contiguous() : at::Tensor();
     for (std::int64_t begin = 0; begin < data.num_images; begin += kBatch) {
-      const at::Tensor ids = at::arange(begin, std::min(begin + kBatch, data.num_images), at::kLong);
+      const at::Tensor ids =
+          at::arange(begin, std::min(begin + kBatch, data.num_images), at::kLong);
       const at::Tensor images = dataset.images(split, ids, {});
       if (images.min().item<double>() < 0 || images.max().item<double>() > 1)
-        throw Error(fmt::format("{}: split '{}' has pixel values outside [0, 1]; export writes "
-                                "the images as they are served, so turn normalisation off",
-                                dataset.label(), split));
+        throw Error(
+            fmt::format("{}: split '{}' has pixel values outside [0, 1]; export writes "
+                        "the images as they are served, so turn normalisation off",
+                        dataset.label(), split));
       const at::Tensor bytes =
           images.mul(255).round_().clamp_(0, 255).to(at::kByte).permute({0, 2, 3, 1}).contiguous();
       for (std::int64_t i = 0; i < ids.size(0); ++i) {
@@ -161,9 +165,10 @@ void export_dataset(Dataset& dataset, const fs::path& out, std::FILE* log) {
     for (std::int64_t i = 0; i < t.size(0); ++i) {
       const std::int64_t c = conditions.data_ptr<std::int64_t>()[i];
       if (c < 0)
-        throw Error(fmt::format("{}: split '{}' has a triplet of unknown condition; the CSN layout "
-                                "keeps one list per condition",
-                                dataset.label(), split));
+        throw Error(
+            fmt::format("{}: split '{}' has a triplet of unknown condition; the CSN layout "
+                        "keeps one list per condition",
+                        dataset.label(), split));
       const std::int64_t* row = t.data_ptr<std::int64_t>() + 3 * i;
       by_condition[static_cast<std::size_t>(c)].push_back(
           {offset + row[0], offset + row[1], offset + row[2], c});

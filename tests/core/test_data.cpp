@@ -102,10 +102,10 @@ TEST(Resample, MatchesANaiveSeparableReferenceWithinOneLevel) {
 TEST(Resample, TorchvisionSizesAndBankersRoundedCrops) {
   EXPECT_EQ(shorter_side_size(136, 102, 112), (std::pair<int, int>{149, 112}));  // UT-Zappos
   EXPECT_EQ(shorter_side_size(178, 218, 112), (std::pair<int, int>{112, 137}));  // Celeb-A
-  EXPECT_EQ(center_crop_offset(149, 112), 18);  // round(18.5) = 18
-  EXPECT_EQ(center_crop_offset(137, 112), 12);  // round(12.5) = 12
-  EXPECT_EQ(center_crop_offset(113, 112), 0);   // round(0.5) = 0
-  EXPECT_EQ(center_crop_offset(115, 112), 2);   // round(1.5) = 2
+  EXPECT_EQ(center_crop_offset(149, 112), 18);                                   // round(18.5) = 18
+  EXPECT_EQ(center_crop_offset(137, 112), 12);                                   // round(12.5) = 12
+  EXPECT_EQ(center_crop_offset(113, 112), 0);                                    // round(0.5) = 0
+  EXPECT_EQ(center_crop_offset(115, 112), 2);                                    // round(1.5) = 2
   EXPECT_EQ(center_crop_offset(116, 112), 2);
 }
 
@@ -140,7 +140,8 @@ TEST(ImageFile, RefusesBrokenFilesWithAReason) {
     std::ifstream in(temp(name), std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), {});
     EXPECT_TRUE(decode_image(bytes, kDefaultMaxImagePixels).problem.empty());
-    const DecodedImage cut = decode_image(bytes.substr(0, bytes.size() - 12), kDefaultMaxImagePixels);
+    const DecodedImage cut =
+        decode_image(bytes.substr(0, bytes.size() - 12), kDefaultMaxImagePixels);
     EXPECT_NE(cut.problem.find("truncated"), std::string::npos) << name << ": " << cut.problem;
     const DecodedImage big = decode_image(bytes, 255);
     EXPECT_NE(big.problem.find("more than max_image_pixels = 255"), std::string::npos)
@@ -153,8 +154,8 @@ TEST(ImageFile, RefusesBrokenFilesWithAReason) {
 }
 
 TEST(Csv, QuotedFieldsAndLineNumbers) {
-  wscsl::testing::write_text(temp("q.csv"),
-                             "file,note\r\na.png,\"x, y\"\n\nb.png,\"two\nlines \"\"q\"\"\"\nc.png,z\n");
+  wscsl::testing::write_text(
+      temp("q.csv"), "file,note\r\na.png,\"x, y\"\n\nb.png,\"two\nlines \"\"q\"\"\"\nc.png,z\n");
   BadRows none;
   const CsvTable t = read_csv(temp("q.csv"), none);
   ASSERT_EQ(t.rows.size(), 3u);
@@ -176,10 +177,10 @@ TEST(Csv, MalformedRecordsNameFileAndLine) {
     }
     return std::string("(no error)");
   };
-  EXPECT_EQ(error("a,b\n1,2\n1,2,3\n"),
-            file.string() + ":3: expected 2 fields (a, b), found 3");
+  EXPECT_EQ(error("a,b\n1,2\n1,2,3\n"), file.string() + ":3: expected 2 fields (a, b), found 3");
   EXPECT_EQ(error("a,b\n\"1,2\n"), file.string() + ":2: unterminated quoted field");
-  EXPECT_EQ(error("a,b\n\"1\"x,2\n"), file.string() + ":2: text after the closing quote of field 1");
+  EXPECT_EQ(error("a,b\n\"1\"x,2\n"),
+            file.string() + ":2: text after the closing quote of field 1");
   EXPECT_EQ(error("a,a\n"), file.string() + ":1: the header names column 'a' twice");
   wscsl::testing::write_text(file, "a,b\n1\n2,3\n4\n");
   BadRows two(2);
@@ -234,8 +235,7 @@ TEST(Triplets, ImpossibleRulesAreExplained) {
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("condition 'color': all 3 images"), std::string::npos);
   }
-  EXPECT_THROW(
-      draw_condition_triplets({0, 5, 10}, {0, 1, 2}, {true, 1, 2}, 0, "size", 5, rng, out),
-      DataError);
+  EXPECT_THROW(draw_condition_triplets({0, 5, 10}, {0, 1, 2}, {true, 1, 2}, 0, "size", 5, rng, out),
+               DataError);
   EXPECT_EQ(equal_shares(10, 4), (std::vector<std::int64_t>{3, 3, 2, 2}));
 }

@@ -51,7 +51,8 @@ TEST(Cli, CheckPrintsEveryDiagnosticAndFails) {
 TEST(Cli, CheckAcceptsTheDefaultPipelineAndOverrides) {
   const std::string file = WSCSL_SOURCE_DIR "/examples/pipelines/default.toml";
   EXPECT_EQ(run_wscsl("check " + file).status, 0);
-  const Output bad = run_wscsl("check " + file + " --set trainer.lr=-1 --set trainer.optimiser=sgd");
+  const Output bad =
+      run_wscsl("check " + file + " --set trainer.lr=-1 --set trainer.optimiser=sgd");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.text.find("--set trainer.lr=-1: error: [trainer] 'lr' must be in (0, inf), got -1"),
             std::string::npos)
@@ -97,8 +98,8 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   std::ofstream(pipeline) << wscsl::test::tiny_pipeline();
   const std::string run = (dir / "run").string();
 
-  const Output stopped = run_wscsl("train " + pipeline.string() + " --run-dir " + run +
-                               " --stop-after-steps 3");
+  const Output stopped =
+      run_wscsl("train " + pipeline.string() + " --run-dir " + run + " --stop-after-steps 3");
   EXPECT_EQ(stopped.status, 0) << stopped.text;
   EXPECT_NE(stopped.text.find("stopped after step 3 (epoch 1, step 3/5); resume with `wscsl "
                               "train --resume " +
@@ -132,7 +133,8 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
 
 TEST(Cli, MakeTripletsAndExportWriteTheCsnLayout) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("wscsl_cli_triplets_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("wscsl_cli_triplets_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   wscsl::testing::write_image_folder(dir / "folder");
   std::ofstream(dir / "p.toml") << "[dataset]\ntype = \"image_folder\"\nroot = \"folder/images\"\n"
@@ -145,8 +147,10 @@ TEST(Cli, MakeTripletsAndExportWriteTheCsnLayout) {
   const Output made = run_wscsl("make-triplets " + pipeline + " --out " + (dir / "made").string() +
                                 " --train 5 --val 2 --test 3 --seed 4 --half-reverse");
   EXPECT_EQ(made.status, 0) << made.text;
-  EXPECT_NE(made.text.find("color_tripletlist_train.txt (5 lines)"), std::string::npos) << made.text;
-  EXPECT_TRUE(fs::is_regular_file(dir / "made" / "tripletlists" / "size_tripletlist_test_half_reverse.txt"));
+  EXPECT_NE(made.text.find("color_tripletlist_train.txt (5 lines)"), std::string::npos)
+      << made.text;
+  EXPECT_TRUE(fs::is_regular_file(dir / "made" / "tripletlists" /
+                                  "size_tripletlist_test_half_reverse.txt"));
   EXPECT_TRUE(fs::is_regular_file(dir / "made" / "filenames.json"));
 
   const Output exported = run_wscsl("export " + pipeline + " --out " + (dir / "exported").string() +

@@ -151,11 +151,11 @@ TEST_F(DatasetsTest, MadeTripletsRoundTripThroughUtZapposAndImageFolder) {
   const std::vector<std::string> conditions = {"color", "size"};
   EXPECT_EQ(read_lines(dir_ / "made" / "filenames.json").size(), 24u);
 
-  Pipeline zappos = pipeline(fmt::format(
-      "[dataset]\ntype = \"ut_zappos\"\nroot = \"{}\"\nimages = \"{}\"\n"
-      "conditions = [\"color\", \"size\"]\nimage_size = 16\ndecode_threads = 1\n"
-      "train_triplets = 0\nval_triplets = 0\ntest_triplets = 0\n",
-      (dir_ / "made").string(), (dir_ / "folder" / "images").string()));
+  Pipeline zappos = pipeline(
+      fmt::format("[dataset]\ntype = \"ut_zappos\"\nroot = \"{}\"\nimages = \"{}\"\n"
+                  "conditions = [\"color\", \"size\"]\nimage_size = 16\ndecode_threads = 1\n"
+                  "train_triplets = 0\nval_triplets = 0\ntest_triplets = 0\n",
+                  (dir_ / "made").string(), (dir_ / "folder" / "images").string()));
   Pipeline folder = pipeline(image_folder_table(
       fmt::format("numeric = [\"size\"]\ntriplets = \"{}\"", (dir_ / "made").string())));
   for (const std::string split : {"train", "val", "test"}) {
@@ -182,11 +182,11 @@ TEST_F(DatasetsTest, MadeTripletsRoundTripThroughUtZapposAndImageFolder) {
     }
   }
   // The half-reverse lists hold the same triplets, some of them reversed.
-  Pipeline half = pipeline(fmt::format(
-      "[dataset]\ntype = \"ut_zappos\"\nroot = \"{}\"\nimages = \"{}\"\n"
-      "conditions = [\"color\", \"size\"]\nimage_size = 16\nhalf_reverse = true\n"
-      "train_triplets = 0\n",
-      (dir_ / "made").string(), (dir_ / "folder" / "images").string()));
+  Pipeline half = pipeline(
+      fmt::format("[dataset]\ntype = \"ut_zappos\"\nroot = \"{}\"\nimages = \"{}\"\n"
+                  "conditions = [\"color\", \"size\"]\nimage_size = 16\nhalf_reverse = true\n"
+                  "train_triplets = 0\n",
+                  (dir_ / "made").string(), (dir_ / "folder" / "images").string()));
   const SplitData& h = half.dataset->split("train");
   EXPECT_EQ(rows(h), csn_rows(dir_ / "made", conditions, "train"));
   EXPECT_GT(h.reversed.sum().item<std::int64_t>(), 0);
@@ -195,8 +195,8 @@ TEST_F(DatasetsTest, MadeTripletsRoundTripThroughUtZapposAndImageFolder) {
 
 TEST_F(DatasetsTest, MakeTripletsNeedsAttributes) {
   wscsl::testing::write_ut_zappos(dir_ / "zappos");
-  Pipeline p = pipeline(fmt::format("[dataset]\ntype = \"ut_zappos\"\nroot = \"{}\"\n",
-                                    (dir_ / "zappos").string()));
+  Pipeline p = pipeline(
+      fmt::format("[dataset]\ntype = \"ut_zappos\"\nroot = \"{}\"\n", (dir_ / "zappos").string()));
   MakeTripletsOptions options;
   options.out = dir_ / "made";
   try {

@@ -14,7 +14,8 @@ namespace wscsl {
 fs::path csn_triplet_file(const fs::path& dir, const std::string& condition,
                           const std::string& split, bool half_reverse) {
   return dir / kCsnTripletDir /
-         fmt::format("{}_tripletlist_{}{}.txt", condition, split, half_reverse ? "_half_reverse" : "");
+         fmt::format("{}_tripletlist_{}{}.txt", condition, split,
+                     half_reverse ? "_half_reverse" : "");
 }
 
 std::vector<CsnTriplet> read_csn_triplets(const fs::path& file, std::int64_t num_images,
@@ -29,9 +30,10 @@ std::vector<CsnTriplet> read_csn_triplets(const fs::path& file, std::int64_t num
     const std::vector<std::string_view> t = tokens(lines[i]);
     if (t.empty()) continue;
     if (t.size() != columns) {
-      bad.reject(file, line,
-                 fmt::format("expected {} columns ({}), found {}", columns,
-                             half_reverse ? "anchor, b, c, label" : "anchor, far, close", t.size()));
+      bad.reject(
+          file, line,
+          fmt::format("expected {} columns ({}), found {}", columns,
+                      half_reverse ? "anchor, b, c, label" : "anchor, far, close", t.size()));
       continue;
     }
     std::int64_t id[3];

@@ -53,8 +53,8 @@ Header jpeg_header(const std::string& b) {
     const std::size_t length = big_endian(b, at, 2);
     if (length < 2 || at + length > b.size())
       return {0, 0, "truncated JPEG (a header segment runs past the end of the file)"};
-    const bool frame = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 &&
-                       marker != 0xCC;
+    const bool frame =
+        marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
     if (frame) {
       if (length < 7) return {0, 0, "corrupt JPEG frame header"};
       h.height = big_endian(b, at + 3, 2);
@@ -105,11 +105,11 @@ DecodedImage decode_image(const std::string& bytes, std::int64_t max_pixels) {
   if (h.width <= 0 || h.height <= 0)
     return {{}, fmt::format("the header announces an empty {}×{} image", h.width, h.height)};
   if (h.width * h.height > max_pixels)
-    return {{}, fmt::format("the header announces {}×{} = {} pixels, more than max_image_pixels = "
-                            "{} (a decompression bomb?)",
-                            h.width, h.height, h.width * h.height, max_pixels)};
-  const cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8UC1,
-                       const_cast<char*>(bytes.data()));
+    return {{},
+            fmt::format("the header announces {}×{} = {} pixels, more than max_image_pixels = "
+                        "{} (a decompression bomb?)",
+                        h.width, h.height, h.width * h.height, max_pixels)};
+  const cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<char*>(bytes.data()));
   cv::Mat bgr;
   try {
     bgr = cv::imdecode(buffer, cv::IMREAD_COLOR | cv::IMREAD_IGNORE_ORIENTATION);
@@ -118,8 +118,9 @@ DecodedImage decode_image(const std::string& bytes, std::int64_t max_pixels) {
   }
   if (bgr.empty() || bgr.type() != CV_8UC3) return {{}, "cannot decode the image (corrupt data)"};
   if (bgr.cols != h.width || bgr.rows != h.height)
-    return {{}, fmt::format("decoded {}×{} pixels where the header announces {}×{}", bgr.cols,
-                            bgr.rows, h.width, h.height)};
+    return {{},
+            fmt::format("decoded {}×{} pixels where the header announces {}×{}", bgr.cols, bgr.rows,
+                        h.width, h.height)};
   out.image.width = bgr.cols;
   out.image.height = bgr.rows;
   out.image.channels = 3;
@@ -151,11 +152,11 @@ void write_image_file(const fs::path& path, const Image8& image) {
   if (ext == ".jpg" || ext == ".jpeg")
     params = {cv::IMWRITE_JPEG_QUALITY, 95};
   else if (ext != ".png")
-    throw Error(fmt::format("{}: cannot write images of type '{}' (use .png or .jpg)",
-                            path.string(), ext));
+    throw Error(
+        fmt::format("{}: cannot write images of type '{}' (use .png or .jpg)", path.string(), ext));
   if (image.channels != 1 && image.channels != 3)
-    throw Error(fmt::format("{}: cannot write an image with {} channels", path.string(),
-                            image.channels));
+    throw Error(
+        fmt::format("{}: cannot write an image with {} channels", path.string(), image.channels));
   cv::Mat mat(image.height, image.width, image.channels == 3 ? CV_8UC3 : CV_8UC1);
   for (int y = 0; y < image.height; ++y) {
     const std::uint8_t* src = image.row(y);

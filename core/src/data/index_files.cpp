@@ -102,8 +102,8 @@ ResolvedPath resolve_under(const fs::path& root, const std::string& relative) {
   if (relative.empty()) return {{}, "empty path"};
   const fs::path given(relative);
   if (given.is_absolute())
-    return {{}, fmt::format("absolute path '{}' (paths are relative to {})", relative,
-                            root.string())};
+    return {{},
+            fmt::format("absolute path '{}' (paths are relative to {})", relative, root.string())};
   for (const fs::path& part : given)
     if (part == "..")
       return {{}, fmt::format("path '{}' leaves {} through '..'", relative, root.string())};
@@ -111,10 +111,12 @@ ResolvedPath resolve_under(const fs::path& root, const std::string& relative) {
   std::error_code ec;
   const fs::path real = fs::canonical(joined, ec);
   if (ec) return {{}, fmt::format("no such file {} ({})", joined.string(), ec.message())};
-  const auto [root_end, real_it] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  const auto [root_end, real_it] =
+      std::mismatch(root.begin(), root.end(), real.begin(), real.end());
   if (root_end != root.end())
-    return {{}, fmt::format("'{}' is a link to {}, outside {}", relative, real.string(),
-                            root.string())};
+    return {
+        {},
+        fmt::format("'{}' is a link to {}, outside {}", relative, real.string(), root.string())};
   if (!fs::is_regular_file(real, ec))
     return {{}, fmt::format("{} is not a regular file", joined.string())};
   return {real, {}};

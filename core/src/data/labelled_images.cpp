@@ -55,12 +55,11 @@ std::vector<std::string> LabelledImages::numeric_values(std::size_t column) cons
   return out;
 }
 
-SplitData LabelledImages::draw_split(const std::vector<std::int64_t>& members,
-                                     std::int64_t total, std::uint64_t seed) const {
+SplitData LabelledImages::draw_split(const std::vector<std::int64_t>& members, std::int64_t total,
+                                     std::uint64_t seed) const {
   Rng rng(seed);
-  std::vector<Triplet> drawn =
-      draw_triplets(columns, members,
-                    equal_shares(total, static_cast<std::int64_t>(columns.size())), rng);
+  std::vector<Triplet> drawn = draw_triplets(
+      columns, members, equal_shares(total, static_cast<std::int64_t>(columns.size())), rng);
   rng.shuffle(drawn);
   SplitData data;
   data.num_images = num_images();

@@ -14,8 +14,8 @@ namespace {
 
 // Categorical: members grouped by value, in ascending value order and ascending member order.
 void draw_categorical(const std::vector<double>& values, const std::vector<std::int64_t>& members,
-                      std::int64_t condition, const std::string& name, std::int64_t count,
-                      Rng& rng, std::vector<Triplet>& out) {
+                      std::int64_t condition, const std::string& name, std::int64_t count, Rng& rng,
+                      std::vector<Triplet>& out) {
   std::map<std::int64_t, std::vector<std::int64_t>> groups;
   std::uint64_t known = 0;
   for (std::int64_t id : members) {

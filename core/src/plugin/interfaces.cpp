@@ -157,7 +157,8 @@ std::optional<SplitAttributes> Dataset::attributes(const std::string& split) {
                                 split, f, shape_of(a->values)));
   const int64_t n = a->values.size(0);
   if (!a->files.empty() && static_cast<int64_t>(a->files.size()) != n)
-    contract(*this, fmt::format("split '{}' names {} files for {} images", split, a->files.size(), n));
+    contract(*this,
+             fmt::format("split '{}' names {} files for {} images", split, a->files.size(), n));
   if (!a->members.defined() || a->members.dim() != 1 || a->members.scalar_type() != at::kLong)
     contract(*this, fmt::format("split '{}' members must be int64 [M], got {}", split,
                                 shape_of(a->members)));

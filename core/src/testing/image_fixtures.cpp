@@ -48,7 +48,7 @@ void write_ut_zappos(const fs::path& dir, int images, int triplets) {
         fmt::format("{}/Brand{}/{}.{}", i % 2 ? "Boots/Ankle" : "Shoes/Oxfords", i % 3, i,
                     i % 2 ? "png" : "jpg");
     write_image(dir / "ut-zap50k-images" / file,
-                     pattern_image(20, 16, static_cast<std::uint64_t>(i)));
+                pattern_image(20, 16, static_cast<std::uint64_t>(i)));
     list += file + "\n";
   }
   write_text(dir / "filenames.json", list);
@@ -60,17 +60,17 @@ void write_ut_zappos(const fs::path& dir, int images, int triplets) {
       for (int t = 0; t < triplets; ++t) {
         const int a = (t + condition_index + split_index) % images;
         const int far = (a + 1 + t) % images;
-        const int close = (a + 2 + 2 * t) % images == far ? (far + 1) % images
-                                                          : (a + 2 + 2 * t) % images;
+        const int close =
+            (a + 2 + 2 * t) % images == far ? (far + 1) % images : (a + 2 + 2 * t) % images;
         plain += fmt::format("{} {} {}\n", a, far, close);
         half += t % 2 ? fmt::format("{} {} {} 0\n", a, close, far)
                       : fmt::format("{} {} {} 1\n", a, far, close);
       }
       write_text(dir / "tripletlists" / fmt::format("{}_tripletlist_{}.txt", condition, split),
                  plain);
-      write_text(
-          dir / "tripletlists" / fmt::format("{}_tripletlist_{}_half_reverse.txt", condition, split),
-          half);
+      write_text(dir / "tripletlists" /
+                     fmt::format("{}_tripletlist_{}_half_reverse.txt", condition, split),
+                 half);
       ++condition_index;
     }
     ++split_index;
@@ -78,12 +78,33 @@ void write_ut_zappos(const fs::path& dir, int images, int triplets) {
 }
 
 const std::vector<std::string>& celeba_fixture_attributes() {
-  static const std::vector<std::string> names = {
-      "5_o_Clock_Shadow", "Arched_Eyebrows", "Attractive", "Bags_Under_Eyes", "Bangs", "Big_Lips",
-      "Big_Nose", "Black_Hair", "Blond_Hair", "Brown_Hair", "Bushy_Eyebrows", "Eyeglasses",
-      "Gray_Hair", "Male", "Mouth_Slightly_Open", "Narrow_Eyes", "Pointy_Nose",
-      "Receding_Hairline", "Smiling", "Straight_Hair", "Wavy_Hair", "Wearing_Earrings",
-      "Wearing_Hat", "Wearing_Lipstick", "Wearing_Necklace", "Wearing_Necktie", "Young"};
+  static const std::vector<std::string> names = {"5_o_Clock_Shadow",
+                                                 "Arched_Eyebrows",
+                                                 "Attractive",
+                                                 "Bags_Under_Eyes",
+                                                 "Bangs",
+                                                 "Big_Lips",
+                                                 "Big_Nose",
+                                                 "Black_Hair",
+                                                 "Blond_Hair",
+                                                 "Brown_Hair",
+                                                 "Bushy_Eyebrows",
+                                                 "Eyeglasses",
+                                                 "Gray_Hair",
+                                                 "Male",
+                                                 "Mouth_Slightly_Open",
+                                                 "Narrow_Eyes",
+                                                 "Pointy_Nose",
+                                                 "Receding_Hairline",
+                                                 "Smiling",
+                                                 "Straight_Hair",
+                                                 "Wavy_Hair",
+                                                 "Wearing_Earrings",
+                                                 "Wearing_Hat",
+                                                 "Wearing_Lipstick",
+                                                 "Wearing_Necklace",
+                                                 "Wearing_Necktie",
+                                                 "Young"};
   return names;
 }
 
@@ -97,7 +118,7 @@ void write_celeba(const fs::path& dir, int images) {
   for (int i = 0; i < images; ++i) {
     const std::string file = fmt::format("{:06d}.jpg", i + 1);
     write_image(dir / "img_align_celeba" / file,
-                     pattern_image(18, 22, static_cast<std::uint64_t>(100 + i)));
+                pattern_image(18, 22, static_cast<std::uint64_t>(100 + i)));
     attributes += file;
     for (std::size_t a = 0; a < names.size(); ++a)
       attributes += (i * 7 + static_cast<int>(a) * 3) % 5 < 2 ? "  1" : " -1";
@@ -114,7 +135,7 @@ void write_image_folder(const fs::path& dir, int images) {
   for (int i = 0; i < images; ++i) {
     const std::string file = fmt::format("{}/{}.{}", i % 2 ? "a" : "b", i, i % 3 ? "png" : "jpg");
     write_image(dir / "images" / file,
-                     pattern_image(16 + i % 5, 18, static_cast<std::uint64_t>(200 + i)));
+                pattern_image(16 + i % 5, 18, static_cast<std::uint64_t>(200 + i)));
     const char* split = 3 * i / images == 0 ? "train" : (3 * i / images == 1 ? "val" : "test");
     csv += fmt::format("{},{},{},{}\n", file, split, colors[i % 3], 1.0 + (i * 5) % 7);
   }

@@ -17,7 +17,9 @@ struct Image8 {
   int channels = 3;
   std::vector<std::uint8_t> pixels;  // height × width × channels
 
-  std::uint8_t* row(int y) { return pixels.data() + static_cast<std::size_t>(y) * width * channels; }
+  std::uint8_t* row(int y) {
+    return pixels.data() + static_cast<std::size_t>(y) * width * channels;
+  }
   const std::uint8_t* row(int y) const {
     return pixels.data() + static_cast<std::size_t>(y) * width * channels;
   }

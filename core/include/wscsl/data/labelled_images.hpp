@@ -27,10 +27,11 @@ struct LabelledImages {
   // The distinct known values of a numeric column, ascending, as text (ConditionInfo::values).
   std::vector<std::string> numeric_values(std::size_t column) const;
 
-  // `total` triplets among `members` (the usable images of a split), spread equally over the conditions (the first total % F get one
-  // more), drawn from a generator seeded with `seed`, then shuffled together: the Celeb-A
-  // protocol of DiscoverNet ("equal number of triplets for each attribute ... from the standard
-  // training, validation, and test split"). With the factors filled in.
+  // `total` triplets among `members` (the usable images of a split), spread equally over the
+  // conditions (the first total % F get one more), drawn from a generator seeded with `seed`, then
+  // shuffled together: the Celeb-A protocol of DiscoverNet ("equal number of triplets for each
+  // attribute ... from the standard training, validation, and test split"). With the factors filled
+  // in.
   SplitData draw_split(const std::vector<std::int64_t>& members, std::int64_t total,
                        std::uint64_t seed) const;
 

@@ -26,8 +26,8 @@ const std::array<MergedCondition, 5> kMergedConditions = {{
     {"Nose_And_Mouth", 7, {"Big_Lips", "Big_Nose", "Mouth_Slightly_Open", "Pointy_Nose"}},
 }};
 
-std::pair<std::vector<double>, std::vector<unsigned>> merge_codes(const std::vector<unsigned>& codes,
-                                                                  std::size_t values) {
+std::pair<std::vector<double>, std::vector<unsigned>> merge_codes(
+    const std::vector<unsigned>& codes, std::size_t values) {
   std::map<unsigned, std::int64_t> frequency;
   for (unsigned c : codes)
     ++frequency[c];
@@ -112,8 +112,9 @@ ImageList Celeba::read_image_list(BadRows& bad) {
   const fs::path attribute_file = root_ / kAttributeFile;
   const std::vector<std::string> lines = read_lines(attribute_file);
   if (lines.size() < 2)
-    throw DataError(at_line(attribute_file, static_cast<std::int64_t>(lines.size()) + 1,
-                            "expected the image count on line 1 and the attribute names on line 2"));
+    throw DataError(
+        at_line(attribute_file, static_cast<std::int64_t>(lines.size()) + 1,
+                "expected the image count on line 1 and the attribute names on line 2"));
   const auto declared = parse_id(lines[0]);
   if (!declared)
     throw DataError(

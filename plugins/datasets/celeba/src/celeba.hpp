@@ -45,8 +45,8 @@ extern const std::array<MergedCondition, 5> kMergedConditions;
 // images (ties: the smaller code first), numbered by decreasing frequency; an image with a rarer
 // code has an unknown value (-1) under that condition. Returns the value of each image, and the
 // kept codes in value order.
-std::pair<std::vector<double>, std::vector<unsigned>> merge_codes(const std::vector<unsigned>& codes,
-                                                                  std::size_t values);
+std::pair<std::vector<double>, std::vector<unsigned>> merge_codes(
+    const std::vector<unsigned>& codes, std::size_t values);
 
 // "none", or the attributes of a code joined by '+'.
 std::string code_name(const MergedCondition& c, unsigned code);

@@ -123,8 +123,8 @@ TEST_F(CelebaTest, CountAndHeaderMismatchesNameTheLine) {
             std::string::npos)
       << error();
   replace_line(attributes(), 1, "30");
-  EXPECT_NE(error("conditions = [\"Blue_Eyes\"]").find(attributes().string() +
-                                                      ":2: no attribute 'Blue_Eyes'"),
+  EXPECT_NE(error("conditions = [\"Blue_Eyes\"]")
+                .find(attributes().string() + ":2: no attribute 'Blue_Eyes'"),
             std::string::npos);
 }
 

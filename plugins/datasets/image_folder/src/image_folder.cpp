@@ -115,9 +115,8 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
   const auto column_of = [&](const std::string& name, const std::string& option) {
     const std::int64_t c = table.column(name);
     if (c < 0)
-      throw DataError(at_line(table.file, 1,
-                              fmt::format("the header has no column '{}' (option {})", name,
-                                          option)));
+      throw DataError(at_line(
+          table.file, 1, fmt::format("the header has no column '{}' (option {})", name, option)));
     return static_cast<std::size_t>(c);
   };
   const std::size_t file_column = column_of(options_.file_column, "file_column");
@@ -125,7 +124,8 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
   conditions_ = options_.conditions;
   if (conditions_.empty())
     for (const std::string& name : table.header)
-      if (name != options_.file_column && name != options_.split_column) conditions_.push_back(name);
+      if (name != options_.file_column && name != options_.split_column)
+        conditions_.push_back(name);
   if (conditions_.empty())
     throw DataError(at_line(table.file, 1, "the header names no attribute column"));
   std::vector<std::size_t> condition_columns;
@@ -170,8 +170,7 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
     const std::int64_t line = table.lines[r];
     const std::string& split = row[split_column];
     if (!contains(kSplits, split)) {
-      bad.reject(table.file, line,
-                 fmt::format("split '{}' is not train, val or test", split));
+      bad.reject(table.file, line, fmt::format("split '{}' is not train, val or test", split));
       continue;
     }
     if (!files.insert(row[file_column]).second) {
@@ -185,8 +184,8 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
       if (text.empty()) continue;
       if (!labelled_.columns[k].rule.numeric) {
         const auto& names = value_names_[k];
-        values[k] = static_cast<double>(std::lower_bound(names.begin(), names.end(), text) -
-                                        names.begin());
+        values[k] =
+            static_cast<double>(std::lower_bound(names.begin(), names.end(), text) - names.begin());
       } else if (const auto number = parse_number(text)) {
         values[k] = *number;
       } else {
@@ -211,7 +210,8 @@ SplitData ImageFolder::read_split(const std::string& name, const ImageList& imag
                              : name == "val" ? options_.val_triplets
                                              : options_.test_triplets;
   return labelled_.draw_split(
-      usable(labelled_.members.at(name)), total, mix_seed(static_cast<std::uint64_t>(options_.seed), split_stream(name)));
+      usable(labelled_.members.at(name)), total,
+      mix_seed(static_cast<std::uint64_t>(options_.seed), split_stream(name)));
 }
 
 SplitData ImageFolder::read_triplet_files(const std::string& split, const ImageList& images,
@@ -231,8 +231,8 @@ SplitData ImageFolder::read_triplet_files(const std::string& split, const ImageL
   std::vector<Triplet> triplets;
   for (std::size_t k = 0; k < conditions_.size(); ++k) {
     const fs::path file = csn_triplet_file(dir, conditions_[k], split, false);
-    for (const CsnTriplet& t : read_csn_triplets(file, static_cast<std::int64_t>(listed.size()),
-                                                 list_file, false, bad)) {
+    for (const CsnTriplet& t :
+         read_csn_triplets(file, static_cast<std::int64_t>(listed.size()), list_file, false, bad)) {
       const std::int64_t ids[3] = {local[static_cast<std::size_t>(t.anchor)],
                                    local[static_cast<std::size_t>(t.close)],
                                    local[static_cast<std::size_t>(t.far)]};
@@ -240,10 +240,10 @@ SplitData ImageFolder::read_triplet_files(const std::string& split, const ImageL
       bool ok = true;
       for (int j = 0; j < 3 && ok; ++j)
         if (ids[j] < 0) {
-          bad.reject(list_file, sources[j] + 1,
-                     fmt::format("'{}' is not an image of {}",
-                                 listed[static_cast<std::size_t>(sources[j])],
-                                 options_.attributes));
+          bad.reject(
+              list_file, sources[j] + 1,
+              fmt::format("'{}' is not an image of {}",
+                          listed[static_cast<std::size_t>(sources[j])], options_.attributes));
           ok = false;
         }
       if (ok) triplets.push_back({ids[0], ids[1], ids[2], static_cast<std::int64_t>(k)});

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 
 #include "../src/image_folder.hpp"
@@ -119,8 +119,9 @@ TEST_F(ImageFolderTest, BadSplitAndNumberNameFileAndLine) {
 }
 
 TEST_F(ImageFolderTest, MissingColumnNamesTheHeader) {
-  EXPECT_NE(error("file_column = \"path\"").find(csv().string() + ":1: the header has no column 'path'"),
-            std::string::npos);
+  EXPECT_NE(
+      error("file_column = \"path\"").find(csv().string() + ":1: the header has no column 'path'"),
+      std::string::npos);
 }
 
 TEST_F(ImageFolderTest, UnreadableImageNamesTheCsvLine) {

@@ -135,6 +135,7 @@ SplitData UtZappos::read_split(const std::string& name, const ImageList& images,
 
 }  // namespace wscsl::ut_zappos
 
-WSCSL_PLUGIN(ut_zappos, "0.1.0", "UT-Zappos-50k in CSN's layout (and DiscoverNet's reversed lists)") {
+WSCSL_PLUGIN(ut_zappos, "0.1.0",
+             "UT-Zappos-50k in CSN's layout (and DiscoverNet's reversed lists)") {
   registrar.add<wscsl::Dataset, wscsl::ut_zappos::UtZappos>("ut_zappos");
 }

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <tuple>
@@ -200,8 +200,9 @@ TEST_F(UtZapposTest, MissingImageNamesTheListLine) {
 
 TEST_F(UtZapposTest, PathsLeavingTheRootAreRefused) {
   replace_image_line(1, "../outside.jpg");
-  EXPECT_NE(load_error().find((dir_ / "filenames.json").string() + ":1: path '../outside.jpg' leaves"),
-            std::string::npos);
+  EXPECT_NE(
+      load_error().find((dir_ / "filenames.json").string() + ":1: path '../outside.jpg' leaves"),
+      std::string::npos);
   replace_image_line(1, image_path(2));
   EXPECT_NE(load_error().find((dir_ / "filenames.json").string() + ":1: absolute path"),
             std::string::npos);
