@@ -6,6 +6,7 @@
 
 #include "wscsl/data/csn_layout.hpp"
 #include "wscsl/data/csv.hpp"
+#include "wscsl/data/image_dataset.hpp"
 #include "wscsl/data/image_file.hpp"
 #include "wscsl/data/triplets.hpp"
 #include "wscsl/error.hpp"
@@ -16,14 +17,6 @@ namespace fs = std::filesystem;
 
 namespace wscsl::host {
 namespace {
-
-std::int64_t per_condition(const MakeTripletsOptions& o, const std::string& split) {
-  if (split == "train") return o.train;
-  if (split == "val") return o.val;
-  if (split == "test") return o.test;
-  throw Error(
-      fmt::format("cannot size split '{}': make-triplets knows train, val and test", split));
-}
 
 void check_names(const DatasetInfo& info, const std::string& label) {
   for (const ConditionInfo& c : info.conditions)
@@ -50,7 +43,7 @@ void make_triplets(Dataset& dataset, const MakeTripletsOptions& options, std::FI
   std::vector<std::string> files;
   for (std::size_t s = 0; s < info.splits.size(); ++s) {
     const std::string& split = info.splits[s];
-    const std::int64_t count = per_condition(options, split);
+    const std::int64_t count = per_split(split, options.train, options.val, options.test);
     const std::optional<SplitAttributes> a = dataset.attributes(split);
     if (!a)
       throw Error(fmt::format(

@@ -133,9 +133,8 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
 
 TEST(Cli, MakeTripletsAndExportWriteTheCsnLayout) {
   namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("wscsl_cli_triplets_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const wscsl::testing::ScratchDir scratch("cli_triplets");
+  const fs::path dir = scratch.path();
   wscsl::testing::write_image_folder(dir / "folder");
   std::ofstream(dir / "p.toml") << "[dataset]\ntype = \"image_folder\"\nroot = \"folder/images\"\n"
                                    "attributes = \"folder/attributes.csv\"\nimage_size = 8\n"
@@ -161,5 +160,4 @@ TEST(Cli, MakeTripletsAndExportWriteTheCsnLayout) {
   EXPECT_EQ(normalized.status, 1);
   EXPECT_NE(normalized.text.find("pixel values outside [0, 1]"), std::string::npos)
       << normalized.text;
-  fs::remove_all(dir);
 }

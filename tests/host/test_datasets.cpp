@@ -24,30 +24,8 @@ namespace {
 
 class DatasetsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("wscsl_datasets_{}_{}", ::getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   static Pipeline pipeline(const std::string& dataset_table) {
-    const std::string text = dataset_table + R"(
-[backbone]
-type = "convnet"
-width = 4
-depth = 2
-embedding_dim = 8
-
-[condition_module]
-type = "discovernet"
-pairs = 2
-
-[[losses]]
-type = "margin"
-
+    const std::string text = dataset_table + test::tiny_model() + R"(
 [[evaluators]]
 type = "triplet_accuracy"
 
@@ -83,7 +61,8 @@ log_every = 1000
         extra);
   }
 
-  fs::path dir_;
+  wscsl::testing::ScratchDir scratch_{"datasets"};
+  const fs::path dir_ = scratch_.path();
 };
 
 using Row = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>;

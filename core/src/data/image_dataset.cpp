@@ -4,11 +4,13 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
 #include <torch/types.h>
 
+#include "wscsl/data/csn_layout.hpp"
 #include "wscsl/data/resample.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/rng.hpp"
@@ -25,6 +27,35 @@ void flip_horizontally(std::uint8_t* pixels, std::int64_t rows, std::int64_t wid
 }
 
 }  // namespace
+
+const std::vector<std::string>& image_splits() {
+  static const std::vector<std::string> splits = {"train", "val", "test"};
+  return splits;
+}
+
+std::uint64_t split_index(const std::string& split) {
+  const auto& splits = image_splits();
+  const auto it = std::find(splits.begin(), splits.end(), split);
+  if (it == splits.end()) throw Error(fmt::format("unknown split '{}'", split));
+  return static_cast<std::uint64_t>(it - splits.begin());
+}
+
+std::int64_t per_split(const std::string& split, std::int64_t train, std::int64_t val,
+                       std::int64_t test) {
+  const std::int64_t values[] = {train, val, test};
+  return values[split_index(split)];
+}
+
+void check_condition_names(const std::vector<std::string>& names, const std::string& field,
+                           FieldChecker& c) {
+  if (std::set<std::string>(names.begin(), names.end()).size() != names.size())
+    c.error(field, "lists a condition twice");
+  for (const std::string& name : names)
+    if (!valid_csn_name(name))
+      c.error(field, fmt::format("'{}' cannot be part of a file name (letters, digits, '_', '-', "
+                                 "'.')",
+                                 name));
+}
 
 ImageDataset::ImageDataset(const ImageDatasetOptions& options)
     : options_(options),

@@ -1,5 +1,8 @@
 #include "wscsl/testing/image_fixtures.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -10,6 +13,18 @@
 namespace fs = std::filesystem;
 
 namespace wscsl::testing {
+
+ScratchDir::ScratchDir(const std::string& prefix) {
+  static std::atomic<int> counter{0};
+  path_ = fs::temp_directory_path() / fmt::format("wscsl_{}_{}_{}", prefix, ::getpid(), counter++);
+  fs::remove_all(path_);
+  fs::create_directories(path_);
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
 
 Image8 pattern_image(int width, int height, std::uint64_t seed) {
   Image8 image;

@@ -66,6 +66,18 @@ void add_image_options(Schema<O>& s) {
       .min(1);
 }
 
+// The splits of every image dataset; a split's index numbers its random streams.
+const std::vector<std::string>& image_splits();
+std::uint64_t split_index(const std::string& split);
+// The value of `split` among one per split (train, val, test).
+std::int64_t per_split(const std::string& split, std::int64_t train, std::int64_t val,
+                       std::int64_t test);
+
+// Reports, on `field`, a condition named twice or a name that cannot be part of a triplet-list
+// file name (wscsl make-triplets writes one file per condition).
+void check_condition_names(const std::vector<std::string>& names, const std::string& field,
+                           FieldChecker& c);
+
 // One image of the dataset: its file, relative to the image folder, and the index-file line that
 // lists it (for messages).
 struct ImageEntry {

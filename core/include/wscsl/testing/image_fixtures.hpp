@@ -11,6 +11,20 @@
 
 namespace wscsl::testing {
 
+// A fresh directory under the system's temporary directory, named after `prefix`, the process and
+// a counter; removed with everything in it when the object goes.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& prefix);
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 // A width × height RGB image whose pixels are a deterministic function of `seed`.
 Image8 pattern_image(int width, int height, std::uint64_t seed);
 

@@ -12,7 +12,6 @@ namespace fs = std::filesystem;
 namespace wscsl::celeba {
 namespace {
 
-const std::vector<std::string> kSplits = {"train", "val", "test"};
 constexpr const char* kAttributeFile = "list_attr_celeba.txt";
 constexpr const char* kPartitionFile = "list_eval_partition.txt";
 
@@ -86,9 +85,7 @@ Schema<CelebaOptions> Celeba::schema() {
   s.check([](const O& o, FieldChecker& c) {
     if (o.variant == "attributes" && o.conditions.empty())
       c.error("conditions", "needs at least one attribute");
-    if (std::set<std::string>(o.conditions.begin(), o.conditions.end()).size() !=
-        o.conditions.size())
-      c.error("conditions", "lists an attribute twice");
+    check_condition_names(o.conditions, "conditions", c);
   });
   return s;
 }
@@ -105,7 +102,7 @@ DatasetInfo Celeba::info() const {
   std::vector<ConditionInfo> conditions;
   for (std::size_t k = 0; k < labelled_.columns.size(); ++k)
     conditions.push_back({labelled_.columns[k].name, value_names_[k]});
-  return image_info(std::move(conditions), kSplits);
+  return image_info(std::move(conditions), image_splits());
 }
 
 ImageList Celeba::read_image_list(BadRows& bad) {
@@ -207,7 +204,7 @@ ImageList Celeba::read_image_list(BadRows& bad) {
   // The official partition: 0 train, 1 val, 2 test.
   const fs::path partition_file = root_ / kPartitionFile;
   const std::vector<std::string> partition = read_lines(partition_file);
-  for (const std::string& split : kSplits)
+  for (const std::string& split : image_splits())
     labelled_.members[split];
   std::vector<bool> placed(list.entries.size(), false);
   for (std::size_t i = 0; i < partition.size(); ++i) {
@@ -235,7 +232,7 @@ ImageList Celeba::read_image_list(BadRows& bad) {
       continue;
     }
     placed[static_cast<std::size_t>(it->second)] = true;
-    labelled_.members[kSplits[static_cast<std::size_t>(*split)]].push_back(it->second);
+    labelled_.members[image_splits()[static_cast<std::size_t>(*split)]].push_back(it->second);
   }
   for (auto& [split, ids] : labelled_.members)
     std::sort(ids.begin(), ids.end());
@@ -243,12 +240,11 @@ ImageList Celeba::read_image_list(BadRows& bad) {
 }
 
 SplitData Celeba::read_split(const std::string& name, const ImageList&, BadRows&) {
-  const std::int64_t total = name == "train" ? options_.train_triplets
-                             : name == "val" ? options_.val_triplets
-                                             : options_.test_triplets;
-  const std::uint64_t stream = name == "train" ? 0 : (name == "val" ? 1 : 2);
-  return labelled_.draw_split(usable(labelled_.members.at(name)), total,
-                              mix_seed(static_cast<std::uint64_t>(options_.seed), stream));
+  const std::int64_t total =
+      per_split(name, options_.train_triplets, options_.val_triplets, options_.test_triplets);
+  return labelled_.draw_split(
+      usable(labelled_.members.at(name)), total,
+      mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(name)));
 }
 
 std::optional<SplitAttributes> Celeba::load_attributes(const std::string& split) {

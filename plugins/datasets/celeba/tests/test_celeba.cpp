@@ -18,14 +18,7 @@ namespace {
 
 class CelebaTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("wscsl_celeba_{}_{}", ::getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    wscsl::testing::write_celeba(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { wscsl::testing::write_celeba(dir_); }
 
   std::shared_ptr<Dataset> build(const std::string& extra = "") {
     return wscsl::testing::build<Dataset>(
@@ -53,7 +46,8 @@ class CelebaTest : public ::testing::Test {
     wscsl::testing::write_text(file, all);
   }
 
-  fs::path dir_;
+  wscsl::testing::ScratchDir scratch_{"celeba"};
+  const fs::path dir_ = scratch_.path();
 };
 
 }  // namespace

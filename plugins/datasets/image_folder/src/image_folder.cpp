@@ -18,15 +18,10 @@ namespace fs = std::filesystem;
 namespace wscsl::image_folder {
 namespace {
 
-const std::vector<std::string> kSplits = {"train", "val", "test"};
 constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-std::uint64_t split_stream(const std::string& split) {
-  return split == "train" ? 0 : (split == "val" ? 1 : 2);
 }
 
 }  // namespace
@@ -73,14 +68,7 @@ Schema<ImageFolderOptions> ImageFolder::schema() {
   s.field("test_triplets", &O::test_triplets, "Test triplets drawn.").min(1);
   add_image_options(s);
   s.check([](const O& o, FieldChecker& c) {
-    if (std::set<std::string>(o.conditions.begin(), o.conditions.end()).size() !=
-        o.conditions.size())
-      c.error("conditions", "lists a condition twice");
-    for (const std::string& name : o.conditions)
-      if (!valid_csn_name(name))
-        c.error("conditions",
-                fmt::format("'{}' cannot be part of a file name (letters, digits, '_', '-', '.')",
-                            name));
+    check_condition_names(o.conditions, "conditions", c);
     if (o.far_beyond < o.close_within)
       c.error("far_beyond", fmt::format("must be at least close_within ({})", o.close_within));
   });
@@ -94,7 +82,7 @@ ImageFolder::ImageFolder(const Options& options) : ImageDataset(options), option
     const fs::path dir = existing_directory(options_.triplets, "triplet directory");
     require_file(dir / kCsnImageList, "triplet image list");
     for (const std::string& condition : conditions_)
-      for (const std::string& split : kSplits)
+      for (const std::string& split : image_splits())
         require_file(csn_triplet_file(dir, condition, split, false), "triplet list");
   }
 }
@@ -107,7 +95,7 @@ DatasetInfo ImageFolder::info() const {
     if (c.numeric) c.values = labelled_.numeric_values(k);
     conditions.push_back(std::move(c));
   }
-  return image_info(std::move(conditions), kSplits);
+  return image_info(std::move(conditions), image_splits());
 }
 
 ImageList ImageFolder::read_image_list(BadRows& bad) {
@@ -162,14 +150,14 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
     column.rule.close_within = options_.close_within;
     column.rule.far_beyond = options_.far_beyond;
   }
-  for (const std::string& split : kSplits)
+  for (const std::string& split : image_splits())
     labelled_.members[split];
   std::set<std::string> files;
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
     const auto& row = table.rows[r];
     const std::int64_t line = table.lines[r];
     const std::string& split = row[split_column];
-    if (!contains(kSplits, split)) {
+    if (!contains(image_splits(), split)) {
       bad.reject(table.file, line, fmt::format("split '{}' is not train, val or test", split));
       continue;
     }
@@ -206,12 +194,11 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
 
 SplitData ImageFolder::read_split(const std::string& name, const ImageList& images, BadRows& bad) {
   if (!options_.triplets.empty()) return read_triplet_files(name, images, bad);
-  const std::int64_t total = name == "train" ? options_.train_triplets
-                             : name == "val" ? options_.val_triplets
-                                             : options_.test_triplets;
+  const std::int64_t total =
+      per_split(name, options_.train_triplets, options_.val_triplets, options_.test_triplets);
   return labelled_.draw_split(
       usable(labelled_.members.at(name)), total,
-      mix_seed(static_cast<std::uint64_t>(options_.seed), split_stream(name)));
+      mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(name)));
 }
 
 SplitData ImageFolder::read_triplet_files(const std::string& split, const ImageList& images,

@@ -17,14 +17,7 @@ namespace {
 
 class ImageFolderTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("wscsl_image_folder_{}_{}", ::getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    wscsl::testing::write_image_folder(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { wscsl::testing::write_image_folder(dir_); }
 
   std::shared_ptr<Dataset> build(const std::string& extra = "") {
     return wscsl::testing::build<Dataset>(
@@ -44,7 +37,8 @@ class ImageFolderTest : public ::testing::Test {
   fs::path csv() const { return dir_ / "attributes.csv"; }
   void append(const std::string& text) { std::ofstream(csv(), std::ios::app) << text; }
 
-  fs::path dir_;
+  wscsl::testing::ScratchDir scratch_{"image_folder"};
+  const fs::path dir_ = scratch_.path();
 };
 
 }  // namespace

@@ -1,7 +1,5 @@
 #include "ut_zappos.hpp"
 
-#include <set>
-
 #include <fmt/format.h>
 
 #include "wscsl/data/csn_layout.hpp"
@@ -11,12 +9,6 @@
 namespace fs = std::filesystem;
 
 namespace wscsl::ut_zappos {
-namespace {
-
-const std::vector<std::string> kSplits = {"train", "val", "test"};
-
-}  // namespace
-
 Schema<UtZapposOptions> UtZappos::schema() {
   using O = UtZapposOptions;
   Schema<O> s(
@@ -48,14 +40,7 @@ Schema<UtZapposOptions> UtZappos::schema() {
   add_image_options(s);
   s.check([](const O& o, FieldChecker& c) {
     if (o.conditions.empty()) c.error("conditions", "needs at least one condition");
-    if (std::set<std::string>(o.conditions.begin(), o.conditions.end()).size() !=
-        o.conditions.size())
-      c.error("conditions", "lists a condition twice");
-    for (const std::string& name : o.conditions)
-      if (!valid_csn_name(name))
-        c.error("conditions",
-                fmt::format("'{}' cannot be part of a file name (letters, digits, '_', '-', '.')",
-                            name));
+    check_condition_names(o.conditions, "conditions", c);
   });
   return s;
 }
@@ -66,7 +51,7 @@ UtZappos::UtZappos(const Options& options) : ImageDataset(options), options_(opt
   require_file(root_ / kCsnImageList, "UT-Zappos image list");
   existing_directory(root_ / options.images, "UT-Zappos image folder");
   for (const std::string& condition : options.conditions)
-    for (const std::string& split : kSplits)
+    for (const std::string& split : image_splits())
       require_file(csn_triplet_file(root_, condition, split, options.half_reverse),
                    "UT-Zappos triplet list");
 }
@@ -75,7 +60,7 @@ DatasetInfo UtZappos::info() const {
   std::vector<ConditionInfo> conditions;
   for (const std::string& c : options_.conditions)
     conditions.push_back({c, {}});
-  return image_info(std::move(conditions), kSplits);
+  return image_info(std::move(conditions), image_splits());
 }
 
 ImageList UtZappos::read_image_list(BadRows&) {
@@ -106,12 +91,10 @@ SplitData UtZappos::read_split(const std::string& name, const ImageList& images,
   std::vector<std::size_t> order(pooled.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  const std::uint64_t split_id = name == "train" ? 0 : (name == "val" ? 1 : 2);
-  Rng rng(mix_seed(static_cast<std::uint64_t>(options_.seed), split_id));
+  Rng rng(mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(name)));
   rng.shuffle(order);
-  const std::int64_t wanted = name == "train" ? options_.train_triplets
-                              : name == "val" ? options_.val_triplets
-                                              : options_.test_triplets;
+  const std::int64_t wanted =
+      per_split(name, options_.train_triplets, options_.val_triplets, options_.test_triplets);
   if (wanted > 0 && static_cast<std::size_t>(wanted) < order.size())
     order.resize(static_cast<std::size_t>(wanted));
   const auto count = static_cast<std::int64_t>(order.size());

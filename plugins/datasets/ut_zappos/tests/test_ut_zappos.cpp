@@ -20,14 +20,7 @@ namespace {
 
 class UtZapposTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("wscsl_ut_zappos_{}_{}", ::getpid(),
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    wscsl::testing::write_ut_zappos(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { wscsl::testing::write_ut_zappos(dir_); }
 
   std::shared_ptr<Dataset> build(const std::string& extra = "") {
     return wscsl::testing::build<Dataset>(
@@ -59,7 +52,8 @@ class UtZapposTest : public ::testing::Test {
     return (dir_ / "ut-zap50k-images" / read_lines(dir_ / "filenames.json")[line - 1]).string();
   }
 
-  fs::path dir_;
+  wscsl::testing::ScratchDir scratch_{"ut_zappos"};
+  const fs::path dir_ = scratch_.path();
 };
 
 std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> rows(
