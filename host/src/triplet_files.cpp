@@ -41,6 +41,7 @@ void make_triplets(Dataset& dataset, const MakeTripletsOptions& options, std::FI
                             options.far_beyond, options.close_within));
   fs::create_directories(options.out / kCsnTripletDir);
   std::vector<std::string> files;
+  fs::path image_root;
   for (std::size_t s = 0; s < info.splits.size(); ++s) {
     const std::string& split = info.splits[s];
     const std::int64_t count = per_split(split, options.train, options.val, options.test);
@@ -55,7 +56,7 @@ void make_triplets(Dataset& dataset, const MakeTripletsOptions& options, std::FI
           fmt::format("{} names no image files, so its triplets cannot be written in "
                       "CSN's layout (try `wscsl export`)",
                       dataset.label()));
-    if (files.empty()) files = a->files;
+    if (files.empty()) files = a->files, image_root = a->image_root;
     if (a->files != files)
       throw Error(fmt::format("{}: split '{}' lists other image files than split '{}'",
                               dataset.label(), split, info.splits.front()));
@@ -92,6 +93,7 @@ void make_triplets(Dataset& dataset, const MakeTripletsOptions& options, std::FI
   }
   write_csn_image_list(options.out / kCsnImageList, files);
   report(log, options.out / kCsnImageList, files.size());
+  if (log) fmt::print(log, "  (image paths relative to {})\n", image_root.string());
 }
 
 void export_dataset(Dataset& dataset, const fs::path& out, std::FILE* log) {
