@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "wscsl/error.hpp"
+#include "wscsl/testing/harness.hpp"
 #include "wscsl/util/rng.hpp"
 
 namespace fs = std::filesystem;
@@ -24,6 +25,16 @@ ScratchDir::ScratchDir(const std::string& prefix) {
 ScratchDir::~ScratchDir() {
   std::error_code ignored;
   fs::remove_all(path_, ignored);
+}
+
+std::string load_error(const std::string& type, const std::string& toml_body,
+                       const std::string& split) {
+  try {
+    build<Dataset>(type, toml_body)->split(split);
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 Image8 pattern_image(int width, int height, std::uint64_t seed) {

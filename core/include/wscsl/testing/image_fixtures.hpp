@@ -25,6 +25,12 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
+// The message of the DataError that loading `split` of the dataset built by
+// wscsl::testing::build<Dataset>(type, toml_body) throws (at construction or while loading), or
+// "(no error)".
+std::string load_error(const std::string& type, const std::string& toml_body,
+                       const std::string& split = "train");
+
 // A width × height RGB image whose pixels are a deterministic function of `seed`.
 Image8 pattern_image(int width, int height, std::uint64_t seed);
 

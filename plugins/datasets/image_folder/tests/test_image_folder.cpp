@@ -19,20 +19,17 @@ class ImageFolderTest : public ::testing::Test {
  protected:
   void SetUp() override { wscsl::testing::write_image_folder(dir_); }
 
+  std::string body(const std::string& extra) const {
+    return fmt::format(
+        "root = \"{}\"\nattributes = \"{}\"\nimage_size = 8\ndecode_threads = 1\n"
+        "train_triplets = 40\nval_triplets = 10\ntest_triplets = 10\n{}",
+        (dir_ / "images").string(), csv().string(), extra);
+  }
   std::shared_ptr<Dataset> build(const std::string& extra = "") {
-    return wscsl::testing::build<Dataset>(
-        "image_folder",
-        fmt::format("root = \"{}\"\nattributes = \"{}\"\nimage_size = 8\ndecode_threads = 1\n"
-                    "train_triplets = 40\nval_triplets = 10\ntest_triplets = 10\n{}",
-                    (dir_ / "images").string(), csv().string(), extra));
+    return wscsl::testing::build<Dataset>("image_folder", body(extra));
   }
   std::string error(const std::string& extra = "") {
-    try {
-      build(extra)->split("train");
-    } catch (const Error& e) {
-      return e.what();
-    }
-    return "(no error)";
+    return wscsl::testing::load_error("image_folder", body(extra));
   }
   fs::path csv() const { return dir_ / "attributes.csv"; }
   void append(const std::string& text) { std::ofstream(csv(), std::ios::app) << text; }
