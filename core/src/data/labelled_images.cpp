@@ -26,6 +26,18 @@ std::int64_t LabelledImages::num_images() const {
   return columns.empty() ? 0 : static_cast<std::int64_t>(columns.front().values.size());
 }
 
+std::vector<ConditionInfo> LabelledImages::conditions() const {
+  std::vector<ConditionInfo> out;
+  for (std::size_t k = 0; k < columns.size(); ++k) {
+    ConditionInfo c;
+    c.name = columns[k].name;
+    c.numeric = columns[k].rule.numeric;
+    c.values = c.numeric ? numeric_values(k) : value_names[k];
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 at::Tensor LabelledImages::factors() const {
   const std::int64_t n = num_images();
   const auto f = static_cast<std::int64_t>(columns.size());

@@ -16,9 +16,14 @@ namespace wscsl {
 
 struct LabelledImages {
   std::vector<AttributeColumn> columns;  // one per condition; values indexed by image id
+  std::vector<std::vector<std::string>> value_names;  // per categorical condition, by value index
   std::map<std::string, std::vector<std::int64_t>> members;  // split → its image ids, ascending
 
   std::int64_t num_images() const;
+
+  // The conditions as DatasetInfo describes them: categorical ones with `value_names`, numeric
+  // ones with their distinct values.
+  std::vector<ConditionInfo> conditions() const;
 
   // [N, F] int64 factor labels: the categorical value index, or for a numeric condition the
   // index of the value among the condition's distinct values (ascending); -1 where unknown.

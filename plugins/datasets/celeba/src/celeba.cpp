@@ -99,10 +99,7 @@ Celeba::Celeba(const Options& options) : ImageDataset(options), options_(options
 }
 
 DatasetInfo Celeba::info() const {
-  std::vector<ConditionInfo> conditions;
-  for (std::size_t k = 0; k < labelled_.columns.size(); ++k)
-    conditions.push_back({labelled_.columns[k].name, value_names_[k]});
-  return image_info(std::move(conditions), image_splits());
+  return image_info(labelled_.conditions(), image_splits());
 }
 
 ImageList Celeba::read_image_list(BadRows& bad) {
@@ -186,7 +183,7 @@ ImageList Celeba::read_image_list(BadRows& bad) {
                             fmt::format("declares {} images but {} rows follow", *declared, rows)));
 
   labelled_.columns.assign(groups.size(), {});
-  value_names_.assign(groups.size(), {});
+  labelled_.value_names.assign(groups.size(), {});
   for (std::size_t k = 0; k < groups.size(); ++k) {
     AttributeColumn& column = labelled_.columns[k];
     column.name = names[k];
@@ -194,10 +191,10 @@ ImageList Celeba::read_image_list(BadRows& bad) {
       auto [values, kept] = merge_codes(codes[k], kMergedConditions[k].values);
       column.values = std::move(values);
       for (unsigned code : kept)
-        value_names_[k].push_back(code_name(kMergedConditions[k], code));
+        labelled_.value_names[k].push_back(code_name(kMergedConditions[k], code));
     } else {
       column.values.assign(codes[k].begin(), codes[k].end());
-      value_names_[k] = {"no", "yes"};
+      labelled_.value_names[k] = {"no", "yes"};
     }
   }
 

@@ -67,7 +67,6 @@ class Celeba final : public ImageDataset {
  private:
   Options options_;
   std::filesystem::path root_;
-  std::vector<std::vector<std::string>> value_names_;
   LabelledImages labelled_;
 };
 

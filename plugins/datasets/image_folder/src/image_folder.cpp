@@ -88,14 +88,7 @@ ImageFolder::ImageFolder(const Options& options) : ImageDataset(options), option
 }
 
 DatasetInfo ImageFolder::info() const {
-  std::vector<ConditionInfo> conditions;
-  for (std::size_t k = 0; k < conditions_.size(); ++k) {
-    ConditionInfo c{conditions_[k], value_names_[k]};
-    c.numeric = labelled_.columns[k].rule.numeric;
-    if (c.numeric) c.values = labelled_.numeric_values(k);
-    conditions.push_back(std::move(c));
-  }
-  return image_info(std::move(conditions), image_splits());
+  return image_info(labelled_.conditions(), image_splits());
 }
 
 ImageList ImageFolder::read_image_list(BadRows& bad) {
@@ -139,9 +132,9 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
     for (std::size_t k = 0; k < conditions_.size(); ++k)
       if (!contains(options_.numeric, conditions_[k]) && !row[condition_columns[k]].empty())
         seen[k].insert(row[condition_columns[k]]);
-  value_names_.assign(conditions_.size(), {});
+  labelled_.value_names.assign(conditions_.size(), {});
   for (std::size_t k = 0; k < conditions_.size(); ++k)
-    value_names_[k].assign(seen[k].begin(), seen[k].end());
+    labelled_.value_names[k].assign(seen[k].begin(), seen[k].end());
   labelled_.columns.assign(conditions_.size(), {});
   for (std::size_t k = 0; k < conditions_.size(); ++k) {
     AttributeColumn& column = labelled_.columns[k];
@@ -171,7 +164,7 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
       const std::string& text = row[condition_columns[k]];
       if (text.empty()) continue;
       if (!labelled_.columns[k].rule.numeric) {
-        const auto& names = value_names_[k];
+        const auto& names = labelled_.value_names[k];
         values[k] =
             static_cast<double>(std::lower_bound(names.begin(), names.end(), text) - names.begin());
       } else if (const auto number = parse_number(text)) {

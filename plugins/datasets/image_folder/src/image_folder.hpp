@@ -51,8 +51,7 @@ class ImageFolder final : public ImageDataset {
   SplitData read_triplet_files(const std::string& split, const ImageList& images, BadRows& bad);
 
   Options options_;
-  std::vector<std::string> conditions_;                // the chosen attribute columns
-  std::vector<std::vector<std::string>> value_names_;  // categorical value names per condition
+  std::vector<std::string> conditions_;  // the chosen attribute columns
   LabelledImages labelled_;
 };
 
