@@ -8,6 +8,7 @@
 #include "npy.hpp"
 #include "pipeline.hpp"
 #include "trainer.hpp"
+#include "triplet_files.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
 #include "wscsl/util/text.hpp"
@@ -157,6 +158,25 @@ int run_check(const GlobalOptions& global, const fs::path& path,
     fmt::print("  loss              {} × {}\n", l.weight, l.loss->label());
   for (const NamedEvaluator& e : p.evaluators)
     fmt::print("  evaluator         {} ({})\n", e.name, e.evaluator->label());
+  return 0;
+}
+
+int run_make_triplets(const GlobalOptions& global, const DatasetArgs& args,
+                      const MakeTripletsOptions& options) {
+  const ConfigNode root = read_pipeline(args.pipeline, args.overrides);
+  Session session(global, pipeline_plugin_paths(root));
+  const Pipeline p = build_pipeline(root, args.pipeline, session.registry());
+  fmt::print("wscsl: drawing triplets of {} into {}\n", p.dataset->label(), options.out.string());
+  make_triplets(*p.dataset, options, stdout);
+  return 0;
+}
+
+int run_export(const GlobalOptions& global, const DatasetArgs& args, const fs::path& out) {
+  const ConfigNode root = read_pipeline(args.pipeline, args.overrides);
+  Session session(global, pipeline_plugin_paths(root));
+  const Pipeline p = build_pipeline(root, args.pipeline, session.registry());
+  fmt::print("wscsl: exporting {} to {}\n", p.dataset->label(), out.string());
+  export_dataset(*p.dataset, out, stdout);
   return 0;
 }
 

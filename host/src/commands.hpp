@@ -58,6 +58,17 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args);
 
 int run_check(const GlobalOptions& global, const std::filesystem::path& pipeline,
               const std::vector<std::string>& overrides);
+// The dataset of a pipeline file (every component is built, so the file is checked whole).
+struct DatasetArgs {
+  std::filesystem::path pipeline;
+  std::vector<std::string> overrides;
+};
+struct MakeTripletsOptions;
+int run_make_triplets(const GlobalOptions& global, const DatasetArgs& args,
+                      const MakeTripletsOptions& options);
+int run_export(const GlobalOptions& global, const DatasetArgs& args,
+               const std::filesystem::path& out);
+
 int run_plugins(const GlobalOptions& global, bool json);
 enum class DescribeFormat { Text, Json, Markdown };
 int run_describe(const GlobalOptions& global, const std::string& what, DescribeFormat format);

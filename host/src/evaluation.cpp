@@ -20,6 +20,7 @@ EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::in
   table.image_ids = ids;
   table.triplets = inverse.reshape({-1, 3});
   table.conditions = data.conditions;
+  table.reversed = data.reversed;
   if (data.factors.defined()) table.factors = data.factors.index_select(0, ids);
   std::vector<torch::Tensor> phi, psi;
   for (std::int64_t begin = 0; begin < ids.size(0); begin += batch_size) {

@@ -6,6 +6,7 @@
 
 #include "bench.hpp"
 #include "commands.hpp"
+#include "triplet_files.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/version.hpp"
 
@@ -75,6 +76,39 @@ int main(int argc, char** argv) {
   check_cmd->add_option("pipeline", check_path, "Pipeline TOML file")->required();
   check_cmd->add_option("--set", check_overrides, "Override a pipeline key");
 
+  DatasetArgs make_args;
+  MakeTripletsOptions make;
+  auto* make_cmd = app.add_subcommand(
+      "make-triplets",
+      "Draw triplets from a dataset's per-image attributes and write them in CSN's layout");
+  make_cmd->add_option("pipeline", make_args.pipeline, "Pipeline TOML file (its [dataset])")
+      ->required();
+  make_cmd->add_option("--out", make.out, "Output directory")->required();
+  make_cmd->add_option("--set", make_args.overrides, "Override a pipeline key");
+  make_cmd->add_option("--train", make.train, "Training triplets per condition")
+      ->capture_default_str();
+  make_cmd->add_option("--val", make.val, "Validation triplets per condition")
+      ->capture_default_str();
+  make_cmd->add_option("--test", make.test, "Test triplets per condition")->capture_default_str();
+  make_cmd->add_option("--seed", make.seed, "Seed of the draws")->capture_default_str();
+  make_cmd
+      ->add_option("--close-within", make.close_within,
+                   "Numeric conditions: |close - anchor| <= this")
+      ->capture_default_str();
+  make_cmd->add_option("--far-beyond", make.far_beyond, "Numeric conditions: |far - anchor| > this")
+      ->capture_default_str();
+  make_cmd->add_flag("--half-reverse", make.half_reverse,
+                     "Also write DiscoverNet's _half_reverse lists (a random half reversed)");
+
+  DatasetArgs export_args;
+  std::filesystem::path export_out;
+  auto* export_cmd = app.add_subcommand(
+      "export", "Write a dataset's images, labels and triplets in CSN's layout (e.g. Fashion-CRB)");
+  export_cmd->add_option("pipeline", export_args.pipeline, "Pipeline TOML file (its [dataset])")
+      ->required();
+  export_cmd->add_option("--out", export_out, "Output directory")->required();
+  export_cmd->add_option("--set", export_args.overrides, "Override a pipeline key");
+
   bool plugins_json = false;
   auto* plugins_cmd = app.add_subcommand("plugins", "List the plugins found and what they provide");
   plugins_cmd->add_flag("--json", plugins_json, "JSON output");
@@ -116,6 +150,8 @@ int main(int argc, char** argv) {
       return run_bench(global, bench, command_line);
     }
     if (check_cmd->parsed()) return run_check(global, check_path, check_overrides);
+    if (make_cmd->parsed()) return run_make_triplets(global, make_args, make);
+    if (export_cmd->parsed()) return run_export(global, export_args, export_out);
     if (plugins_cmd->parsed()) return run_plugins(global, plugins_json);
     if (describe_cmd->parsed())
       return run_describe(global, describe_what,

@@ -72,7 +72,8 @@ TEST(PluginCheck, AbiMismatchNamesBothNumbers) {
   info.abi_version = 7;
   EXPECT_EQ(check(info),
             "plugin /p/libwscsl_demo.so was built for plugin ABI 7, but this wscsl "
-            "uses plugin ABI 1; rebuild it against this wscsl SDK");
+            "uses plugin ABI " +
+                std::to_string(WSCSL_PLUGIN_ABI_VERSION) + "; rebuild it against this wscsl SDK");
 }
 
 TEST(PluginCheck, NewerSdkIsRefused) {
@@ -118,8 +119,9 @@ TEST(PluginCheck, NameMustMatchTheFile) {
 TEST(PluginLoading, RefusesAPluginBuiltForAnotherAbi) {
   const std::string message = refusal(fixture("wrong_abi"));
   EXPECT_EQ(message, "plugin " + fs::canonical(fixture("wrong_abi")).string() +
-                         " was built for plugin ABI 999, but this wscsl uses plugin ABI 1; "
-                         "rebuild it against this wscsl SDK");
+                         " was built for plugin ABI 999, but this wscsl uses plugin ABI " +
+                         std::to_string(WSCSL_PLUGIN_ABI_VERSION) +
+                         "; rebuild it against this wscsl SDK");
 }
 
 TEST(PluginLoading, RefusesOtherLibTorchMisnamedNonPluginsAndThrowingRegistration) {

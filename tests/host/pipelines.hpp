@@ -18,18 +18,9 @@ inline const Registry& in_tree_plugins() {
   return *registry;
 }
 
-// A DiscoverNet pipeline on a tiny Fashion-CRB that trains in seconds.
-inline std::string tiny_pipeline() {
+// A tiny DiscoverNet model: the [backbone], [condition_module] and [[losses]] tables.
+inline std::string tiny_model() {
   return R"(
-[dataset]
-type = "fashion_crb"
-train_items = 256
-val_items = 96
-test_items = 96
-train_triplets = 160
-val_triplets = 64
-test_triplets = 64
-
 [backbone]
 type = "convnet"
 width = 4
@@ -42,7 +33,22 @@ pairs = 2
 
 [[losses]]
 type = "margin"
+)";
+}
 
+// A DiscoverNet pipeline on a tiny Fashion-CRB that trains in seconds.
+inline std::string tiny_pipeline() {
+  return R"(
+[dataset]
+type = "fashion_crb"
+train_items = 256
+val_items = 96
+test_items = 96
+train_triplets = 160
+val_triplets = 64
+test_triplets = 64
+)" + tiny_model() +
+         R"(
 [[evaluators]]
 type = "triplet_accuracy"
 

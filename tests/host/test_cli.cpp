@@ -11,6 +11,7 @@
 #include <string>
 
 #include "pipelines.hpp"
+#include "wscsl/testing/image_fixtures.hpp"
 
 namespace {
 
@@ -325,4 +326,35 @@ type = "retreival"
             std::string::npos)
       << bad_evaluator.text;
   fs::remove_all(dir);
+}
+
+TEST(Cli, MakeTripletsAndExportWriteTheCsnLayout) {
+  namespace fs = std::filesystem;
+  const wscsl::testing::ScratchDir scratch("cli_triplets");
+  const fs::path dir = scratch.path();
+  wscsl::testing::write_image_folder(dir / "folder");
+  std::ofstream(dir / "p.toml") << "[dataset]\ntype = \"image_folder\"\nroot = \"folder/images\"\n"
+                                   "attributes = \"folder/attributes.csv\"\nimage_size = 8\n"
+                                   "train_triplets = 8\nval_triplets = 4\ntest_triplets = 4\n"
+                                   "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 1\n"
+                                   "[condition_module]\ntype = \"discovernet\"\n"
+                                   "[[losses]]\ntype = \"margin\"\n";
+  const std::string pipeline = (dir / "p.toml").string();
+  const Output made = run_wscsl("make-triplets " + pipeline + " --out " + (dir / "made").string() +
+                                " --train 5 --val 2 --test 3 --seed 4 --half-reverse");
+  EXPECT_EQ(made.status, 0) << made.text;
+  EXPECT_NE(made.text.find("color_tripletlist_train.txt (5 lines)"), std::string::npos)
+      << made.text;
+  EXPECT_TRUE(fs::is_regular_file(dir / "made" / "tripletlists" /
+                                  "size_tripletlist_test_half_reverse.txt"));
+  EXPECT_TRUE(fs::is_regular_file(dir / "made" / "filenames.json"));
+
+  const Output exported = run_wscsl("export " + pipeline + " --out " + (dir / "exported").string() +
+                                    " --set dataset.normalize=\"none\"");
+  EXPECT_EQ(exported.status, 0) << exported.text;
+  EXPECT_TRUE(fs::is_regular_file(dir / "exported" / "attributes.csv"));
+  const Output normalized = run_wscsl("export " + pipeline + " --out " + (dir / "x").string());
+  EXPECT_EQ(normalized.status, 1);
+  EXPECT_NE(normalized.text.find("pixel values outside [0, 1]"), std::string::npos)
+      << normalized.text;
 }

@@ -136,7 +136,40 @@ const SplitData& Dataset::split(const std::string& name) {
       contract(*this, fmt::format("split '{}' has triplet conditions outside [-1, {})", name, f));
   }
   if (data.factors.defined()) expect_shape(*this, "factors", data.factors, {n, f});
+  if (data.reversed.defined()) {
+    expect_shape(*this, "reversed flags", data.reversed, {t});
+    if (data.reversed.scalar_type() != at::kBool) contract(*this, "reversed flags must be bool");
+  }
   return splits_.emplace(name, std::move(data)).first->second;
+}
+
+std::optional<SplitAttributes> Dataset::attributes(const std::string& split) {
+  const DatasetInfo& described = cached_info();
+  if (!described.has_split(split))
+    throw ComponentError(fmt::format("{} has no split '{}'", who(*this), split));
+  std::optional<SplitAttributes> a =
+      guarded(*this, "load_attributes", [&] { return load_attributes(split); });
+  if (!a) return a;
+  const int64_t f = described.num_conditions();
+  if (!a->values.defined() || a->values.dim() != 2 || a->values.size(1) != f ||
+      a->values.scalar_type() != at::kDouble)
+    contract(*this, fmt::format("split '{}' attribute values must be float64 [N, {}], got {}",
+                                split, f, shape_of(a->values)));
+  const int64_t n = a->values.size(0);
+  if (!a->files.empty() && static_cast<int64_t>(a->files.size()) != n)
+    contract(*this,
+             fmt::format("split '{}' names {} files for {} images", split, a->files.size(), n));
+  if (!a->members.defined() || a->members.dim() != 1 || a->members.scalar_type() != at::kLong)
+    contract(*this, fmt::format("split '{}' members must be int64 [M], got {}", split,
+                                shape_of(a->members)));
+  if (a->members.numel() > 0 &&
+      (a->members.min().item<int64_t>() < 0 || a->members.max().item<int64_t>() >= n))
+    contract(*this, fmt::format("split '{}' has member ids outside [0, {})", split, n));
+  return a;
+}
+
+std::optional<SplitAttributes> Dataset::load_attributes(const std::string&) {
+  return std::nullopt;
 }
 
 at::Tensor Dataset::images(const std::string& split, const at::Tensor& ids,

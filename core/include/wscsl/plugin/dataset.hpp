@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,8 +15,11 @@
 namespace wscsl {
 
 struct ConditionInfo {
-  std::string name;                 // "color"
-  std::vector<std::string> values;  // value names ("red", ...); empty when values are numeric
+  std::string name;  // "color"
+  // Value names ("red", ...), indexed by the value index of SplitData::factors. For a numeric
+  // condition, its distinct measurements in ascending order, written as text.
+  std::vector<std::string> values;
+  bool numeric = false;  // the values are measurements: closeness between them is meaningful
 };
 
 struct DatasetInfo {
@@ -39,6 +43,20 @@ struct SplitData {
                           // undefined when the dataset has no per-image labels
   at::Tensor triplets;    // [T, 3] int64 image ids (anchor, close, far)
   at::Tensor conditions;  // [T] int64 condition of each triplet, -1 = unknown; undefined if none
+  // [T] bool: the source file presented this triplet reversed (DiscoverNet's `_half_reverse`
+  // lists). `triplets` is always in the true order; an evaluator that measures how a model reacts
+  // to the order it is shown can show these as (anchor, far, close). Undefined if none.
+  at::Tensor reversed;
+};
+
+// A split's per-image attributes and files, read without decoding any image: what
+// `wscsl make-triplets` draws triplets from.
+struct SplitAttributes {
+  std::filesystem::path image_root;  // `files` are relative to it
+  std::vector<std::string> files;    // [N] the file of each image id; empty if images are generated
+  at::Tensor values;   // [N, F] float64: value index (categorical) or measurement (numeric) of each
+                       // condition, NaN where unknown
+  at::Tensor members;  // [M] int64 ids of the images that belong to the split
 };
 
 struct ImageRequest {
@@ -61,10 +79,14 @@ class Dataset : public Component {
   // float32 [B, C, H, W] images of `ids` (int64 [B]) from `split`.
   at::Tensor images(const std::string& split, const at::Tensor& ids, const ImageRequest& request);
 
+  // The split's per-image attributes, or nothing when the dataset has none to offer.
+  std::optional<SplitAttributes> attributes(const std::string& split);
+
  protected:
   virtual SplitData load_split(const std::string& name) = 0;
   virtual at::Tensor load_images(const std::string& split, const at::Tensor& ids,
                                  const ImageRequest& request) = 0;
+  virtual std::optional<SplitAttributes> load_attributes(const std::string& split);
 
  private:
   const DatasetInfo& cached_info();

@@ -23,6 +23,7 @@ struct EmbeddingTable {
   torch::Tensor factors;     // [M, F] per-row factor labels, or undefined
   torch::Tensor triplets;    // [T, 3] row indices (anchor, close, far)
   torch::Tensor conditions;  // [T] condition of each triplet, or undefined
+  torch::Tensor reversed;    // [T] bool, SplitData::reversed: shown reversed by the source file
 };
 
 struct Metric {

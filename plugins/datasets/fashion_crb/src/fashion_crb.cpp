@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "idx_reader.hpp"
+#include "wscsl/data/triplets.hpp"
 
 namespace wscsl::fashion_crb {
 namespace {
@@ -63,69 +64,21 @@ RenderedSplit render_split(const std::vector<std::uint8_t>& garments,
 
 std::pair<torch::Tensor, torch::Tensor> draw_triplets(
     const std::vector<std::vector<int>>& factor_values, std::int64_t count, std::uint64_t seed) {
-  const std::size_t n = factor_values.size();
-  const std::size_t k_count = n ? factor_values[0].size() : 0;
-  // Items grouped by value, per condition.
-  std::vector<std::map<int, std::vector<std::int64_t>>> by_value(k_count);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t k = 0; k < k_count; ++k)
-      by_value[k][factor_values[i][k]].push_back(static_cast<std::int64_t>(i));
-  Rng rng(seed);
-  std::vector<std::array<std::int64_t, 4>> drawn;
-  drawn.reserve(static_cast<std::size_t>(count));
+  const std::size_t k_count = factor_values.empty() ? 0 : factor_values[0].size();
+  std::vector<AttributeColumn> columns(k_count);
   for (std::size_t k = 0; k < k_count; ++k) {
-    const auto& groups = by_value[k];
-    if (groups.size() < 2)
-      throw DataError(
-          fmt::format("cannot draw triplets for condition {}: all {} items share one "
-                      "value",
-                      k, n));
-    bool any_pair = false;
-    for (const auto& [value, items] : groups)
-      any_pair |= items.size() >= 2;
-    if (!any_pair)
-      throw DataError(
-          fmt::format("cannot draw triplets for condition {}: no two items share a "
-                      "value",
-                      k));
-    const std::int64_t share =
-        count / static_cast<std::int64_t>(k_count) +
-        (static_cast<std::int64_t>(k) < count % static_cast<std::int64_t>(k_count));
-    for (std::int64_t t = 0; t < share;) {
-      const auto anchor = static_cast<std::int64_t>(rng.below(n));
-      const int value = factor_values[static_cast<std::size_t>(anchor)][k];
-      const auto& same = groups.at(value);
-      if (same.size() < 2) continue;  // no other item shares this value: draw another anchor
-      // Uniform over the other items with the anchor's value.
-      std::int64_t close = same[rng.below(same.size() - 1)];
-      if (close == anchor) close = same.back();
-      // Uniform over the items with any other value.
-      std::uint64_t r = rng.below(n - same.size());
-      std::int64_t far = -1;
-      for (const auto& [other_value, items] : groups) {
-        if (other_value == value) continue;
-        if (r < items.size()) {
-          far = items[r];
-          break;
-        }
-        r -= items.size();
-      }
-      drawn.push_back({anchor, close, far, static_cast<std::int64_t>(k)});
-      ++t;
-    }
+    columns[k].name = std::to_string(k);
+    for (const std::vector<int>& item : factor_values)
+      columns[k].values.push_back(item[k]);
   }
+  std::vector<std::int64_t> members(factor_values.size());
+  for (std::size_t i = 0; i < members.size(); ++i)
+    members[i] = static_cast<std::int64_t>(i);
+  Rng rng(seed);
+  std::vector<Triplet> drawn = wscsl::draw_triplets(
+      columns, members, equal_shares(count, static_cast<std::int64_t>(k_count)), rng);
   rng.shuffle(drawn);
-  torch::Tensor triplets = torch::empty({static_cast<std::int64_t>(drawn.size()), 3}, torch::kLong);
-  torch::Tensor conditions = torch::empty({static_cast<std::int64_t>(drawn.size())}, torch::kLong);
-  auto t = triplets.accessor<std::int64_t, 2>();
-  auto c = conditions.accessor<std::int64_t, 1>();
-  for (std::size_t i = 0; i < drawn.size(); ++i) {
-    const auto row = static_cast<std::int64_t>(i);
-    for (int j = 0; j < 3; ++j)
-      t[row][j] = drawn[i][static_cast<std::size_t>(j)];
-    c[row] = drawn[i][3];
-  }
-  return {triplets, conditions};
+  return triplet_tensors(drawn);
 }
 
 Schema<FashionCrbOptions> FashionCrb::schema() {

@@ -1,0 +1,131 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <filesystem>
+#include <fstream>
+
+#include "../src/image_folder.hpp"
+#include "wscsl/data/csv.hpp"
+#include "wscsl/testing/harness.hpp"
+#include "wscsl/testing/image_fixtures.hpp"
+
+namespace fs = std::filesystem;
+using namespace wscsl;
+
+namespace {
+
+class ImageFolderTest : public ::testing::Test {
+ protected:
+  void SetUp() override { wscsl::testing::write_image_folder(dir_); }
+
+  std::string body(const std::string& extra) const {
+    return fmt::format(
+        "root = \"{}\"\nattributes = \"{}\"\nimage_size = 8\ndecode_threads = 1\n"
+        "train_triplets = 40\nval_triplets = 10\ntest_triplets = 10\n{}",
+        (dir_ / "images").string(), csv().string(), extra);
+  }
+  std::shared_ptr<Dataset> build(const std::string& extra = "") {
+    return wscsl::testing::build<Dataset>("image_folder", body(extra));
+  }
+  std::string error(const std::string& extra = "") {
+    return wscsl::testing::load_error("image_folder", body(extra));
+  }
+  fs::path csv() const { return dir_ / "attributes.csv"; }
+  void append(const std::string& text) { std::ofstream(csv(), std::ios::app) << text; }
+
+  wscsl::testing::ScratchDir scratch_{"image_folder"};
+  const fs::path dir_ = scratch_.path();
+};
+
+}  // namespace
+
+TEST_F(ImageFolderTest, DescribesTheAttributeColumnsAsConditions) {
+  auto d = build("numeric = [\"size\"]");
+  const DatasetInfo info = d->info();
+  ASSERT_EQ(info.conditions.size(), 2u);
+  EXPECT_EQ(info.conditions[0].name, "color");
+  EXPECT_EQ(info.conditions[0].values, (std::vector<std::string>{"blue", "green", "red"}));
+  EXPECT_FALSE(info.conditions[0].numeric);
+  EXPECT_EQ(info.conditions[1].name, "size");
+  EXPECT_TRUE(info.conditions[1].numeric);
+  EXPECT_EQ(info.conditions[1].values.front(), "1");
+  EXPECT_EQ(info.height, 8);
+}
+
+TEST_F(ImageFolderTest, DrawnTripletsFollowTheRuleWithinTheSplit) {
+  auto d = build("numeric = [\"size\"]\nclose_within = 1\nfar_beyond = 2");
+  const SplitData& s = d->split("train");
+  ASSERT_EQ(s.triplets.size(0), 40);
+  EXPECT_EQ((s.conditions == 0).sum().item<std::int64_t>(), 20);
+  const CsvTable table = [&] {
+    BadRows none;
+    return read_csv(csv(), none);
+  }();
+  for (std::int64_t i = 0; i < 40; ++i) {
+    const auto row = [&](int j) {
+      return table.rows[static_cast<std::size_t>(s.triplets[i][j].item<std::int64_t>())];
+    };
+    for (int j = 0; j < 3; ++j)
+      EXPECT_EQ(row(j)[1], "train");
+    if (s.conditions[i].item<std::int64_t>() == 0) {
+      EXPECT_EQ(row(0)[2], row(1)[2]);
+      EXPECT_NE(row(0)[2], row(2)[2]);
+    } else {
+      const double a = std::stod(row(0)[3]), c = std::stod(row(1)[3]), f = std::stod(row(2)[3]);
+      EXPECT_LE(std::abs(a - c), 1.0);
+      EXPECT_GT(std::abs(a - f), 2.0);
+    }
+  }
+  // Factors: the colour's value index, the size's rank among the distinct sizes.
+  EXPECT_EQ(s.factors.size(0), 24);
+  EXPECT_EQ(s.factors[0][0].item<std::int64_t>(), 2);  // red
+  EXPECT_EQ(s.factors[0][1].item<std::int64_t>(), 0);  // size 1, the smallest
+}
+
+TEST_F(ImageFolderTest, OffersItsAttributesToMakeTriplets) {
+  auto d = build();
+  const auto a = d->attributes("val");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->members.numel(), 8);
+  EXPECT_EQ(a->files.size(), 24u);
+  EXPECT_EQ(a->files[1], "a/1.png");
+}
+
+TEST_F(ImageFolderTest, WrongFieldCountNamesFileAndLine) {
+  append("b/x.png,train,red\n");
+  EXPECT_NE(error().find(csv().string() + ":26: expected 4 fields"), std::string::npos) << error();
+}
+
+TEST_F(ImageFolderTest, BadSplitAndNumberNameFileAndLine) {
+  append("b/x.png,training,red,1\n");
+  EXPECT_NE(error().find(csv().string() + ":26: split 'training' is not train, val or test"),
+            std::string::npos)
+      << error();
+  fs::remove_all(dir_);
+  wscsl::testing::write_image_folder(dir_);
+  append("b/x.png,train,red,tall\n");
+  EXPECT_NE(error("numeric = [\"size\"]").find(csv().string() + ":26: column 'size' is 'tall'"),
+            std::string::npos);
+}
+
+TEST_F(ImageFolderTest, MissingColumnNamesTheHeader) {
+  EXPECT_NE(
+      error("file_column = \"path\"").find(csv().string() + ":1: the header has no column 'path'"),
+      std::string::npos);
+}
+
+TEST_F(ImageFolderTest, UnreadableImageNamesTheCsvLine) {
+  append("b/missing.png,train,red,1\n");
+  const std::string e = error();
+  EXPECT_NE(e.find(csv().string() + ":26: no such file"), std::string::npos) << e;
+}
+
+TEST_F(ImageFolderTest, SkippedRowsAreCounted) {
+  append("b/x.png,train,red\nb/y.png,nope,red,1\n");
+  auto d = build("max_bad_rows = 2");
+  EXPECT_EQ(d->split("train").num_images, 24);
+  EXPECT_EQ(dynamic_cast<ImageDataset&>(*d).bad_rows().count(), 2);
+  EXPECT_NE(dynamic_cast<ImageDataset&>(*d).bad_rows().summary().find("skipped 2 bad rows"),
+            std::string::npos);
+}
