@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "pipelines.hpp"
@@ -161,33 +162,46 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   fs::remove_all(dir);
 }
 
-// Every example pipeline passes `wscsl check`, and trains and evaluates for one epoch on a tiny
-// Fashion-CRB (a smoke run of each method; the numbers mean nothing at this size).
+// Every example pipeline passes `wscsl check`, and trains and evaluates for one epoch (a smoke run
+// of each method; the numbers mean nothing at this size): the Fashion-CRB pipelines on a tiny
+// Fashion-CRB, the UT-Zappos and Celeb-A ones on generated fixtures in those datasets' layouts.
 TEST(Cli, EveryExamplePipelineChecksAndTrains) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("wscsl_examples_" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  const std::string tiny =
-      " --set trainer.epochs=1 --set trainer.batch_size=32 --set trainer.threads=1"
+  wscsl::testing::write_ut_zappos(dir / "zappos");
+  wscsl::testing::write_celeba(dir / "celeba");
+  const std::string tiny_trainer =
+      " --set trainer.epochs=1 --set trainer.batch_size=32 --set trainer.threads=1";
+  const std::string tiny_crb =
       " --set dataset.train_items=256 --set dataset.val_items=96 --set dataset.test_items=96"
       " --set dataset.train_triplets=96 --set dataset.val_triplets=64"
       " --set dataset.test_triplets=64";
+  const std::string fixture_triplets =
+      " --set dataset.train_triplets=16 --set dataset.val_triplets=8"
+      " --set dataset.test_triplets=8 --set dataset.decode_threads=1";
+  const std::map<std::string, std::string> real_data = {
+      {"ut_zappos", " --set dataset.root=" + (dir / "zappos").string() + fixture_triplets},
+      {"celeba", " --set dataset.root=" + (dir / "celeba").string() + fixture_triplets}};
   std::size_t count = 0;
   for (const auto& entry : fs::directory_iterator(WSCSL_SOURCE_DIR "/examples/pipelines")) {
     if (entry.path().extension() != ".toml") continue;
     ++count;
     const std::string file = entry.path().string();
-    const Output checked = run_wscsl("check " + file);
+    const auto real = real_data.find(entry.path().stem().string());
+    const std::string data = real == real_data.end() ? tiny_crb : real->second;
+    const Output checked = run_wscsl("check " + file + data);
     EXPECT_EQ(checked.status, 0) << file << "\n" << checked.text;
     const std::string run = (dir / entry.path().stem()).string();
-    const Output trained = run_wscsl("train " + file + " --run-dir " + run + tiny);
+    const Output trained = run_wscsl("train " + file + " --run-dir " + run + tiny_trainer + data);
     EXPECT_EQ(trained.status, 0) << file << "\n" << trained.text;
     EXPECT_NE(trained.text.find("Alignment accuracy on 'test' (fitted on 'val')"),
               std::string::npos)
         << file << "\n"
         << trained.text;
   }
-  EXPECT_EQ(count, 13u);  // default.toml (DiscoverNet-Set) and one pipeline per other method
+  // default.toml (DiscoverNet-Set), one pipeline per other method, UT-Zappos and Celeb-A
+  EXPECT_EQ(count, 15u);
   fs::remove_all(dir);
 }
 
