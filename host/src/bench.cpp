@@ -30,6 +30,13 @@ namespace {
 
 const std::vector<std::string> kSuiteSections = {"suite", "methods", "evaluators"};
 
+void check_seeds(const std::vector<std::int64_t>& seeds, FieldChecker& check) {
+  for (std::int64_t seed : seeds)
+    if (seed < 0) check.error("seeds", fmt::format("seeds must be >= 0, got {}", seed));
+  if (std::set<std::int64_t>(seeds.begin(), seeds.end()).size() != seeds.size())
+    check.error("seeds", "seeds must be distinct");
+}
+
 struct SuiteOptions {
   std::vector<std::int64_t> seeds = {1};
   std::vector<std::string> set;
@@ -47,10 +54,7 @@ Schema<SuiteOptions> suite_schema() {
       .path();
   s.check([](const O& o, FieldChecker& check) {
     if (o.seeds.empty()) check.error("seeds", "a suite needs at least one seed");
-    for (std::int64_t seed : o.seeds)
-      if (seed < 0) check.error("seeds", fmt::format("seeds must be >= 0, got {}", seed));
-    if (std::set<std::int64_t>(o.seeds.begin(), o.seeds.end()).size() != o.seeds.size())
-      check.error("seeds", "seeds must be distinct");
+    check_seeds(o.seeds, check);
   });
   return s;
 }
@@ -59,6 +63,7 @@ struct MethodOptions {
   std::string name;
   std::string pipeline;
   std::vector<std::string> set;
+  std::vector<std::int64_t> seeds;
 };
 
 Schema<MethodOptions> method_schema() {
@@ -68,7 +73,11 @@ Schema<MethodOptions> method_schema() {
       .required();
   s.field("pipeline", &O::pipeline, "Pipeline file, relative to this file.").required().path();
   s.field("set", &O::set, "Overrides of this method only, applied after the suite's.");
+  s.field("seeds", &O::seeds,
+          "Seeds of this method only, replacing the suite's (default: the suite's seeds), e.g. "
+          "fewer for an expensive method.");
   s.check([](const O& o, FieldChecker& check) {
+    check_seeds(o.seeds, check);
     static const std::regex valid("[A-Za-z0-9][A-Za-z0-9_.-]*");
     if (!std::regex_match(o.name, valid))
       check.error("name", fmt::format("'{}' is not a valid method name (letters, digits, '-', "
@@ -368,7 +377,8 @@ Suite read_suite(const fs::path& path) {
     if (!m.pipeline.empty() && !fs::is_regular_file(m.pipeline, ec))
       diagnostics.error(item.find("pipeline")->location(),
                         fmt::format("[methods.{}] pipeline file {} does not exist", i, m.pipeline));
-    suite.methods.push_back({m.name, m.pipeline, m.set, item.location()});
+    suite.methods.push_back(
+        {m.name, m.pipeline, m.set, m.seeds.empty() ? suite.seeds : m.seeds, item.location()});
   }
   if (diagnostics.has_errors()) throw ConfigError(diagnostics);
   suite.evaluators = table_array(suite.root, "evaluators", diagnostics);
@@ -379,7 +389,7 @@ Suite read_suite(const fs::path& path) {
 std::vector<BenchRun> bench_runs(const Suite& suite) {
   std::vector<BenchRun> runs;
   for (std::size_t m = 0; m < suite.methods.size(); ++m)
-    for (std::int64_t seed : suite.seeds)
+    for (std::int64_t seed : suite.methods[m].seeds)
       runs.push_back(
           {m, seed, suite.output / suite.methods[m].name / fmt::format("seed-{}", seed)});
   return runs;
@@ -472,7 +482,7 @@ int run_bench(const GlobalOptions& global, const BenchArgs& args, const std::str
   std::vector<fs::path> plugin_paths;
   Diagnostics diagnostics;
   for (const BenchRun& run : runs) {
-    if (run.seed != suite.seeds.front()) continue;
+    if (run.seed != suite.methods[run.method].seeds.front()) continue;
     try {
       roots.push_back(run_pipeline(suite, run, args.overrides, single_thread));
       for (const fs::path& p : pipeline_plugin_paths(roots.back()))

@@ -18,6 +18,7 @@ struct SuiteMethod {
   std::string name;                    // row label and run-directory name
   std::filesystem::path pipeline;      // resolved against the suite file
   std::vector<std::string> overrides;  // the method's own `set`
+  std::vector<std::int64_t> seeds;     // the method's `seeds`, else the suite's
   SourceLocation where;                // of the [[methods]] entry
 };
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "bench.hpp"
+#include "wscsl/error.hpp"
 
 using namespace wscsl::host;
 
@@ -43,4 +44,34 @@ TEST(Bench, ReadsResultsJsonInOrderAndPicksThePapersColumns) {
   EXPECT_EQ(columns[1].metric, "triplet_accuracy/accuracy");
   EXPECT_EQ(columns[2].heading, "MAP color");  // the results' order, not alphabetical
   EXPECT_EQ(columns[3].heading, "MAP background");
+}
+
+TEST(Bench, AMethodsOwnSeedsReplaceTheSuitesAndAreChecked) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_seeds_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "p.toml") << "[dataset]\ntype = \"fashion_crb\"\n";
+  const std::string methods =
+      "[[methods]]\nname = \"cheap\"\npipeline = \"p.toml\"\n\n"
+      "[[methods]]\nname = \"costly\"\npipeline = \"p.toml\"\nseeds = [";
+  std::ofstream(dir / "good.toml") << "[suite]\nseeds = [1, 2, 3]\n\n" << methods << "2, 5]\n";
+  const Suite suite = read_suite(dir / "good.toml");
+  std::vector<std::pair<std::string, std::int64_t>> runs;
+  for (const BenchRun& run : bench_runs(suite))
+    runs.emplace_back(suite.methods[run.method].name, run.seed);
+  const std::vector<std::pair<std::string, std::int64_t>> expected = {
+      {"cheap", 1}, {"cheap", 2}, {"cheap", 3}, {"costly", 2}, {"costly", 5}};
+  EXPECT_EQ(runs, expected);
+
+  std::ofstream(dir / "bad.toml") << "[suite]\nseeds = [1]\n\n" << methods << "4, 4]\n";
+  try {
+    read_suite(dir / "bad.toml");
+    ADD_FAILURE() << "repeated seeds of a method were accepted";
+  } catch (const wscsl::ConfigError& e) {
+    const std::string text = e.diagnostics().format();
+    EXPECT_NE(text.find("bad.toml:11:9: error: [methods.1] 'seeds'"), std::string::npos) << text;
+    EXPECT_NE(text.find("seeds must be distinct"), std::string::npos) << text;
+  }
+  fs::remove_all(dir);
 }
