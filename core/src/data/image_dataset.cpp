@@ -86,24 +86,24 @@ const ImageList& ImageDataset::image_list() {
 
 void ImageDataset::decode(const std::vector<std::int64_t>& ids) {
   const ImageList& list = image_list();
-  std::vector<std::int64_t> todo;
+  std::vector<std::int64_t> undecoded;
   const auto n = static_cast<std::int64_t>(list.entries.size());
   for (std::int64_t id : ids) {
     if (id < 0 || id >= n)
       throw DataError(fmt::format("image id {} is out of range: {} lists {} images", id,
                                   list.index.string(), n));
-    if (!store_.contains(id) && !unusable_[static_cast<std::size_t>(id)]) todo.push_back(id);
+    if (!store_.contains(id) && !unusable_[static_cast<std::size_t>(id)]) undecoded.push_back(id);
   }
-  if (todo.empty()) return;
-  const std::vector<std::uint8_t*> slots = store_.allocate(todo);
-  std::vector<std::string> problems(todo.size());
+  if (undecoded.empty()) return;
+  const std::vector<std::uint8_t*> slots = store_.allocate(undecoded);
+  std::vector<std::string> problems(undecoded.size());
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
   std::atomic<bool> failed{false};
   const auto work = [&] {
     try {
-      for (std::size_t i = next++; i < todo.size() && !failed; i = next++) {
-        const ImageEntry& entry = list.entries[static_cast<std::size_t>(todo[i])];
+      for (std::size_t i = next++; i < undecoded.size() && !failed; i = next++) {
+        const ImageEntry& entry = list.entries[static_cast<std::size_t>(undecoded[i])];
         const ResolvedPath file = resolve_under(list.folder, entry.file);
         if (!file.problem.empty()) {
           problems[i] = file.problem;
@@ -123,7 +123,7 @@ void ImageDataset::decode(const std::vector<std::int64_t>& ids) {
   std::size_t threads = options_.decode_threads > 0
                             ? static_cast<std::size_t>(options_.decode_threads)
                             : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, todo.size());
+  threads = std::min(threads, undecoded.size());
   std::vector<std::thread> workers;
   for (std::size_t t = 1; t < threads; ++t)
     workers.emplace_back(work);
@@ -131,10 +131,10 @@ void ImageDataset::decode(const std::vector<std::int64_t>& ids) {
   for (std::thread& w : workers)
     w.join();
   if (failure) std::rethrow_exception(failure);
-  decoded_ += static_cast<std::int64_t>(todo.size());
-  for (std::size_t i = 0; i < todo.size(); ++i) {
+  decoded_ += static_cast<std::int64_t>(undecoded.size());
+  for (std::size_t i = 0; i < undecoded.size(); ++i) {
     if (problems[i].empty()) continue;
-    const auto id = static_cast<std::size_t>(todo[i]);
+    const auto id = static_cast<std::size_t>(undecoded[i]);
     unusable_[id] = true;
     bad_.reject(list.index, list.entries[id].line, problems[i]);
   }
