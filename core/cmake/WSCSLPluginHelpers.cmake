@@ -5,7 +5,9 @@
 #                  [NO_INSTALL])
 #
 # Builds libwscsl_<name>.so as a MODULE (it can be loaded, never linked) with hidden symbols, so
-# that only the two entry points WSCSL_PLUGIN defines are exported. The same function builds the
+# that only the two entry points WSCSL_PLUGIN defines are exported. It links WSCSL::sdk; a plugin
+# that uses the dataset helpers or the plotting library adds WSCSL::data or WSCSL::plot to
+# LINK_LIBRARIES. The same function builds the
 # in-tree plugins and third-party plugins against an installed SDK (find_package(WSCSL)).
 #
 # TESTS become the executable <name>_tests, linked with the plugin's objects (so internal
@@ -25,7 +27,7 @@ function(wscsl_add_plugin name)
   endif()
 
   add_library(${name}_objects OBJECT ${ARG_SOURCES})
-  target_link_libraries(${name}_objects PUBLIC WSCSL::core ${ARG_LINK_LIBRARIES})
+  target_link_libraries(${name}_objects PUBLIC WSCSL::sdk ${ARG_LINK_LIBRARIES})
   target_compile_definitions(${name}_objects PRIVATE WSCSL_PLUGIN_FILE_NAME="${name}")
   set_target_properties(${name}_objects PROPERTIES
     CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON POSITION_INDEPENDENT_CODE ON)
@@ -36,7 +38,7 @@ function(wscsl_add_plugin name)
 
   add_library(${name} MODULE $<TARGET_OBJECTS:${name}_objects>)
   set_property(GLOBAL APPEND PROPERTY WSCSL_PLUGIN_TARGETS ${name})
-  target_link_libraries(${name} PRIVATE WSCSL::core ${ARG_LINK_LIBRARIES})
+  target_link_libraries(${name} PRIVATE WSCSL::sdk ${ARG_LINK_LIBRARIES})
   target_link_options(${name} PRIVATE "LINKER:-z,defs")
   set_target_properties(${name} PROPERTIES PREFIX "lib" OUTPUT_NAME "wscsl_${name}")
   if(DEFINED WSCSL_PLUGIN_OUTPUT_DIR)

@@ -1,12 +1,13 @@
 #include "commands.hpp"
 
 #include <csignal>
-#include <ctime>
 
 #include <fmt/format.h>
 
+#include "clock.hpp"
 #include "npy.hpp"
 #include "pipeline.hpp"
+#include "run_evaluation.hpp"
 #include "trainer.hpp"
 #include "triplet_files.hpp"
 #include "wscsl/error.hpp"
@@ -17,18 +18,6 @@ namespace fs = std::filesystem;
 
 namespace wscsl::host {
 namespace {
-
-void print_warnings(const std::vector<std::string>& warnings) {
-  for (const std::string& w : warnings)
-    fmt::print(stderr, "wscsl: warning: {}\n", w);
-}
-
-std::string timestamp() {
-  const std::time_t now = std::time(nullptr);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", std::localtime(&now));
-  return buffer;
-}
 
 extern "C" void on_stop_signal(int) {
   request_stop();
@@ -49,24 +38,15 @@ void install_stop_handlers() {
   std::signal(SIGTERM, on_stop_signal);
 }
 
-Session::Session(const GlobalOptions& options, const std::vector<fs::path>& pipeline_paths) {
-  PluginSearch search;
-  search.command_line = options.plugin_paths;
-  search.pipeline = pipeline_paths;
-  std::vector<std::string> warnings;
-  const auto directories = search.directories(warnings);
-  PluginManager(registry_).load(directories, warnings);
-  print_warnings(warnings);
-}
-
 int run_train(const GlobalOptions& global, const TrainArgs& args) {
   fs::path run_root = args.run_dir;
   fs::path source = args.pipeline;
   if (args.resume) source = RunDirectory::open(run_root).resolved();
-  const ConfigNode root = read_pipeline(source, args.overrides);
-  Session session(global, pipeline_plugin_paths(root));
-  Pipeline pipeline = build_pipeline(root, source, session.registry());
-  if (run_root.empty()) run_root = fs::path("runs") / (source.stem().string() + "-" + timestamp());
+  OpenPipeline opened = open_pipeline(global, source, args.overrides);
+  Pipeline& pipeline = opened.pipeline;
+  if (run_root.empty())
+    run_root = fs::path("runs") /
+               (source.stem().string() + "-" + now_text("%Y%m%d-%H%M%S", TimeZone::Local));
   const RunDirectory run =
       args.resume ? RunDirectory::open(run_root) : RunDirectory::create(run_root);
   fmt::print("run {} — {} threads, seed {}\n", run.root().string(),
@@ -100,9 +80,8 @@ std::pair<RunDirectory, fs::path> run_and_checkpoint(const fs::path& target) {
 
 int run_eval(const GlobalOptions& global, const EvalArgs& args) {
   const auto [run, checkpoint] = run_and_checkpoint(args.target);
-  const ConfigNode root = read_pipeline(run.resolved(), args.overrides);
-  Session session(global, pipeline_plugin_paths(root));
-  Pipeline pipeline = build_pipeline(root, run.resolved(), session.registry());
+  OpenPipeline opened = open_pipeline(global, run.resolved(), args.overrides);
+  Pipeline& pipeline = opened.pipeline;
   const EvaluationResult result = evaluate_run(pipeline, run, checkpoint);
   print_results(result);
   fmt::print("\nresults written to {}\n", run.results_markdown().string());
@@ -111,9 +90,8 @@ int run_eval(const GlobalOptions& global, const EvalArgs& args) {
 
 int run_embed(const GlobalOptions& global, const EmbedArgs& args) {
   const auto [run, checkpoint] = run_and_checkpoint(args.target);
-  const ConfigNode root = read_pipeline(run.resolved(), args.overrides);
-  Session session(global, pipeline_plugin_paths(root));
-  Pipeline pipeline = build_pipeline(root, run.resolved(), session.registry());
+  OpenPipeline opened = open_pipeline(global, run.resolved(), args.overrides);
+  Pipeline& pipeline = opened.pipeline;
   const DatasetInfo info = pipeline.dataset->info();
   for (const std::string& split : args.splits)
     if (!info.has_split(split))
@@ -147,9 +125,8 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args) {
 
 int run_check(const GlobalOptions& global, const fs::path& path,
               const std::vector<std::string>& overrides) {
-  const ConfigNode root = read_pipeline(path, overrides);
-  Session session(global, pipeline_plugin_paths(root));
-  const Pipeline p = build_pipeline(root, path, session.registry());
+  const OpenPipeline opened = open_pipeline(global, path, overrides);
+  const Pipeline& p = opened.pipeline;
   fmt::print("{}: pipeline is valid\n", path.string());
   fmt::print("  dataset           {}\n", p.dataset->label());
   fmt::print("  backbone          {}\n", p.backbone->label());
@@ -163,18 +140,16 @@ int run_check(const GlobalOptions& global, const fs::path& path,
 
 int run_make_triplets(const GlobalOptions& global, const DatasetArgs& args,
                       const MakeTripletsOptions& options) {
-  const ConfigNode root = read_pipeline(args.pipeline, args.overrides);
-  Session session(global, pipeline_plugin_paths(root));
-  const Pipeline p = build_pipeline(root, args.pipeline, session.registry());
+  const OpenPipeline opened = open_pipeline(global, args.pipeline, args.overrides);
+  const Pipeline& p = opened.pipeline;
   fmt::print("wscsl: drawing triplets of {} into {}\n", p.dataset->label(), options.out.string());
   make_triplets(*p.dataset, options, stdout);
   return 0;
 }
 
 int run_export(const GlobalOptions& global, const DatasetArgs& args, const fs::path& out) {
-  const ConfigNode root = read_pipeline(args.pipeline, args.overrides);
-  Session session(global, pipeline_plugin_paths(root));
-  const Pipeline p = build_pipeline(root, args.pipeline, session.registry());
+  const OpenPipeline opened = open_pipeline(global, args.pipeline, args.overrides);
+  const Pipeline& p = opened.pipeline;
   fmt::print("wscsl: exporting {} to {}\n", p.dataset->label(), out.string());
   export_dataset(*p.dataset, out, stdout);
   return 0;

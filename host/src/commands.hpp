@@ -7,24 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "wscsl/runtime/plugin_manager.hpp"
+#include "session.hpp"
 
 namespace wscsl::host {
-
-struct GlobalOptions {
-  std::vector<std::filesystem::path> plugin_paths;  // --plugin-path, searched first
-};
-
-// The registry with every plugin from the search path (and a pipeline's [plugins] paths).
-class Session {
- public:
-  explicit Session(const GlobalOptions& options,
-                   const std::vector<std::filesystem::path>& pipeline_paths = {});
-  const Registry& registry() const { return registry_; }
-
- private:
-  Registry registry_;
-};
 
 // SIGINT and SIGTERM ask a running training to checkpoint and stop; a second one ends the process.
 void install_stop_handlers();

@@ -2,43 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <regex>
-#include <sstream>
 
 #include "wscsl/plot/chart.hpp"
-#include "wscsl/util/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 
 namespace wscsl::host {
-
-MetricsLog read_metrics_log(const fs::path& path) {
-  static const std::regex entry("\"((?:[^\"\\\\]|\\\\.)*)\": (null|[-+0-9.eE]+)");
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  MetricsLog log;
-  std::istringstream in(read_file(path));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const std::size_t row = log.epochs.size();
-    log.epochs.push_back(nan);
-    for (auto& [key, values] : log.series)
-      values.push_back(nan);
-    for (std::sregex_iterator it(line.begin(), line.end(), entry), end; it != end; ++it) {
-      const std::string key = (*it)[1], text = (*it)[2];
-      const double value = text == "null" ? nan : std::stod(text);
-      if (key == "epoch") {
-        log.epochs[row] = value;
-        continue;
-      }
-      auto& values = log.series[key];
-      values.resize(row + 1, nan);
-      values[row] = value;
-    }
-  }
-  return log;
-}
 
 bool is_summary_metric(const std::string& key) {
   if (key.rfind("val/", 0) != 0) return false;

@@ -7,15 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace wscsl::host {
+#include "results.hpp"
 
-// One value per epoch line of metrics.jsonl for every key (NaN where a line lacks it or holds
-// null), in file order.
-struct MetricsLog {
-  std::vector<double> epochs;
-  std::map<std::string, std::vector<double>> series;
-};
-MetricsLog read_metrics_log(const std::filesystem::path& path);
+namespace wscsl::host {
 
 // The validation series a curve is drawn for: "val/<evaluator>/<metric>" without a condition or
 // a sweep point, and not a 0/1 flag such as ot_converged.

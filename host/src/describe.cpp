@@ -2,100 +2,129 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "host_keys.hpp"
 #include "pipeline.hpp"
-#include "run_directory.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace wscsl::host {
 namespace {
 
-std::string json_list(const std::vector<std::string>& items) {
-  std::vector<std::string> quoted;
-  for (const std::string& s : items)
-    quoted.push_back(json_string(s));
-  return "[" + join(quoted, ", ") + "]";
-}
-
 std::string default_text(const FieldDescription& f) {
   if (!f.derived_from.empty()) return "from " + f.derived_from;
-  if (f.default_value) return f.default_value->repr();
   if (!f.default_from.empty()) return "from " + f.default_from;
+  if (f.default_value) return f.default_value->repr();
   return f.required ? "(required)" : "(unset)";
 }
 
-void print_schema_text(const std::string& title, const SchemaDescription& schema,
-                       const std::vector<std::string>& host_keys) {
-  fmt::print("{}\n\n{}\n\noptions:\n", title, schema.doc);
-  for (const FieldDescription& f : schema.fields) {
+void print_fields_text(const std::vector<FieldDescription>& fields) {
+  for (const FieldDescription& f : fields) {
     fmt::print("  {} ({}, default {})\n", f.name, f.type_name, default_text(f));
     if (const std::string c = f.constraint_text(); !c.empty()) fmt::print("      {}\n", c);
+    for (std::size_t i = 0; i < f.choice_docs.size(); ++i)
+      fmt::print("        {}: {}\n", f.choices[i], f.choice_docs[i]);
     fmt::print("      {}\n", f.doc);
   }
-  for (const std::string& k : host_keys)
-    fmt::print("  {}\n", k);
+}
+
+// "provides the aux term 'mask_l1' ...; needs ...; metrics `a`, `b` (bench column "GR")".
+std::vector<std::string> contract_lines(const Contract& contract) {
+  std::vector<std::string> lines;
+  for (const Provision& p : contract.provides)
+    lines.push_back("provides " + describe_resource(p.resource, p.name));
+  for (const Need& n : contract.needs)
+    lines.push_back("needs " + describe_resource(n.resource, n.name) +
+                    (n.met_by_conditioned_module
+                         ? " (met without it by a conditioned module with one embedding per "
+                           "condition)"
+                         : ""));
+  std::vector<std::string> metrics;
+  for (const MetricSpec& m : contract.metrics)
+    metrics.push_back("`" + m.name + "`" +
+                      (m.column.empty() ? "" : " (bench column \"" + m.column + "\")"));
+  if (!metrics.empty()) lines.push_back("reports the metrics " + join(metrics, ", "));
+  return lines;
+}
+
+void print_schema_text(const std::string& title, const SchemaDescription& schema,
+                       const std::optional<SchemaDescription>& host_keys,
+                       const Contract& contract) {
+  fmt::print("{}\n\n{}\n\noptions:\n", title, schema.doc);
+  print_fields_text(schema.fields);
+  if (host_keys) {
+    fmt::print("host keys:\n");
+    print_fields_text(host_keys->fields);
+  }
+  const std::vector<std::string> lines = contract_lines(contract);
+  if (!lines.empty()) fmt::print("contract:\n");
+  for (const std::string& line : lines)
+    fmt::print("  {}\n", line);
+}
+
+using Json = nlohmann::ordered_json;
+
+Json contract_json(const Contract& contract) {
+  Json provides = Json::array(), needs = Json::array(), metrics = Json::array();
+  for (const Provision& p : contract.provides)
+    provides.push_back({{"resource", resource_name(p.resource)}, {"name", p.name}});
+  for (const Need& n : contract.needs)
+    needs.push_back({{"resource", resource_name(n.resource)},
+                     {"name", n.name},
+                     {"met_by_conditioned_module", n.met_by_conditioned_module}});
+  for (const MetricSpec& m : contract.metrics)
+    metrics.push_back({{"name", m.name}, {"column", m.column}});
+  return {{"provides", provides}, {"needs", needs}, {"metrics", metrics}};
 }
 
 void print_schema_json(const std::string& kind, const std::string& type, const std::string& plugin,
-                       const SchemaDescription& schema) {
-  fmt::print(
-      "{{\n  \"kind\": {},\n  \"type\": {},\n  \"plugin\": {},\n  \"doc\": {},\n  \"options\": [",
-      json_string(kind), json_string(type), json_string(plugin), json_string(schema.doc));
-  for (std::size_t i = 0; i < schema.fields.size(); ++i) {
-    const FieldDescription& f = schema.fields[i];
-    std::string entry = fmt::format(
-        "{}\n    {{\"name\": {}, \"type\": {}, \"default\": {}, \"required\": {}, \"doc\": {}",
-        i ? "," : "", json_string(f.name), json_string(f.type_name), json_string(default_text(f)),
-        f.required ? "true" : "false", json_string(f.doc));
-    if (f.min)
-      entry += fmt::format(", \"min\": {}, \"min_exclusive\": {}", json_number(*f.min),
-                           f.min_exclusive ? "true" : "false");
-    if (f.max)
-      entry += fmt::format(", \"max\": {}, \"max_exclusive\": {}", json_number(*f.max),
-                           f.max_exclusive ? "true" : "false");
-    if (!f.choices.empty()) entry += ", \"choices\": " + json_list(f.choices);
-    if (!f.derived_from.empty()) entry += ", \"derived_from\": " + json_string(f.derived_from);
-    if (!f.default_from.empty()) entry += ", \"default_from\": " + json_string(f.default_from);
-    fmt::print("{}}}", entry);
+                       const SchemaDescription& schema, const Contract& contract) {
+  Json options = Json::array();
+  for (const FieldDescription& f : schema.fields) {
+    Json entry = {{"name", f.name},
+                  {"type", f.type_name},
+                  {"default", default_text(f)},
+                  {"required", f.required},
+                  {"doc", f.doc}};
+    if (f.min) entry.update({{"min", *f.min}, {"min_exclusive", f.min_exclusive}});
+    if (f.max) entry.update({{"max", *f.max}, {"max_exclusive", f.max_exclusive}});
+    if (!f.choices.empty()) entry["choices"] = f.choices;
+    if (!f.choice_docs.empty()) entry["choice_docs"] = f.choice_docs;
+    if (!f.derived_from.empty()) entry["derived_from"] = f.derived_from;
+    if (!f.default_from.empty()) entry["default_from"] = f.default_from;
+    options.push_back(std::move(entry));
   }
-  fmt::print("\n  ]\n}}\n");
+  const Json described = {{"kind", kind},       {"type", type},
+                          {"plugin", plugin},   {"doc", schema.doc},
+                          {"options", options}, {"contract", contract_json(contract)}};
+  fmt::print("{}\n", described.dump(2));
 }
 
 // The options table of a plugin README (checked against the README by the docs test).
-void print_schema_markdown(const SchemaDescription& schema, std::optional<Kind> kind) {
+void print_schema_markdown(const SchemaDescription& schema,
+                           const std::optional<SchemaDescription>& host_keys,
+                           const Contract& contract) {
   fmt::print("| option | type | default | allowed | description |\n|---|---|---|---|---|\n");
   auto escape = [](std::string s) {
     for (std::size_t at = s.find('|'); at != std::string::npos; at = s.find('|', at + 2))
       s.replace(at, 1, "\\|");
     return s;
   };
-  if (kind) fmt::print("| `type` | string | (required) | | The component type. |\n");
-  if (kind == Kind::Loss)
-    fmt::print(
-        "| `weight` | float | 1.0 | range [0, inf) | Factor of this loss's terms in the "
-        "total (host key). |\n");
-  if (kind == Kind::Loss || kind == Kind::Evaluator)
-    fmt::print(
-        "| `name` | string | the type | | Prefix of this entry's metrics and log terms "
-        "(host key). |\n");
-  for (const FieldDescription& f : schema.fields)
+  std::vector<FieldDescription> rows =
+      host_keys ? host_keys->fields : std::vector<FieldDescription>{};
+  rows.insert(rows.end(), schema.fields.begin(), schema.fields.end());
+  for (const FieldDescription& f : rows)
     fmt::print("| `{}` | {} | {} | {} | {} |\n", f.name, f.type_name, escape(default_text(f)),
                escape(f.constraint_text()), escape(f.doc));
+  const std::vector<std::string> lines = contract_lines(contract);
+  if (!lines.empty()) fmt::print("\nContract: {}.\n", join(lines, "; "));
 }
 
-std::vector<std::string> host_key_lines(Kind kind) {
-  std::vector<std::string> lines = {"type (string, required)\n      The component type."};
-  if (kind == Kind::Loss)
-    lines.push_back(
-        "weight (float, default 1.0, range [0, inf))\n      Factor of this loss's "
-        "terms in the total (host key).");
-  if (kind == Kind::Loss || kind == Kind::Evaluator)
-    lines.push_back(
-        "name (string, default: the type)\n      Prefix of this entry's metrics and "
-        "log terms (host key).");
-  return lines;
+SchemaDescription host_keys_of(Kind kind) {
+  const bool listed = kind == Kind::Loss || kind == Kind::Evaluator;
+  return host_key_schema(kind, listed ? TablePlace::ListEntry : TablePlace::Single).description();
 }
 
 }  // namespace
@@ -104,20 +133,16 @@ int run_plugins(const GlobalOptions& global, bool json) {
   Session session(global);
   const Registry& r = session.registry();
   if (json) {
-    fmt::print("{{\n  \"plugins\": [");
-    for (std::size_t i = 0; i < r.plugins().size(); ++i) {
-      const PluginRecord& p = *r.plugins()[i];
-      fmt::print(
-          "{}\n    {{\"name\": {}, \"version\": {}, \"file\": {}, \"description\": {}, "
-          "\"types\": {}}}",
-          i ? "," : "", json_string(p.name), json_string(p.version), json_string(p.file),
-          json_string(p.description), json_list(p.types));
-    }
-    fmt::print("\n  ],\n  \"refused\": [");
-    for (std::size_t i = 0; i < r.refused().size(); ++i)
-      fmt::print("{}\n    {{\"file\": {}, \"reason\": {}}}", i ? "," : "",
-                 json_string(r.refused()[i].file), json_string(r.refused()[i].reason));
-    fmt::print("\n  ]\n}}\n");
+    Json plugins = Json::array(), refused = Json::array();
+    for (const auto& p : r.plugins())
+      plugins.push_back({{"name", p->name},
+                         {"version", p->version},
+                         {"file", p->file},
+                         {"description", p->description},
+                         {"types", p->types}});
+    for (const RefusedPlugin& refusal : r.refused())
+      refused.push_back({{"file", refusal.file}, {"reason", refusal.reason}});
+    fmt::print("{}\n", Json{{"plugins", plugins}, {"refused", refused}}.dump(2));
     return 0;
   }
   if (r.plugins().empty()) fmt::print("no plugins found\n");
@@ -134,11 +159,11 @@ int run_describe(const GlobalOptions& global, const std::string& what, DescribeF
   if (what == "trainer") {
     const SchemaDescription schema = TrainerOptions::schema().description();
     if (format == DescribeFormat::Json)
-      print_schema_json("host", "trainer", "wscsl", schema);
+      print_schema_json("host", "trainer", "wscsl", schema, {});
     else if (format == DescribeFormat::Markdown)
-      print_schema_markdown(schema, std::nullopt);
+      print_schema_markdown(schema, std::nullopt, {});
     else
-      print_schema_text("[trainer] (host)", schema, {});
+      print_schema_text("[trainer] (host)", schema, std::nullopt, {});
     return 0;
   }
   const auto slash = what.find('/');
@@ -166,13 +191,14 @@ int run_describe(const GlobalOptions& global, const std::string& what, DescribeF
   }
   const std::string plugin =
       entry->plugin ? fmt::format("{} {}", entry->plugin->name, entry->plugin->version) : "host";
+  const Contract& contract = entry->factory.default_contract;
   if (format == DescribeFormat::Json) {
-    print_schema_json(std::string(kind_name(kind)), type, plugin, entry->factory.schema);
+    print_schema_json(std::string(kind_name(kind)), type, plugin, entry->factory.schema, contract);
   } else if (format == DescribeFormat::Markdown) {
-    print_schema_markdown(entry->factory.schema, kind);
+    print_schema_markdown(entry->factory.schema, host_keys_of(kind), contract);
   } else {
     print_schema_text(fmt::format("{} '{}' (plugin {})", kind_name(kind), type, plugin),
-                      entry->factory.schema, host_key_lines(kind));
+                      entry->factory.schema, host_keys_of(kind), contract);
   }
   return 0;
 }

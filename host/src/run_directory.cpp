@@ -1,11 +1,11 @@
 #include "run_directory.hpp"
 
-#include <cmath>
+#include "results.hpp"
+
 #include <sstream>
 
 #include <fmt/format.h>
 
-#include "wscsl/config/node.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
@@ -58,44 +58,9 @@ void RunDirectory::truncate_logs(std::int64_t epochs_done, std::int64_t global_s
     return std::stoll(line.substr(0, line.find('\t'))) <= global_step;
   });
   filter_lines(metrics(), [&](const std::string& line) {
-    const std::string key = "\"epoch\": ";
-    const auto at = line.find(key);
-    return at != std::string::npos && std::stoll(line.substr(at + key.size())) <= epochs_done;
+    const std::int64_t epoch = metrics_line_epoch(line);
+    return epoch >= 0 && epoch <= epochs_done;
   });
-}
-
-std::string json_number(double value) {
-  if (!std::isfinite(value)) return "null";
-  return ConfigNode::floating(value).repr();
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string json_line(const std::map<std::string, double>& numbers) {
-  std::string out = "{";
-  bool first = true;
-  // "epoch" leads so the line is easy to scan (and to truncate on resume).
-  if (auto it = numbers.find("epoch"); it != numbers.end()) {
-    out += fmt::format("\"epoch\": {}", static_cast<long long>(it->second));
-    first = false;
-  }
-  for (const auto& [key, value] : numbers) {
-    if (key == "epoch") continue;
-    out += fmt::format("{}{}: {}", first ? "" : ", ", json_string(key), json_number(value));
-    first = false;
-  }
-  return out + "}";
 }
 
 }  // namespace wscsl::host

@@ -40,9 +40,4 @@ class RunDirectory {
   std::filesystem::path root_;
 };
 
-// One JSON object per line: {"epoch": 1, "loss": 0.12, ...}. Non-finite numbers become null.
-std::string json_line(const std::map<std::string, double>& numbers);
-std::string json_number(double value);
-std::string json_string(const std::string& text);
-
 }  // namespace wscsl::host

@@ -14,6 +14,9 @@
 
 #include "curves.hpp"
 #include "progress.hpp"
+#include "provenance.hpp"
+#include "results.hpp"
+#include "run_evaluation.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
@@ -33,12 +36,16 @@ constexpr std::uint64_t kAugmentStream = 0x6175676d656e74;  // "augment"
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainerOptions& o,
                                                         std::vector<torch::Tensor> params) {
-  if (o.optimizer == "sgd")
-    return std::make_unique<torch::optim::SGD>(
-        params, torch::optim::SGDOptions(o.lr).momentum(o.momentum).weight_decay(o.weight_decay));
-  return std::make_unique<torch::optim::Adam>(
-      params,
-      torch::optim::AdamOptions(o.lr).betas({o.beta1, o.beta2}).weight_decay(o.weight_decay));
+  switch (o.optimizer) {
+    case OptimizerKind::Sgd:
+      return std::make_unique<torch::optim::SGD>(
+          params, torch::optim::SGDOptions(o.lr).momentum(o.momentum).weight_decay(o.weight_decay));
+    case OptimizerKind::Adam:
+      return std::make_unique<torch::optim::Adam>(
+          params,
+          torch::optim::AdamOptions(o.lr).betas({o.beta1, o.beta2}).weight_decay(o.weight_decay));
+  }
+  throw Error("internal: unknown optimizer");
 }
 
 void set_lr(torch::optim::Optimizer& optimizer, double lr) {
@@ -50,11 +57,6 @@ std::vector<std::int64_t> epoch_order(std::int64_t count, std::int64_t seed, std
   return seeded_permutation(mix_seed(mix_seed(static_cast<std::uint64_t>(seed), kOrderStream),
                                      static_cast<std::uint64_t>(epoch)),
                             count);
-}
-
-bool improves(const TrainerOptions& o, double value, double best) {
-  if (std::isnan(best)) return !std::isnan(value);
-  return o.select_mode == "max" ? value > best : value < best;
 }
 
 std::string epoch_summary(std::int64_t epoch, std::int64_t epochs, double loss, double lr,
@@ -184,27 +186,30 @@ class Loop {
         true, mix_seed(mix_seed(static_cast<std::uint64_t>(o_.seed), kAugmentStream),
                        static_cast<std::uint64_t>(state_.global_step))};
     const torch::Tensor images = p_.dataset->images("train", triplets.t().reshape({-1}), request);
+    const TripletImages roles{images.narrow(0, 0, b), images.narrow(0, b, b),
+                              images.narrow(0, 2 * b, b)};
     TripletInput in;
     // One backbone call per role, so batch-norm statistics are per role as in the reference code.
-    in.images_anchor = images.narrow(0, 0, b);
-    in.images_close = images.narrow(0, b, b);
-    in.images_far = images.narrow(0, 2 * b, b);
-    in.phi_anchor = p_.backbone->embed(in.images_anchor);
-    in.phi_close = p_.backbone->embed(in.images_close);
-    in.phi_far = p_.backbone->embed(in.images_far);
+    in.phi_anchor = p_.backbone->embed(roles.anchor);
+    in.phi_close = p_.backbone->embed(roles.close);
+    in.phi_far = p_.backbone->embed(roles.far);
     in.psi_anchor = p_.condition_module->embed(in.phi_anchor);
     in.psi_close = p_.condition_module->embed(in.phi_close);
     in.psi_far = p_.condition_module->embed(in.phi_far);
     if (conditioned) in.conditions = train.conditions.index_select(0, rows);
     const TripletScores scores = p_.condition_module->score(in);
     std::optional<TripletScores> reversed;
-    if (p_.needs_reversed()) {
+    if (p_.losses_need(Resource::ReversedScores)) {
       torch::NoGradGuard no_grad;
       reversed = p_.condition_module->score(in.reversed());
     }
-    const LossInput loss_input{in, scores, reversed ? &*reversed : nullptr};
     torch::Tensor total;
     for (const WeightedLoss& l : p_.losses) {
+      // Each loss gets what its contract needs and nothing more.
+      const Contract& needs = l.loss->contract();
+      const LossInput loss_input{
+          in, scores, needs.needs_resource(Resource::ReversedScores) ? &*reversed : nullptr,
+          needs.needs_resource(Resource::TrainingImages) ? &roles : nullptr};
       for (const auto& [name, value] : l.loss->compute(loss_input)) {
         const torch::Tensor weighted = value.reshape({}) * l.weight;
         total = total.defined() ? total + weighted : weighted;
@@ -247,13 +252,13 @@ class Loop {
               fmt::format("trainer.select_metric \"{}\" is not among the validation "
                           "metrics",
                           o_.select_metric));
-        best = improves(o_, m->value, state_.best_value);
+        best = o_.improves(m->value, state_.best_value);
         if (best) state_.best_value = m->value, state_.best_epoch = state_.epoch;
       }
     }
     progress.finish(epoch_summary(state_.epoch, o_.epochs, line["loss"], lr, seconds,
                                   validation ? &*validation : nullptr, o_, best));
-    std::ofstream(run_.metrics(), std::ios::app) << json_line(line) << "\n";
+    std::ofstream(run_.metrics(), std::ios::app) << metrics_line(line) << "\n";
     write_training_curves(read_metrics_log(run_.metrics()), run_.curves());
     state_.epoch += 1;
     state_.step = 0;
@@ -288,32 +293,6 @@ bool stop_requested() {
 
 TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request) {
   return Loop(pipeline, run, request).run();
-}
-
-fs::path checkpoint_for_evaluation(const RunDirectory& run) {
-  std::error_code ec;
-  const fs::path best = run.checkpoint("best");
-  return fs::exists(best, ec) ? best : run.checkpoint("last");
-}
-
-EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,
-                              const fs::path& checkpoint) {
-  auto model = pipeline.model();
-  const TrainingState state = load_checkpoint(checkpoint, *model, nullptr, false);
-  EvaluationResult result = evaluate_test(pipeline, run.artifacts());
-  std::string markdown =
-      fmt::format("# Results\n\nCheckpoint `{}` (after epoch {}), pipeline `{}`.\n",
-                  checkpoint.string(), state.epoch, run.resolved().string());
-  markdown += format_markdown(result.tables);
-  write_file_atomically(run.results_markdown(), markdown);
-  std::string json = "{\n  \"checkpoint\": " + json_string(checkpoint.string()) +
-                     ",\n  \"epoch\": " + std::to_string(state.epoch) + ",\n  \"metrics\": {";
-  for (std::size_t i = 0; i < result.metrics.size(); ++i)
-    json += fmt::format("{}\n    {}: {}", i ? "," : "", json_string(result.metrics[i].name),
-                        json_number(result.metrics[i].value));
-  json += "\n  }\n}\n";
-  write_file_atomically(run.results_json(), json);
-  return result;
 }
 
 }  // namespace wscsl::host

@@ -35,11 +35,4 @@ void request_stop();
 // Whether a stop was requested.
 bool stop_requested();
 
-// Loads the checkpoint evaluation should use: `best` when the run selects one, else `last`.
-std::filesystem::path checkpoint_for_evaluation(const RunDirectory& run);
-
-// Runs the final evaluation of a trained model and writes results.md and results.json.
-EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,
-                              const std::filesystem::path& checkpoint);
-
 }  // namespace wscsl::host

@@ -37,7 +37,8 @@ TEST(Distances, NormalisationsDifferOnlyInTheirEpsilon) {
 }
 
 TEST(ConditionMasks, FixedMasksAreDisjointUntrainedBlocks) {
-  nn::ConditionMasks masks(3, 8, "fixed");  // ⌊8/3⌋ = 2: dimensions 6 and 7 belong to no block
+  nn::ConditionMasks masks(
+      3, 8, nn::MaskInit::Fixed);  // ⌊8/3⌋ = 2: dimensions 6 and 7 belong to no block
   const torch::Tensor expected =
       torch::tensor({{1, 1, 0, 0, 0, 0, 0, 0}, {0, 0, 1, 1, 0, 0, 0, 0}, {0, 0, 0, 0, 1, 1, 0, 0}},
                     torch::kFloat);
@@ -56,20 +57,21 @@ TEST(ConditionMasks, FixedMasksAreDisjointUntrainedBlocks) {
 }
 
 TEST(ConditionMasks, TrainedMasksStartAsReleasedAndApplyAReLU) {
-  nn::ConditionMasks prein(2, 6, "prein");
+  nn::ConditionMasks prein(2, 6, nn::MaskInit::Prein);
   EXPECT_TRUE(prein.trained());
   EXPECT_TRUE(prein.parameters()[0].requires_grad());
   EXPECT_TRUE(torch::allclose(
       prein.masks(),
       torch::tensor({{1.0f, 1.0f, 1.0f, 0.1f, 0.1f, 0.1f}, {0.1f, 0.1f, 0.1f, 1.0f, 1.0f, 1.0f}})));
   torch::manual_seed(0);
-  nn::ConditionMasks learned(200, 500, "learned");
+  nn::ConditionMasks learned(200, 500, nn::MaskInit::Learned);
   const torch::Tensor weight = learned.parameters()[0];
   EXPECT_NEAR(weight.mean().item<double>(), 0.9, 0.01);  // N(0.9, 0.7) over 10^5 draws
   EXPECT_NEAR(weight.std().item<double>(), 0.7, 0.01);
   EXPECT_TRUE(torch::equal(learned.masks(), torch::relu(weight)));
   EXPECT_GT((weight < 0).sum().item<std::int64_t>(), 0);  // ≈ 10% negative, cut by the ReLU
-  EXPECT_THROW(nn::ConditionMasks(2, 4, "random"), Error);
+  EXPECT_THROW(nn::ConditionMasks(0, 4, nn::MaskInit::Learned), Error);
+  EXPECT_EQ(spelling_of(nn::mask_init_choices(), nn::MaskInit::Prein), "prein");
 }
 
 TEST(Scoring, ExpectedDistancesWeightEachEmbedding) {

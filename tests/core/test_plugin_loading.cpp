@@ -138,6 +138,16 @@ TEST(PluginLoading, RefusesOtherLibTorchMisnamedNonPluginsAndThrowingRegistratio
             std::string::npos);
 }
 
+TEST(PluginLoading, RefusesASchemaThatTakesAnUnknownFact) {
+  const std::string reason = refusal(fixture("unknown_fact"));
+  EXPECT_NE(reason.find("plugin 'unknown_fact'"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("loss 'typo' option 'input_dim' takes the fact 'backbone.embeding_dim', "
+                        "which the host does not establish; did you mean "
+                        "'backbone.embedding_dim'?"),
+            std::string::npos)
+      << reason;
+}
+
 TEST(PluginLoading, LoadsInTreePluginsAndRecordsRefusals) {
   Registry registry;
   PluginManager manager(registry);

@@ -9,45 +9,77 @@ using namespace wscsl;
 
 namespace {
 
+enum class Mode { A, B };
+enum class Letter { X, Y, Z };
+
 struct Opts {
   double margin = 0.2;
   std::int64_t count = 3;
   bool flag = false;
-  std::string mode = "a";
-  std::vector<std::string> names = {"x"};
-  std::optional<std::int64_t> dim;
-  std::optional<std::int64_t> k;
+  Mode mode = Mode::A;
+  std::vector<Letter> names = {Letter::X};
+  std::int64_t dim = 0;
+  std::int64_t k = 0;
   std::string required_text;
   std::string where = "data";
+  std::int64_t pairs = 3;
 };
+
+const EnumChoices<Mode>& mode_choices() {
+  static const EnumChoices<Mode> choices = {{Mode::A, "a", "the first"},
+                                            {Mode::B, "b", "the second"}};
+  return choices;
+}
 
 Schema<Opts> schema() {
   Schema<Opts> s("test options");
   s.field("margin", &Opts::margin, "a margin").min(0.0);
   s.field("count", &Opts::count, "a count").greater_than(0).max(10);
   s.field("flag", &Opts::flag, "a flag");
-  s.field("mode", &Opts::mode, "a mode").choices({"a", "b"});
-  s.field("names", &Opts::names, "names").choices({"x", "y", "z"});
-  s.field("dim", &Opts::dim, "derived").derived("backbone.embedding_dim");
-  s.field("k", &Opts::k, "defaulted").default_from("dataset.num_conditions");
+  s.field("mode", &Opts::mode, "a mode", mode_choices());
+  s.field("names", &Opts::names, "names",
+          EnumChoices<Letter>{
+              {Letter::X, "x", "ex"}, {Letter::Y, "y", "why"}, {Letter::Z, "z", "zed"}});
+  s.field("dim", &Opts::dim, "derived").derived(facts::backbone_embedding_dim);
+  s.field("k", &Opts::k, "defaulted").default_from(facts::dataset_num_conditions);
   s.field("required_text", &Opts::required_text, "needed").required();
   s.field("where", &Opts::where, "a path").path();
+  s.field("pairs", &Opts::pairs, "pairs").choices({2, 3});
   s.check([](const Opts& o, FieldChecker& c) {
-    if (o.flag && o.mode == "b") c.error("mode", "cannot be \"b\" with flag = true");
+    if (o.flag && o.mode == Mode::B) c.error("mode", "cannot be \"b\" with flag = true");
   });
   return s;
+}
+
+Facts both_facts() {
+  Facts facts;
+  facts.set("backbone.embedding_dim", ConfigNode::integer(64), "backbone 'convnet'");
+  facts.set("dataset.num_conditions", ConfigNode::integer(4), "dataset 'fashion_crb'");
+  return facts;
 }
 
 struct Bound {
   Opts options;
   Diagnostics diagnostics;
+  std::vector<std::string> missing_facts;
 };
 
-Bound bind(const std::string& text, const Facts* facts = nullptr) {
+BindScope scope_for(Diagnostics& d, const Facts* facts) {
+  BindScope scope;
+  scope.diagnostics = &d;
+  scope.table = "[thing]";
+  scope.component = "thing 'test'";
+  scope.facts = facts;
+  scope.host_keys = {"type"};
+  return scope;
+}
+
+Bound bind(const std::string& text, const Facts& facts = both_facts()) {
   Bound b;
   const ConfigNode table = parse_toml(text, "t.toml");
-  BindScope scope{&b.diagnostics, "[thing]", "thing 'test'", facts, {"type"}};
+  BindScope scope = scope_for(b.diagnostics, &facts);
   b.options = schema().bind(table, scope);
+  b.missing_facts = scope.missing_facts;
   return b;
 }
 
@@ -60,9 +92,10 @@ TEST(Schema, BindsValuesAndKeepsDefaults) {
   ASSERT_FALSE(b.diagnostics.has_errors()) << b.diagnostics.format();
   EXPECT_DOUBLE_EQ(b.options.margin, 1.0);  // an integer widens to a float
   EXPECT_EQ(b.options.count, 4);
-  EXPECT_EQ(b.options.mode, "a");
-  EXPECT_EQ(b.options.names, (std::vector<std::string>{"y", "z"}));
-  EXPECT_FALSE(b.options.dim.has_value());
+  EXPECT_EQ(b.options.mode, Mode::A);
+  EXPECT_EQ(b.options.names, (std::vector<Letter>{Letter::Y, Letter::Z}));
+  EXPECT_EQ(b.options.dim, 64);
+  EXPECT_TRUE(b.missing_facts.empty());
 }
 
 TEST(Schema, ReportsEveryProblemWithPosition) {
@@ -79,7 +112,7 @@ TEST(Schema, ReportsEveryProblemWithPosition) {
             "t.toml:1:1: error: unknown key 'margn' in [thing] (thing 'test')\n"
             "    note: did you mean 'margin'?\n"
             "    note: valid keys: type, margin, count, flag, mode, names, dim, k, required_text, "
-            "where");
+            "where, pairs");
   EXPECT_EQ(d[1].format(),
             "t.toml:2:9: error: [thing] 'count' expects an integer, got a string "
             "(\"many\")");
@@ -107,19 +140,17 @@ TEST(Schema, CrossFieldChecksReportAtTheField) {
 }
 
 TEST(Schema, InjectsFactsAndChecksRestatedOnes) {
-  Facts facts;
-  facts.set("backbone.embedding_dim", ConfigNode::integer(64), "backbone 'convnet'");
-  facts.set("dataset.num_conditions", ConfigNode::integer(4), "dataset 'fashion_crb'");
-  const Bound injected = bind("required_text = \"r\"\n", &facts);
+  const Facts facts = both_facts();
+  const Bound injected = bind("required_text = \"r\"\n", facts);
   ASSERT_FALSE(injected.diagnostics.has_errors());
   EXPECT_EQ(injected.options.dim, 64);
   EXPECT_EQ(injected.options.k, 4);
 
-  const Bound agreeing = bind("required_text = \"r\"\ndim = 64\nk = 7\n", &facts);
+  const Bound agreeing = bind("required_text = \"r\"\ndim = 64\nk = 7\n", facts);
   EXPECT_FALSE(agreeing.diagnostics.has_errors());
   EXPECT_EQ(agreeing.options.k, 7);  // default_from facts may be overridden
 
-  const Bound disagreeing = bind("required_text = \"r\"\ndim = 32\n", &facts);
+  const Bound disagreeing = bind("required_text = \"r\"\ndim = 32\n", facts);
   ASSERT_EQ(disagreeing.diagnostics.error_count(), 1u);
   EXPECT_EQ(disagreeing.diagnostics.all()[0].where.str(), "t.toml:2:7");
   EXPECT_NE(disagreeing.diagnostics.all()[0].message.find(
@@ -131,26 +162,82 @@ TEST(Schema, ResolvesPathsAgainstTheirFile) {
   const ConfigNode table =
       parse_toml("required_text = \"r\"\nwhere = \"sub/data\"\n", "/some/dir/pipeline.toml");
   Diagnostics d;
-  BindScope scope{&d, "[thing]", "", nullptr, {}};
+  const Facts facts = both_facts();
+  BindScope scope = scope_for(d, &facts);
   const Opts o = schema().bind(table, scope);
   EXPECT_EQ(o.where, "/some/dir/sub/data");
 }
 
+TEST(Schema, AFieldWhoseFactIsMissingIsNamedNotFilled) {
+  Facts only_dataset;
+  only_dataset.set("dataset.num_conditions", ConfigNode::integer(4), "dataset 'fashion_crb'");
+  const Bound b = bind("required_text = \"r\"\n", only_dataset);
+  EXPECT_FALSE(b.diagnostics.has_errors());
+  EXPECT_EQ(b.missing_facts, (std::vector<std::string>{"dim from backbone.embedding_dim"}));
+  // A restated value needs no fact.
+  EXPECT_TRUE(bind("required_text = \"r\"\ndim = 8\n", only_dataset).missing_facts.empty());
+}
+
+TEST(Schema, FactsOnOptionalFieldsAreAProgrammingError) {
+  struct WithOptional {
+    std::optional<std::int64_t> dim;
+  };
+  Schema<WithOptional> s;
+  EXPECT_THROW(s.field("dim", &WithOptional::dim, "d").derived(facts::backbone_embedding_dim),
+               std::logic_error);
+  EXPECT_THROW(s.field("dim", &WithOptional::dim, "d").default_from(facts::dataset_num_conditions),
+               std::logic_error);
+}
+
+TEST(Schema, EnumerationsAreCheckedAndSpelled) {
+  const Bound b = bind("required_text = \"r\"\nmode = \"bb\"\n");
+  ASSERT_EQ(b.diagnostics.error_count(), 1u);
+  EXPECT_EQ(b.diagnostics.all()[0].format(),
+            "t.toml:2:8: error: [thing] 'mode' has no choice \"bb\"\n"
+            "    note: did you mean 'b'?\n"
+            "    note: valid choices: a, b");
+  EXPECT_EQ(bind("required_text = \"r\"\nmode = \"b\"\n").options.mode, Mode::B);
+  EXPECT_TRUE(bind("required_text = \"r\"\nmode = 1\n").diagnostics.has_errors());
+  EXPECT_EQ(spelling_of(mode_choices(), Mode::B), "b");
+}
+
+TEST(Schema, IntegerChoices) {
+  EXPECT_EQ(bind("required_text = \"r\"\npairs = 2\n").options.pairs, 2);
+  const Bound b = bind("required_text = \"r\"\npairs = 4\n");
+  ASSERT_EQ(b.diagnostics.error_count(), 1u);
+  EXPECT_EQ(b.diagnostics.all()[0].message, "[thing] 'pairs' has no choice 4");
+  EXPECT_TRUE(bind("required_text = \"r\"\npairs = \"2\"\n").diagnostics.has_errors());
+}
+
+TEST(Schema, KnowsTheFactsTheHostEstablishes) {
+  EXPECT_TRUE(is_known_fact("backbone.embedding_dim"));
+  EXPECT_FALSE(is_known_fact("backbone.embeding_dim"));
+  EXPECT_EQ(nearest_fact("backbone.embeding_dim"), "backbone.embedding_dim");
+  EXPECT_EQ(known_facts().size(), 7u);
+}
+
 TEST(Schema, DescribesFieldsAndWritesResolvedValues) {
   const SchemaDescription d = schema().description();
-  ASSERT_EQ(d.fields.size(), 9u);
+  ASSERT_EQ(d.fields.size(), 10u);
   EXPECT_EQ(d.fields[0].type_name, "float");
   EXPECT_EQ(d.fields[0].default_value->repr(), "0.2");
   EXPECT_EQ(d.fields[1].constraint_text(), "range (0, 10]");
   EXPECT_EQ(d.fields[3].constraint_text(), "one of: a, b");
+  EXPECT_EQ(d.fields[3].type_name, "string");
+  EXPECT_EQ(d.fields[3].choice_docs, (std::vector<std::string>{"the first", "the second"}));
+  EXPECT_EQ(d.fields[3].default_value->repr(), "\"a\"");
   EXPECT_EQ(d.fields[4].type_name, "list of strings");
-  EXPECT_FALSE(d.fields[5].default_value.has_value());
+  EXPECT_EQ(d.fields[4].default_value->repr(), "[\"x\"]");
+  EXPECT_EQ(d.fields[5].derived_from, "backbone.embedding_dim");
   EXPECT_TRUE(d.fields[7].required);
+  EXPECT_EQ(d.fields[9].constraint_text(), "one of: 2, 3");
 
   Opts o;
   o.dim = 12;
+  o.mode = Mode::B;
+  o.names = {Letter::Z, Letter::X};
   const ConfigNode written = schema().to_config(o);
   EXPECT_EQ(written.repr(),
-            "{ margin = 0.2, count = 3, flag = false, mode = \"a\", names = [\"x\"], dim = 12, "
-            "required_text = \"\", where = \"data\" }");
+            "{ margin = 0.2, count = 3, flag = false, mode = \"b\", names = [\"z\", \"x\"], "
+            "dim = 12, k = 0, required_text = \"\", where = \"data\", pairs = 3 }");
 }

@@ -1,5 +1,6 @@
 # Every in-tree plugin README (and docs/pipelines.md for [trainer]) must contain the options table `wscsl describe --markdown` prints,
-# so documented options and defaults cannot drift from the code.  Arguments: WSCSL, SOURCE_DIR,
+# so documented options and defaults cannot drift from the code (scripts/update-readme-tables.py
+# rewrites them).  Arguments: WSCSL, SOURCE_DIR,
 # PLUGIN_DIR.
 file(GLOB readmes "${SOURCE_DIR}/plugins/*/*/README.md")
 set(kinds_backbones backbone)
@@ -33,7 +34,7 @@ if(at EQUAL -1)
   string(APPEND stale "\n${SOURCE_DIR}/docs/pipelines.md: the [trainer] table differs from `wscsl describe trainer --markdown`:\n${table}")
 endif()
 if(stale)
-  message(FATAL_ERROR "plugin READMEs are out of date:${stale}")
+  message(FATAL_ERROR "plugin READMEs are out of date (scripts/update-readme-tables.py rewrites them):${stale}")
 endif()
 list(LENGTH readmes count)
 message(STATUS "${count} plugin READMEs match their schemas")

@@ -7,8 +7,12 @@
 #include <fstream>
 
 #include "bench.hpp"
+#include "bench_tables.hpp"
+#include "results.hpp"
 #include "wscsl/error.hpp"
+#include "wscsl/util/atomic_file.hpp"
 
+using namespace wscsl;
 using namespace wscsl::host;
 
 TEST(Bench, MeanAndSampleStandardDeviationOfTheFiniteValues) {
@@ -23,27 +27,60 @@ TEST(Bench, MeanAndSampleStandardDeviationOfTheFiniteValues) {
   EXPECT_EQ(mean_std({NAN}).count, 0u);
 }
 
-TEST(Bench, ReadsResultsJsonInOrderAndPicksThePapersColumns) {
+TEST(Bench, ColumnsAreTheDeclaredOnesInOrderOfFirstAppearance) {
+  const std::vector<DeclaredMetric> first = {{"alignment/gr_accuracy", "GR"},
+                                             {"alignment/ot_converged", ""},
+                                             {"retrieval/map/color", "MAP color"},
+                                             {"retrieval/map/background", "MAP background"}};
+  const std::vector<DeclaredMetric> second = {{"triplet_accuracy/accuracy", "triplet accuracy"},
+                                              {"alignment/gr_accuracy", "GR"}};
+  const std::vector<BenchColumn> columns = bench_columns({first, second});
+  ASSERT_EQ(columns.size(), 4u);
+  EXPECT_EQ(columns[0].heading, "GR");
+  EXPECT_EQ(columns[1].heading, "MAP color");  // the declaration's order, not alphabetical
+  EXPECT_EQ(columns[2].metric, "retrieval/map/background");
+  EXPECT_EQ(columns[3].metric, "triplet_accuracy/accuracy");
+}
+
+TEST(Results, JsonRoundTripKeepsOrderNamesAndMissingValues) {
   namespace fs = std::filesystem;
   const fs::path file = fs::temp_directory_path() / ("wscsl_results_" + std::to_string(::getpid()));
-  std::ofstream(file) << "{\n  \"checkpoint\": \"x/best.pt\",\n  \"epoch\": 4,\n  \"metrics\": {\n"
-                         "    \"alignment/ot_accuracy\": 0.75,\n"
-                         "    \"retrieval/map/color\": 0.5,\n"
-                         "    \"retrieval/map/background\": null,\n"
-                         "    \"retrieval/map\": 0.25\n  }\n}\n";
-  const RunMetrics metrics = read_results_json(file);
+  RunResults written;
+  written.checkpoint = "runs/x/checkpoints/best.pt";
+  written.epoch = 4;
+  written.metrics = {{"alignment/ot_accuracy", 0.75},
+                     {"retrieval/map/farbe \"grün\"", 0.5},
+                     {"retrieval/map/background", NAN},
+                     {"retrieval/map", 0.25}};
+  write_results_json(file, written);
+  const RunResults read = read_results_json(file);
+  EXPECT_EQ(read.checkpoint, written.checkpoint);
+  EXPECT_EQ(read.epoch, 4);
+  ASSERT_EQ(read.metrics.size(), 4u);
+  EXPECT_EQ(read.metrics[0], written.metrics[0]);
+  EXPECT_EQ(read.metrics[1], written.metrics[1]);
+  EXPECT_TRUE(std::isnan(read.metrics[2].second));
+  EXPECT_EQ(read.metrics[3].first, "retrieval/map");
+  EXPECT_NE(read_file(file).find("null"), std::string::npos);
+
+  std::ofstream(file) << "{\"metrics\": [1, 2]}";
+  try {
+    read_results_json(file);
+    FAIL() << "expected a malformed results.json to be refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), file.string() +
+                                         ": not a wscsl results.json (expected an object with "
+                                         "checkpoint, epoch and metrics)");
+  }
   fs::remove(file);
-  ASSERT_EQ(metrics.size(), 4u);
-  EXPECT_EQ(metrics[0], (std::pair<std::string, double>{"alignment/ot_accuracy", 0.75}));
-  EXPECT_EQ(metrics[1].first, "retrieval/map/color");
-  EXPECT_TRUE(std::isnan(metrics[2].second));
-  const std::vector<BenchColumn> columns =
-      bench_columns({metrics, {{"triplet_accuracy/accuracy", 0.5}}});
-  ASSERT_EQ(columns.size(), 4u);
-  EXPECT_EQ(columns[0].heading, "OT");
-  EXPECT_EQ(columns[1].metric, "triplet_accuracy/accuracy");
-  EXPECT_EQ(columns[2].heading, "MAP color");  // the results' order, not alphabetical
-  EXPECT_EQ(columns[3].heading, "MAP background");
+}
+
+TEST(Results, MetricsLinesLeadWithTheEpochAndKeepNulls) {
+  const std::string line = metrics_line({{"loss", 0.5}, {"epoch", 3}, {"val/x", NAN}});
+  EXPECT_EQ(line.rfind("{\"epoch\":3", 0), 0u) << line;
+  EXPECT_NE(line.find("\"val/x\":null"), std::string::npos) << line;
+  EXPECT_EQ(metrics_line_epoch(line), 3);
+  EXPECT_EQ(metrics_line_epoch("not json"), -1);
 }
 
 TEST(Bench, AMethodsOwnSeedsReplaceTheSuitesAndAreChecked) {

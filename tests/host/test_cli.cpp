@@ -11,6 +11,8 @@
 #include <map>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "pipelines.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
 
@@ -54,6 +56,39 @@ TEST(Cli, CheckPrintsEveryDiagnosticAndFails) {
   EXPECT_NE(out.text.find("3 errors in the configuration; nothing was run"), std::string::npos);
 }
 
+// Each pipeline of tests/pipelines/contracts breaks one contract between its components: `check`
+// reports exactly that, once, at the line marked "# <- error", with the text of its "# expect:".
+TEST(Cli, EveryBrokenContractIsOneDiagnosticAtItsTable) {
+  const std::filesystem::path corpus = WSCSL_SOURCE_DIR "/tests/pipelines/contracts";
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(corpus)) {
+    const std::string file = entry.path().string();
+    std::ifstream in(file);
+    std::string line, expect;
+    std::size_t number = 0, marked = 0;
+    while (std::getline(in, line)) {
+      ++number;
+      if (line.rfind("# expect: ", 0) == 0) expect = line.substr(10);
+      if (line.find("# <- error") != std::string::npos) marked = number;
+    }
+    ASSERT_FALSE(expect.empty()) << file << " has no '# expect:' line";
+    ASSERT_NE(marked, 0u) << file << " marks no line with '# <- error'";
+    const Output out = run_wscsl("--plugin-path " WSCSL_CONTRACT_FIXTURES " check " + file);
+    EXPECT_EQ(out.status, 2) << file << "\n" << out.text;
+    std::size_t errors = 0;
+    for (std::size_t at = out.text.find(": error: "); at != std::string::npos;
+         at = out.text.find(": error: ", at + 1))
+      ++errors;
+    EXPECT_EQ(errors, 1u) << file << "\n" << out.text;
+    EXPECT_NE(out.text.find(file + ":" + std::to_string(marked) + ":"), std::string::npos)
+        << file << " expected the error at line " << marked << "\n"
+        << out.text;
+    EXPECT_NE(out.text.find(expect), std::string::npos) << file << "\n" << out.text;
+    ++files;
+  }
+  EXPECT_GE(files, 12u);
+}
+
 TEST(Cli, CheckAcceptsTheDefaultPipelineAndOverrides) {
   const std::string file = WSCSL_SOURCE_DIR "/examples/pipelines/default.toml";
   EXPECT_EQ(run_wscsl("check " + file).status, 0);
@@ -78,10 +113,23 @@ TEST(Cli, DescribeListsEveryOption) {
     EXPECT_NE(out.text.find(std::string("\n  ") + option + " ("), std::string::npos) << option;
   const Output json = run_wscsl("describe condition_module/discovernet --json");
   EXPECT_EQ(json.status, 0);
-  EXPECT_NE(json.text.find("\"name\": \"train_condition_branch\", \"type\": \"boolean\", "
-                           "\"default\": \"false\""),
-            std::string::npos)
-      << json.text;
+  const nlohmann::json described = nlohmann::json::parse(json.text);
+  bool found = false;
+  for (const nlohmann::json& option : described.at("options"))
+    if (option.at("name") == "train_condition_branch") {
+      found = true;
+      EXPECT_EQ(option.at("type"), "boolean");
+      EXPECT_EQ(option.at("default"), "false");
+    }
+  EXPECT_TRUE(found) << json.text;
+  const Output text = run_wscsl("describe evaluator/alignment");
+  EXPECT_NE(
+      text.text.find("contract:\n  provides the alignment of embeddings with conditions (ot)"),
+      std::string::npos)
+      << text.text;
+  const nlohmann::json alignment =
+      nlohmann::json::parse(run_wscsl("describe evaluator/alignment --json").text);
+  EXPECT_EQ(alignment.at("contract").at("provides").at(0).at("resource"), "alignment");
   const Output unknown = run_wscsl("describe loss/marginn");
   EXPECT_EQ(unknown.status, 2);
   EXPECT_NE(unknown.text.find("did you mean 'margin'?"), std::string::npos);
@@ -236,11 +284,12 @@ name = "tiny-sgd"
 pipeline = "tiny.toml"
 set = ["trainer.optimizer=sgd"]
 
-[[evaluators]]
-type = "triplet_accuracy"
-
+# Bench columns follow the evaluators' order: GR and OT first, as in the papers' tables.
 [[evaluators]]
 type = "alignment"
+
+[[evaluators]]
+type = "triplet_accuracy"
 
 [[evaluators]]
 type = "reversed_triplets"

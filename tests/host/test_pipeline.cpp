@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "pipeline.hpp"
 #include "pipelines.hpp"
+#include "provenance.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
 
@@ -101,7 +104,122 @@ TEST(Pipeline, StructuralMistakesAreReported) {
   text.replace(text.find("alignment/ot_accuracy"), 21, "alignmnt/ot_accuracy");
   const Diagnostics wrong = build_errors(text);
   ASSERT_EQ(wrong.error_count(), 1u) << wrong.format();
-  EXPECT_EQ(wrong.all()[0].notes[0], "did you mean 'alignment/...'?");
+  EXPECT_EQ(wrong.all()[0].notes[0], "did you mean 'alignment/ot_accuracy'?");
+}
+
+namespace {
+
+// The tiny pipeline with its [[evaluators]] replaced.
+std::string with_evaluators(const std::string& evaluators, const std::string& model = "") {
+  std::string text = test::tiny_pipeline();
+  const std::size_t from = text.find("[[evaluators]]");
+  const std::size_t to = text.find("[trainer]");
+  text.replace(from, to - from, evaluators + "\n");
+  const std::string select = "select_metric = \"alignment/ot_accuracy\"";
+  text.replace(text.find(select), select.size(), "");
+  if (!model.empty()) {
+    const std::size_t m = text.find("[backbone]");
+    const std::size_t e = text.find(evaluators);
+    text.replace(m, e - m, model + "\n");
+  }
+  return text;
+}
+
+std::size_t line_of(const std::string& text, const std::string& what) {
+  const std::size_t at = text.find(what);
+  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+}  // namespace
+
+TEST(Contracts, SelectMetricMustBeADeclaredMetric) {
+  std::string text = test::tiny_pipeline();
+  text.replace(text.find("alignment/ot_accuracy"), 21, "alignment/nope");
+  const Diagnostics d = build_errors(text);
+  ASSERT_EQ(d.error_count(), 1u) << d.format();
+  EXPECT_EQ(d.all()[0].where.line, line_of(text, "select_metric"));
+  EXPECT_EQ(d.all()[0].message,
+            "[trainer] 'select_metric' = \"alignment/nope\" is not a metric of the pipeline's "
+            "evaluators (\"<evaluator name>/<metric>\")");
+  EXPECT_NE(d.all()[0].notes.back().find("alignment/ot_accuracy"), std::string::npos);
+  EXPECT_NE(d.all()[0].notes.back().find("triplet_accuracy/accuracy/color"), std::string::npos);
+}
+
+TEST(Contracts, RetrievalWithoutAnAlignmentIsReportedAtItsTable) {
+  const std::string text = with_evaluators(
+      "[[evaluators]]\ntype = \"triplet_accuracy\"\n\n[[evaluators]]\n"
+      "type = \"retrieval\"\n");
+  const Diagnostics d = build_errors(text);
+  ASSERT_EQ(d.error_count(), 1u) << d.format();
+  const std::size_t line = line_of(text, "type = \"retrieval\"") - 1;
+  EXPECT_EQ(d.all()[0].where.line, line);
+  EXPECT_NE(d.all()[0].message.find("[evaluators.1] (evaluator 'retrieval'"), std::string::npos)
+      << d.all()[0].message;
+  EXPECT_NE(d.all()[0].message.find("needs the alignment of embeddings with conditions (ot), "
+                                    "which no component before it provides"),
+            std::string::npos)
+      << d.all()[0].message;
+  EXPECT_EQ(d.all()[0].notes[0],
+            "add [[evaluators]] type = \"alignment\" before line " + std::to_string(line));
+
+  // After an alignment evaluator, the same table is fine; before it, it is not.
+  EXPECT_TRUE(build_errors(with_evaluators("[[evaluators]]\ntype = \"alignment\"\n\n"
+                                           "[[evaluators]]\ntype = \"retrieval\"\n"))
+                  .empty());
+  EXPECT_EQ(build_errors(with_evaluators("[[evaluators]]\ntype = \"retrieval\"\n\n"
+                                         "[[evaluators]]\ntype = \"alignment\"\n"))
+                .error_count(),
+            1u);
+}
+
+TEST(Contracts, AConditionedModuleNeedsNoAlignment) {
+  const std::string model =
+      "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 2\nembedding_dim = 8\n\n"
+      "[condition_module]\ntype = \"csn_masks\"\n\n[[losses]]\ntype = \"margin\"\n";
+  const Diagnostics d =
+      build_errors(with_evaluators("[[evaluators]]\ntype = \"retrieval\"\n", model));
+  EXPECT_TRUE(d.empty()) << d.format();
+}
+
+TEST(Contracts, ALossNeedingMaskNormsNeedsAModuleThatHasThem) {
+  std::string text = test::tiny_pipeline();
+  text.replace(text.find("type = \"margin\""), 15,
+               "type = \"margin\"\n\n[[losses]]\ntype = \"csn_regularizers\"");
+  const Diagnostics d = build_errors(text);
+  ASSERT_EQ(d.error_count(), 1u) << d.format();
+  EXPECT_EQ(d.all()[0].where.line, line_of(text, "type = \"csn_regularizers\"") - 1);
+  EXPECT_NE(d.all()[0].message.find("needs the aux term 'mask_l1' of the condition module"),
+            std::string::npos)
+      << d.all()[0].message;
+  EXPECT_NE(d.all()[0].notes[0].find("a [condition_module] type that provides it: "),
+            std::string::npos)
+      << d.all()[0].notes[0];
+  EXPECT_NE(d.all()[0].notes[0].find("csn_masks"), std::string::npos);
+}
+
+TEST(Contracts, LossesGetOnlyWhatTheyNeed) {
+  std::string text = test::tiny_pipeline();
+  text.replace(text.find("type = \"margin\""), 15,
+               "type = \"margin\"\n\n[[losses]]\ntype = \"semantic_regularizer\"");
+  const Pipeline p = build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+  EXPECT_TRUE(p.losses_need(Resource::ReversedScores));
+  EXPECT_FALSE(p.losses_need(Resource::TrainingImages));
+  EXPECT_FALSE(p.losses[0].loss->contract().needs_resource(Resource::ReversedScores));
+}
+
+TEST(Pipeline, TrainerEnumerationsAndHostKeysAreChecked) {
+  std::string text = test::tiny_pipeline();
+  text.replace(text.find("[trainer]"), 9, "[trainer]\noptimizer = \"adamw\"");
+  const Diagnostics d = build_errors(text);
+  ASSERT_EQ(d.error_count(), 1u) << d.format();
+  EXPECT_EQ(d.all()[0].message, "[trainer] 'optimizer' has no choice \"adamw\"");
+  EXPECT_EQ(d.all()[0].notes[0], "did you mean 'adam'?");
+
+  std::string named = test::tiny_pipeline();
+  named.replace(named.find("type = \"margin\""), 15, "type = \"margin\"\nname = \"Hinge Loss\"");
+  const Diagnostics bad_name = build_errors(named);
+  ASSERT_EQ(bad_name.error_count(), 1u) << bad_name.format();
+  EXPECT_EQ(bad_name.all()[0].message, "[losses.0] 'name': must be lower_snake_case text");
 }
 
 TEST(Pipeline, LossWeightsAndNamesAreHostKeys) {

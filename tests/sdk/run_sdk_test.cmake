@@ -13,8 +13,9 @@ endfunction()
 
 set(prefix "${WORK_DIR}/prefix")
 run_step("installing the SDK" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
-foreach(installed bin/wscsl include/wscsl/sdk.hpp lib/cmake/WSCSL/WSCSLConfig.cmake
-                  lib/wscsl/plugins/libwscsl_discovernet.so)
+foreach(installed bin/wscsl include/wscsl/sdk.hpp include/wscsl/data/image_dataset.hpp
+                  include/wscsl/testing/harness.hpp lib/cmake/WSCSL/WSCSLConfig.cmake
+                  lib/libwscsl_sdk.so lib/libwscsl_data.so lib/wscsl/plugins/libwscsl_discovernet.so)
   if(NOT EXISTS "${prefix}/${installed}")
     message(FATAL_ERROR "the installed SDK lacks ${installed}")
   endif()
@@ -31,6 +32,17 @@ run_step("configuring the out-of-tree plugin" ${CMAKE_COMMAND}
 run_step("building the out-of-tree plugin" ${CMAKE_COMMAND} --build "${WORK_DIR}/build" -j2)
 run_step("testing the out-of-tree plugin" ${CMAKE_CTEST_COMMAND} --test-dir "${WORK_DIR}/build"
   --output-on-failure)
+
+# A condition module links the SDK proper and nothing the host or the data helpers bring.
+run_step("reading the plugin's dependencies" readelf -d "${WORK_DIR}/build/libwscsl_gated_explainer.so")
+foreach(unwanted opencv boost wscsl_loader wscsl_data wscsl_plot)
+  if(step_output MATCHES "NEEDED[^\n]*${unwanted}")
+    message(FATAL_ERROR "the out-of-tree condition module needs ${unwanted}:\n${step_output}")
+  endif()
+endforeach()
+if(NOT step_output MATCHES "NEEDED[^\n]*libwscsl_sdk")
+  message(FATAL_ERROR "the out-of-tree plugin does not link libwscsl_sdk:\n${step_output}")
+endif()
 
 run_step("training with the installed wscsl" ${CMAKE_COMMAND} -E env
   "WSCSL_PLUGIN_PATH=${WORK_DIR}/build"

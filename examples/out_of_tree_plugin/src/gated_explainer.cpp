@@ -9,10 +9,10 @@ wscsl::Schema<GatedExplainerOptions> GatedExplainer::schema() {
       "softmax(β·(d_far − d_close)), i.e. by how well that embedding explains it.");
   s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
       .min(1)
-      .derived("backbone.embedding_dim");
+      .derived(wscsl::facts::backbone_embedding_dim);
   s.field("num_embeddings", &O::num_embeddings, "K (default: the dataset's conditions).")
       .min(1)
-      .default_from("dataset.num_conditions");
+      .default_from(wscsl::facts::dataset_num_conditions);
   s.field("sharpness", &O::sharpness, "β: how strongly the best explanation wins.").min(0.0);
   s.field("gate_init_std", &O::gate_init_std, "Standard deviation of the initial gate logits.")
       .min(0.0);
@@ -20,9 +20,7 @@ wscsl::Schema<GatedExplainerOptions> GatedExplainer::schema() {
 }
 
 GatedExplainer::GatedExplainer(const Options& options)
-    : options_(options),
-      d_(options.input_dim.value_or(64)),
-      k_(options.num_embeddings.value_or(4)) {
+    : options_(options), d_(options.input_dim), k_(options.num_embeddings) {
   gates_ = register_parameter("gates", torch::randn({k_, d_}) * options.gate_init_std);
 }
 

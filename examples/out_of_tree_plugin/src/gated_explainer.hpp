@@ -6,17 +6,16 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 
 #include <wscsl/sdk.hpp>
 
 namespace gated {
 
 struct GatedExplainerOptions {
-  std::optional<std::int64_t> input_dim;       // D, from the backbone
-  std::optional<std::int64_t> num_embeddings;  // K, from the dataset by default
-  double sharpness = 10.0;                     // β
-  double gate_init_std = 1.0;                  // G ~ N(0, gate_init_std²)
+  std::int64_t input_dim = 0;       // D, from the backbone
+  std::int64_t num_embeddings = 0;  // K, from the dataset by default
+  double sharpness = 10.0;          // β
+  double gate_init_std = 1.0;       // G ~ N(0, gate_init_std²)
 };
 
 class GatedExplainer final : public wscsl::ConditionModule {

@@ -24,13 +24,16 @@ Schema<ConvNetOptions> ConvNet::schema() {
   s.field("downsample", &O::downsample,
           "\"maxpool\": the first stage runs at full resolution and 2×2 max-pooling separates "
           "stages; \"stride\": every stage, the first included, starts with a stride-2 "
-          "convolution (about 7× cheaper on 32-px inputs).")
-      .choices({"maxpool", "stride"});
+          "convolution (about 7× cheaper on 32-px inputs).",
+          EnumChoices<Downsample>{
+              {Downsample::MaxPool, "maxpool", "2×2 max-pooling between full-resolution stages"},
+              {Downsample::Stride, "stride", "a stride-2 convolution opens every stage"}});
   s.field("pooling", &O::pooling,
           "\"average\": global average pooling before the linear layer (the reference trunk); "
           "\"flatten\": the linear layer sees the whole final feature map, which keeps the "
-          "spatial layout that orientation needs.")
-      .choices({"average", "flatten"});
+          "spatial layout that orientation needs.",
+          EnumChoices<Pooling>{{Pooling::Average, "average", "global average pooling"},
+                               {Pooling::Flatten, "flatten", "the whole final feature map"}});
   image_fields(s, "input", &O::input_channels, &O::input_height, &O::input_width);
   return s;
 }
@@ -38,11 +41,11 @@ Schema<ConvNetOptions> ConvNet::schema() {
 ConvNet::ConvNet(const Options& options) : options_(options) {
   namespace nn = torch::nn;
   features_ = register_module("features", nn::Sequential());
-  std::int64_t in = options.input_channels.value_or(3);
+  std::int64_t in = options.input_channels;
   std::int64_t out = options.width;
-  std::int64_t height = options.input_height.value_or(32), width = options.input_width.value_or(32);
+  std::int64_t height = options.input_height, width = options.input_width;
+  const bool strided = options.downsample == Downsample::Stride;
   for (std::int64_t stage = 0; stage < options.depth; ++stage) {
-    const bool strided = options.downsample == "stride";
     if (stage > 0 && !strided) {
       features_->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2)));
       height /= 2, width /= 2;
@@ -62,16 +65,26 @@ ConvNet::ConvNet(const Options& options) : options_(options) {
   }
   if (height < 1 || width < 1)
     throw Error(fmt::format("convnet: {} stages shrink a {}×{} image to nothing", options.depth,
-                            options.input_height.value_or(32), options.input_width.value_or(32)));
-  const std::int64_t features = options.pooling == "flatten" ? in * height * width : in;
+                            options.input_height, options.input_width));
+  const std::int64_t features = flattens() ? in * height * width : in;
   head_ = register_module("head", nn::Linear(features, options.embedding_dim));
+}
+
+bool ConvNet::flattens() const {
+  switch (options_.pooling) {
+    case Pooling::Average:
+      return false;
+    case Pooling::Flatten:
+      return true;
+  }
+  return false;
 }
 
 torch::Tensor ConvNet::forward_images(const torch::Tensor& images) {
   // Channels-last lets oneDNN run the small convolutions noticeably faster on CPU.
   const torch::Tensor x = images.contiguous(at::MemoryFormat::ChannelsLast);
   const torch::Tensor maps = features_->forward(x);
-  return head_->forward(options_.pooling == "flatten" ? maps.flatten(1) : maps.mean({2, 3}));
+  return head_->forward(flattens() ? maps.flatten(1) : maps.mean({2, 3}));
 }
 
 }  // namespace wscsl::convnet

@@ -3,23 +3,24 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
 
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::convnet {
 
+enum class Downsample { MaxPool, Stride };
+enum class Pooling { Average, Flatten };
+
 struct ConvNetOptions {
-  std::int64_t width = 32;             // channels of the first stage; doubled at every stage
-  std::int64_t depth = 3;              // number of stages
-  std::int64_t convs_per_stage = 1;    // 3×3 conv layers per stage
-  std::int64_t embedding_dim = 64;     // D, the size of φ
-  std::string downsample = "maxpool";  // or "stride": each stage starts with a stride-2 conv
-  std::string pooling = "average";     // or "flatten": the head sees the whole feature map
-  std::optional<std::int64_t> input_channels;  // from the dataset
-  std::optional<std::int64_t> input_height;    // from the dataset
-  std::optional<std::int64_t> input_width;     // from the dataset
+  std::int64_t width = 32;           // channels of the first stage; doubled at every stage
+  std::int64_t depth = 3;            // number of stages
+  std::int64_t convs_per_stage = 1;  // 3×3 conv layers per stage
+  std::int64_t embedding_dim = 64;   // D, the size of φ
+  Downsample downsample = Downsample::MaxPool;
+  Pooling pooling = Pooling::Average;
+  std::int64_t input_channels = 0;  // from the dataset
+  std::int64_t input_height = 0;    // from the dataset
+  std::int64_t input_width = 0;     // from the dataset
 };
 
 class ConvNet final : public Backbone {
@@ -34,6 +35,7 @@ class ConvNet final : public Backbone {
   torch::Tensor forward_images(const torch::Tensor& images) override;
 
  private:
+  bool flattens() const;
   Options options_;
   torch::nn::Sequential features_{nullptr};
   torch::nn::Linear head_{nullptr};

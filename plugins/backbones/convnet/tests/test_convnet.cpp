@@ -6,9 +6,18 @@
 
 using namespace wscsl;
 
+namespace {
+
+// The dataset facts a pipeline establishes: channels, height, width.
+Facts images(std::int64_t channels, std::int64_t height, std::int64_t width) {
+  return wscsl::testing::with_images({}, channels, height, width);
+}
+
+}  // namespace
+
 TEST(ConvNet, MapsImagesToTheEmbeddingSize) {
-  auto net =
-      wscsl::testing::build<Backbone>("convnet", "width = 8\ndepth = 3\nembedding_dim = 16\n");
+  auto net = wscsl::testing::build<Backbone>(
+      "convnet", "width = 8\ndepth = 3\nembedding_dim = 16\n", images(3, 32, 32));
   const torch::Tensor out = net->embed(torch::rand({5, 3, 32, 32}));
   EXPECT_EQ(out.sizes(), (std::vector<std::int64_t>{5, 16}));
   EXPECT_EQ(net->embedding_dim(), 16);
@@ -21,7 +30,8 @@ TEST(ConvNet, MapsImagesToTheEmbeddingSize) {
 
 TEST(ConvNet, StridedStagesHalveTheResolutionWithoutPooling) {
   auto net = wscsl::testing::build<Backbone>(
-      "convnet", "width = 4\ndepth = 2\nconvs_per_stage = 2\ndownsample = \"stride\"\n");
+      "convnet", "width = 4\ndepth = 2\nconvs_per_stage = 2\ndownsample = \"stride\"\n",
+      images(3, 32, 32));
   EXPECT_EQ(net->embed(torch::rand({3, 3, 32, 32})).sizes(), (std::vector<std::int64_t>{3, 64}));
   // 2 stages × 2 (conv + batch norm) + head; no pooling layer in between.
   EXPECT_EQ(net->parameters().size(), 2u * 2u * 3u + 2u);
@@ -33,9 +43,7 @@ TEST(ConvNet, StridedStagesHalveTheResolutionWithoutPooling) {
 }
 
 TEST(ConvNet, FlattenHeadSeesTheWholeFeatureMap) {
-  Facts facts;
-  facts.set("dataset.height", ConfigNode::integer(28), "the test");
-  facts.set("dataset.width", ConfigNode::integer(20), "the test");
+  const Facts facts = images(3, 28, 20);
   // 28×20 → strided stages 14×10 → 7×5: the head reads 8 · 35 features.
   auto net = wscsl::testing::build<Backbone>(
       "convnet", "width = 4\ndepth = 2\ndownsample = \"stride\"\npooling = \"flatten\"\n", facts);
@@ -46,17 +54,14 @@ TEST(ConvNet, FlattenHeadSeesTheWholeFeatureMap) {
     }
   }
   // Max-pooling a 2×2 image twice leaves nothing to flatten.
-  Facts tiny;
-  tiny.set("dataset.height", ConfigNode::integer(2), "the test");
-  tiny.set("dataset.width", ConfigNode::integer(2), "the test");
+  const Facts tiny = images(3, 2, 2);
   EXPECT_THROW(
       wscsl::testing::build<Backbone>("convnet", "depth = 3\npooling = \"flatten\"\n", tiny),
       Error);
 }
 
 TEST(ConvNet, TakesItsInputChannelsFromTheDataset) {
-  Facts facts;
-  facts.set("dataset.channels", ConfigNode::integer(1), "the test");
+  const Facts facts = images(1, 32, 32);
   auto net = wscsl::testing::build<Backbone>("convnet", "width = 4\n", facts);
   EXPECT_EQ(net->embed(torch::rand({2, 1, 32, 32})).size(1), 64);
   const Diagnostics d =
@@ -69,8 +74,7 @@ TEST(ConvNet, HandComputedSingleConvolution) {
   // One stage, one 3×3 convolution with every weight w on a constant 1-channel 4×4 image c:
   // zero padding gives 4 corner outputs of 4wc, 8 edge outputs of 6wc and 4 inner outputs of 9wc,
   // whose mean is 6.25wc. Batch norm in eval mode with fresh statistics divides by √(1 + 1e-5).
-  Facts facts;
-  facts.set("dataset.channels", ConfigNode::integer(1), "the test");
+  const Facts facts = images(1, 32, 32);
   auto net = wscsl::testing::build<Backbone>("convnet", "width = 1\ndepth = 1\nembedding_dim = 1\n",
                                              facts);
   net->eval();
@@ -84,4 +88,16 @@ TEST(ConvNet, HandComputedSingleConvolution) {
   }
   const double expected = v * (6.25 * w * c / std::sqrt(1.0 + 1e-5)) + b;
   EXPECT_NEAR(net->embed(torch::full({1, 1, 4, 4}, c)).item<double>(), expected, 1e-6);
+}
+
+TEST(ConvNet, RefusesAnUnknownDownsamplingWithTheNearestChoice) {
+  const Diagnostics d = wscsl::testing::bind_diagnostics(
+      Kind::Backbone, "convnet", "downsample = \"strided\"\n", images(3, 32, 32));
+  ASSERT_EQ(d.error_count(), 1u);
+  EXPECT_NE(d.format().find("'downsample' has no choice \"strided\""), std::string::npos);
+  EXPECT_NE(d.format().find("did you mean 'stride'?"), std::string::npos) << d.format();
+}
+
+TEST(ConvNet, IsNotBuiltWithoutTheDatasetFacts) {
+  EXPECT_THROW(wscsl::testing::build<Backbone>("convnet", "width = 4\n"), Error);
 }

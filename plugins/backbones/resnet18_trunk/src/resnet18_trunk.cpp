@@ -38,10 +38,10 @@ Schema<Resnet18TrunkOptions> Resnet18Trunk::schema() {
   s.check([](const O& o, FieldChecker& c) {
     for (const auto& [name, side] :
          {std::pair{"input_height", o.input_height}, std::pair{"input_width", o.input_width}}) {
-      if (side && trunk_output_side(*side) != kPoolSide)
+      if (trunk_output_side(side) != kPoolSide)
         c.error(name, fmt::format("the trunk ends in a fixed 7×7 average pool, which needs "
                                   "112-px images (97 to 112 px); the dataset's are {} px",
-                                  *side));
+                                  side));
     }
   });
   return s;
@@ -49,11 +49,10 @@ Schema<Resnet18TrunkOptions> Resnet18Trunk::schema() {
 
 Resnet18Trunk::Resnet18Trunk(const Options& options) : options_(options) {
   namespace nn = torch::nn;
-  conv1_ = register_module("conv1",
-                           nn::Conv2d(nn::Conv2dOptions(options.input_channels.value_or(3), 64, 7)
-                                          .stride(2)
-                                          .padding(3)
-                                          .bias(false)));
+  conv1_ = register_module(
+      "conv1",
+      nn::Conv2d(
+          nn::Conv2dOptions(options.input_channels, 64, 7).stride(2).padding(3).bias(false)));
   bn1_ = register_module("bn1", nn::BatchNorm2d(64));
   layer1_ = register_module("layer1", layer(64, 64, 1));
   layer2_ = register_module("layer2", layer(64, 128, 2));

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 
 #include <torch/nn/modules/linear.h>
 
@@ -15,9 +14,9 @@ namespace wscsl::resnet18_trunk {
 
 struct Resnet18TrunkOptions {
   std::int64_t embedding_dim = 64;
-  std::optional<std::int64_t> input_channels;  // from the dataset
-  std::optional<std::int64_t> input_height;    // from the dataset
-  std::optional<std::int64_t> input_width;     // from the dataset
+  std::int64_t input_channels = 0;  // from the dataset
+  std::int64_t input_height = 0;    // from the dataset
+  std::int64_t input_width = 0;     // from the dataset
 };
 
 // The side of layer3's output for an input side: conv1 and the max-pool halve it, layer2 and

@@ -19,22 +19,43 @@ Schema<VaeEncoderOptions> VaeEncoder::schema() {
   s.field("latent_dim", &O::latent_dim, "L, the latent size (the paper: 10).").min(1);
   s.field("architecture", &O::architecture,
           "\"mnist_crb\" (Table 2: conv 32 and 64, 3×3 stride 2 → dense 256 → dense 128) or "
-          "\"modelnet40\" (Table 1: conv 32, 32, 64, 64, 4×4 stride 2 → dense 256).")
-      .choices({"mnist_crb", "modelnet40"});
+          "\"modelnet40\" (Table 1: conv 32, 32, 64, 64, 4×4 stride 2 → dense 256).",
+          nn::vae_architecture_choices());
   image_fields(s, "input", &O::input_channels, &O::input_height, &O::input_width);
   return s;
 }
 
+namespace {
+
+struct EncoderShape {
+  std::vector<std::int64_t> channels;  // of the stride-2 convolutions
+  std::vector<std::int64_t> units;     // of the dense layers
+  std::int64_t kernel;
+};
+
+EncoderShape encoder_shape(wscsl::nn::VaeArchitecture architecture) {
+  switch (architecture) {
+    case wscsl::nn::VaeArchitecture::MnistCrb:
+      return {{32, 64}, {256, 128}, 3};
+    case wscsl::nn::VaeArchitecture::ModelNet40:
+      return {{32, 32, 64, 64}, {256}, 4};
+  }
+  throw Error("vae_encoder: unknown architecture");
+}
+
+}  // namespace
+
+Contract VaeEncoder::contract_of(const Options&) {
+  Contract c;
+  c.provides.push_back({Resource::GaussianPosterior});
+  return c;
+}
+
 VaeEncoder::VaeEncoder(const Options& options) : options_(options) {
   namespace nn = torch::nn;
-  const bool modelnet = options.architecture == "modelnet40";
-  const std::vector<std::int64_t> channels =
-      modelnet ? std::vector<std::int64_t>{32, 32, 64, 64} : std::vector<std::int64_t>{32, 64};
-  const std::vector<std::int64_t> units =
-      modelnet ? std::vector<std::int64_t>{256} : std::vector<std::int64_t>{256, 128};
-  const std::int64_t kernel = modelnet ? 4 : 3;
-  std::int64_t height = options.input_height.value_or(32), width = options.input_width.value_or(32);
-  std::int64_t in = options.input_channels.value_or(3);
+  const auto [channels, units, kernel] = encoder_shape(options.architecture);
+  std::int64_t height = options.input_height, width = options.input_width;
+  std::int64_t in = options.input_channels;
   features_ = register_module("features", nn::Sequential());
   for (std::int64_t out : channels) {
     // Stride 2 with padding 1 halves the side (rounding up for 3×3 kernels, down for 4×4).
@@ -45,9 +66,10 @@ VaeEncoder::VaeEncoder(const Options& options) : options_(options) {
     in = out;
   }
   if (height < 1 || width < 1)
-    throw Error(fmt::format("vae_encoder: the {} convolutions shrink a {}×{} image to nothing",
-                            options.architecture, options.input_height.value_or(32),
-                            options.input_width.value_or(32)));
+    throw Error(
+        fmt::format("vae_encoder: the {} convolutions shrink a {}×{} image to nothing",
+                    spelling_of(wscsl::nn::vae_architecture_choices(), options.architecture),
+                    options.input_height, options.input_width));
   features_->push_back(nn::Flatten());
   in *= height * width;
   for (std::int64_t out : units) {

@@ -4,28 +4,28 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
 
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/linear.h>
 
+#include "wscsl/nn/vae_architecture.hpp"
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::vae_encoder {
 
 struct VaeEncoderOptions {
   std::int64_t latent_dim = 10;
-  std::string architecture = "mnist_crb";
-  std::optional<std::int64_t> input_channels;  // from the dataset
-  std::optional<std::int64_t> input_height;    // from the dataset
-  std::optional<std::int64_t> input_width;     // from the dataset
+  nn::VaeArchitecture architecture = nn::VaeArchitecture::MnistCrb;
+  std::int64_t input_channels = 0;  // from the dataset
+  std::int64_t input_height = 0;    // from the dataset
+  std::int64_t input_width = 0;     // from the dataset
 };
 
 class VaeEncoder final : public Backbone {
  public:
   using Options = VaeEncoderOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit VaeEncoder(const Options& options);
 
   std::int64_t embedding_dim() const override { return 2 * options_.latent_dim; }

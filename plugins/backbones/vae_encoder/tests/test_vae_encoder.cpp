@@ -15,3 +15,13 @@ TEST(VaeEncoder, GivesMeanAndLogVarianceForEachArchitecture) {
     EXPECT_TRUE(phi.isfinite().all().item<bool>());
   }
 }
+
+TEST(VaeEncoder, ProvidesAGaussianPosterior) {
+  auto b = wscsl::testing::build<Backbone>("vae_encoder", "",
+                                           wscsl::testing::with_images({}, 1, 28, 28));
+  EXPECT_TRUE(b->contract().provides_resource(Resource::GaussianPosterior, ""));
+  const Diagnostics d = wscsl::testing::bind_diagnostics(
+      Kind::Backbone, "vae_encoder", "architecture = \"mnist_cbr\"",
+      wscsl::testing::with_images({}, 1, 28, 28));
+  EXPECT_NE(d.format().find("did you mean 'mnist_crb'?"), std::string::npos) << d.format();
+}

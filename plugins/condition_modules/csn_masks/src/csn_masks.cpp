@@ -12,19 +12,26 @@ Schema<CsnMasksOptions> CsnMasks::schema() {
       "triplet's condition label (supervised); F.pairwise_distance on the masked embeddings.");
   s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
       .min(1)
-      .derived("backbone.embedding_dim");
+      .derived(facts::backbone_embedding_dim);
   s.field("num_conditions", &O::num_conditions,
           "K, one mask per condition (set from the dataset: the triplet's label selects it).")
       .min(1)
-      .derived("dataset.num_conditions");
-  s.field("masks", &O::masks, nn::ConditionMasks::option_doc() + " The released default is fixed.")
-      .choices(nn::ConditionMasks::initializations());
+      .derived(facts::dataset_num_conditions);
+  s.field("masks", &O::masks, nn::mask_init_doc() + " The released default is fixed.",
+          nn::mask_init_choices());
   return s;
 }
 
-CsnMasks::CsnMasks(const Options& options) : d_(options.input_dim.value_or(64)) {
-  masks_ = register_module("masks", std::make_shared<nn::ConditionMasks>(
-                                        options.num_conditions.value_or(4), d_, options.masks));
+Contract CsnMasks::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::AuxTerm, "mask_l1"}};
+  c.needs = {{Resource::TripletConditions}};
+  return c;
+}
+
+CsnMasks::CsnMasks(const Options& options) : d_(options.input_dim) {
+  masks_ = register_module(
+      "masks", std::make_shared<nn::ConditionMasks>(options.num_conditions, d_, options.masks));
 }
 
 torch::Tensor CsnMasks::embed_impl(const torch::Tensor& phi) {

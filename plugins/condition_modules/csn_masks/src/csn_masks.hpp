@@ -4,8 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
 
 #include "wscsl/nn/condition_masks.hpp"
 #include "wscsl/sdk.hpp"
@@ -13,15 +11,16 @@
 namespace wscsl::csn_masks {
 
 struct CsnMasksOptions {
-  std::optional<std::int64_t> input_dim;       // D, from the backbone
-  std::optional<std::int64_t> num_conditions;  // K, from the dataset
-  std::string masks = "fixed";                 // the released default (learned = False)
+  std::int64_t input_dim = 0;                // D, from the backbone
+  std::int64_t num_conditions = 0;           // K, from the dataset
+  nn::MaskInit masks = nn::MaskInit::Fixed;  // the released default (learned = False)
 };
 
 class CsnMasks final : public ConditionModule {
  public:
   using Options = CsnMasksOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit CsnMasks(const Options& options);
 
   std::int64_t num_embeddings() const override { return masks_->count(); }

@@ -20,47 +20,54 @@ Schema<DiscoverNetOptions> DiscoverNet::schema() {
       "distances Σ_k p_k d_k(a,·).");
   s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
       .min(1)
-      .derived("backbone.embedding_dim");
+      .derived(facts::backbone_embedding_dim);
   s.field("num_embeddings", &O::num_embeddings,
           "K, the number of embeddings ψ_k (default: the dataset's number of conditions).")
       .min(1)
-      .default_from("dataset.num_conditions");
+      .default_from(facts::dataset_num_conditions);
   s.field("embedding_dim", &O::embedding_dim, "E, the size of each ψ_k (default: D).")
       .min(1)
-      .default_from("backbone.embedding_dim");
+      .default_from(facts::backbone_embedding_dim);
   s.field("projection", &O::projection,
           "\"linear\": ψ_k = normalize(W_k φ) (released code); \"residual\": ψ_k = "
-          "normalize(φ + L_k φ) (the paper's Eq. 8).")
-      .choices({"linear", "residual"});
+          "normalize(φ + L_k φ) (the paper's Eq. 8).",
+          EnumChoices<Projection>{
+              {Projection::Linear, "linear", "ψ_k = normalize(W_k φ), the released code"},
+              {Projection::Residual, "residual", "ψ_k = normalize(φ + L_k φ), the paper's Eq. 8"}});
   s.field("g", &O::g,
           "The triplet summary g: \"set\" (Eq. 9, max over pair tokens), \"sequential\" (a "
           "bidirectional LSTM over (anchor, far, close), zero initial states), \"transformer\" "
-          "(single-head self-attention over pair tokens, dropout 0.1 / 0.5 as released).")
-      .choices({"set", "sequential", "transformer"});
+          "(single-head self-attention over pair tokens, dropout 0.1 / 0.5 as released).",
+          EnumChoices<Summary>{
+              {Summary::Set, "set", "DiscoverNet-Set: max over pair tokens (Eq. 9)"},
+              {Summary::Sequential, "sequential", "DiscoverNet-Seq: a bidirectional LSTM"},
+              {Summary::Transformer, "transformer", "DiscoverNet-Tra: self-attention over pairs"}});
   s.field("pairs", &O::pairs,
           "Pair tokens of the set and transformer g: 2 = {[a,f],[a,c]}, invariant to swapping "
           "close and far (DiscoverNet-Set); 3 adds [f,c] (released default, used with the "
           "semantic regularizer). The sequential g reads the ordered triplet instead.")
-      .choices({"2", "3"});
+      .choices({2, 3});
   s.field("temperature", &O::temperature, "Softmax temperature τ of p(τ).").greater_than(0.0);
   s.field("logits", &O::logits,
           "\"anchor_normalized\": g · normalize(a_k) (released code); \"cosine\": cos(g, a_k) "
-          "(the paper's Eq. 7).")
-      .choices({"anchor_normalized", "cosine"});
+          "(the paper's Eq. 7).",
+          EnumChoices<Logits>{{Logits::AnchorNormalized, "anchor_normalized",
+                               "g · normalize(a_k), the released code"},
+                              {Logits::Cosine, "cosine", "cos(g, a_k), the paper's Eq. 7"}});
   s.field("normalize_g_input", &O::normalize_g_input, "L2-normalise φ before g.");
   s.field("train_condition_branch", &O::train_condition_branch,
           "Train g and the anchors (the paper). The released code keeps them at their random "
           "initialisation (false).");
   s.check([](const O& o, FieldChecker& c) {
-    const std::int64_t d = o.input_dim.value_or(0);
-    if (o.projection == "residual" && o.embedding_dim && d && *o.embedding_dim != d)
+    const std::int64_t d = o.input_dim;
+    if (o.projection == Projection::Residual && o.embedding_dim != d)
       c.error("embedding_dim",
               fmt::format("must equal input_dim ({}) for residual projections", d));
-    if (o.g == "sequential" && d % 2 != 0)
+    if (o.g == Summary::Sequential && d % 2 != 0)
       c.error("g", fmt::format("the sequential g needs an even input_dim (its bidirectional LSTM "
                                "has D/2 units per direction and a residual), got {}",
                                d));
-    if (o.g == "sequential" && o.pairs == 2)
+    if (o.g == Summary::Sequential && o.pairs == 2)
       c.error("pairs",
               "pairs = 2 has no meaning for the sequential g, which reads the ordered triplet");
   });
@@ -68,16 +75,22 @@ Schema<DiscoverNetOptions> DiscoverNet::schema() {
 }
 
 std::shared_ptr<TripletSummary> DiscoverNet::make_summary(const Options& options, std::int64_t d) {
-  if (options.g == "sequential") return std::make_shared<SequentialBranch>(d);
-  if (options.g == "transformer") return std::make_shared<TransformerBranch>(d, options.pairs);
-  return std::make_shared<SetBranch>(d, options.pairs);
+  switch (options.g) {
+    case Summary::Sequential:
+      return std::make_shared<SequentialBranch>(d);
+    case Summary::Transformer:
+      return std::make_shared<TransformerBranch>(d, options.pairs);
+    case Summary::Set:
+      return std::make_shared<SetBranch>(d, options.pairs);
+  }
+  throw Error("discovernet: unknown g");
 }
 
 DiscoverNet::DiscoverNet(const Options& options)
     : options_(options),
-      d_(options.input_dim.value_or(64)),
-      k_(options.num_embeddings.value_or(4)),
-      e_(options.embedding_dim.value_or(d_)) {
+      d_(options.input_dim),
+      k_(options.num_embeddings),
+      e_(options.embedding_dim) {
   projection_ = register_module(
       "projection", torch::nn::Linear(torch::nn::LinearOptions(d_, k_ * e_).bias(false)));
   g_ = register_module("g", make_summary(options, d_));
@@ -93,7 +106,13 @@ DiscoverNet::DiscoverNet(const Options& options)
 
 torch::Tensor DiscoverNet::embed_impl(const torch::Tensor& phi) {
   torch::Tensor psi = projection_->forward(phi).view({phi.size(0), k_, e_});
-  if (options_.projection == "residual") psi = psi + phi.unsqueeze(1);
+  switch (options_.projection) {
+    case Projection::Residual:
+      psi = psi + phi.unsqueeze(1);
+      break;
+    case Projection::Linear:
+      break;
+  }
   return nn::normalize_clamped(psi, -1);
 }
 
@@ -104,7 +123,13 @@ torch::Tensor DiscoverNet::condition_weights(const torch::Tensor& phi_anchor,
     return options_.normalize_g_input ? nn::normalize_clamped(x, 1) : x;
   };
   torch::Tensor summary = g_->forward(prepare(phi_anchor), prepare(phi_close), prepare(phi_far));
-  if (options_.logits == "cosine") summary = nn::normalize_clamped(summary, 1);
+  switch (options_.logits) {
+    case Logits::Cosine:
+      summary = nn::normalize_clamped(summary, 1);
+      break;
+    case Logits::AnchorNormalized:
+      break;
+  }
   const torch::Tensor logits = summary.matmul(nn::normalize_clamped(anchors_, 1).t());
   return torch::softmax(logits / options_.temperature, 1);
 }

@@ -4,23 +4,25 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
 
 #include "triplet_summary.hpp"
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::discovernet {
 
+enum class Projection { Linear, Residual };           // W_k φ, or (I + L_k) φ
+enum class Summary { Set, Sequential, Transformer };  // the triplet summary g
+enum class Logits { AnchorNormalized, Cosine };       // released code, or the paper's Eq. 7
+
 struct DiscoverNetOptions {
-  std::optional<std::int64_t> input_dim;       // D, from the backbone
-  std::optional<std::int64_t> num_embeddings;  // K, defaults to the dataset's conditions
-  std::optional<std::int64_t> embedding_dim;   // E, defaults to D
-  std::string projection = "linear";           // "linear": W_k φ; "residual": (I + L_k) φ
-  std::string g = "set";                       // or "sequential", "transformer"
+  std::int64_t input_dim = 0;       // D, from the backbone
+  std::int64_t num_embeddings = 0;  // K, defaults to the dataset's conditions
+  std::int64_t embedding_dim = 0;   // E, defaults to D
+  Projection projection = Projection::Linear;
+  Summary g = Summary::Set;
   std::int64_t pairs = 3;  // set/transformer g: 2 = swap-invariant {[a,f],[a,c]}, 3 adds [f,c]
   double temperature = 1.0;
-  std::string logits = "anchor_normalized";  // or "cosine" (the paper)
+  Logits logits = Logits::AnchorNormalized;
   bool normalize_g_input = false;
   bool train_condition_branch = false;  // released code: g and anchors stay at random init
 };

@@ -13,19 +13,24 @@ Schema<LsnOptions> Lsn::schema() {
       "satisfies it best. Train it with loss/lsn_min.");
   s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
       .min(1)
-      .derived("backbone.embedding_dim");
+      .derived(facts::backbone_embedding_dim);
   s.field("num_embeddings", &O::num_embeddings,
           "K, the number of latent embeddings (default: the dataset's number of conditions).")
       .min(1)
-      .default_from("dataset.num_conditions");
-  s.field("masks", &O::masks, nn::ConditionMasks::option_doc())
-      .choices(nn::ConditionMasks::initializations());
+      .default_from(facts::dataset_num_conditions);
+  s.field("masks", &O::masks, nn::mask_init_doc(), nn::mask_init_choices());
   return s;
 }
 
-Lsn::Lsn(const Options& options) : d_(options.input_dim.value_or(64)) {
-  masks_ = register_module("masks", std::make_shared<nn::ConditionMasks>(
-                                        options.num_embeddings.value_or(4), d_, options.masks));
+Contract Lsn::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::AuxTerm, "mask_l1"}};
+  return c;
+}
+
+Lsn::Lsn(const Options& options) : d_(options.input_dim) {
+  masks_ = register_module(
+      "masks", std::make_shared<nn::ConditionMasks>(options.num_embeddings, d_, options.masks));
 }
 
 torch::Tensor Lsn::embed_impl(const torch::Tensor& phi) {

@@ -4,8 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
 
 #include "wscsl/nn/condition_masks.hpp"
 #include "wscsl/sdk.hpp"
@@ -13,15 +11,16 @@
 namespace wscsl::lsn {
 
 struct LsnOptions {
-  std::optional<std::int64_t> input_dim;       // D, from the backbone
-  std::optional<std::int64_t> num_embeddings;  // K, defaults to the dataset's conditions
-  std::string masks = "learned";
+  std::int64_t input_dim = 0;       // D, from the backbone
+  std::int64_t num_embeddings = 0;  // K, defaults to the dataset's conditions
+  nn::MaskInit masks = nn::MaskInit::Learned;
 };
 
 class Lsn final : public ConditionModule {
  public:
   using Options = LsnOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit Lsn(const Options& options);
 
   std::int64_t num_embeddings() const override { return masks_->count(); }

@@ -12,14 +12,13 @@ Schema<SceAttentionOptions> SceAttention::schema() {
       "embeddings.");
   s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
       .min(1)
-      .derived("backbone.embedding_dim");
+      .derived(facts::backbone_embedding_dim);
   s.field("num_embeddings", &O::num_embeddings,
           "K, the number of masks (`num_concepts`; default: the dataset's number of conditions).")
       .min(1)
-      .default_from("dataset.num_conditions");
-  s.field("masks", &O::masks,
-          nn::ConditionMasks::option_doc() + " The README's training command uses learned.")
-      .choices(nn::ConditionMasks::initializations());
+      .default_from(facts::dataset_num_conditions);
+  s.field("masks", &O::masks, nn::mask_init_doc() + " The README's training command uses learned.",
+          nn::mask_init_choices());
   s.field("hidden", &O::hidden, "Hidden units of the condition-weight branch (released: 32).")
       .min(1);
   s.field("normalize", &O::normalize,
@@ -28,9 +27,14 @@ Schema<SceAttentionOptions> SceAttention::schema() {
   return s;
 }
 
-SceAttention::SceAttention(const Options& options)
-    : options_(options), d_(options.input_dim.value_or(64)) {
-  const std::int64_t k = options.num_embeddings.value_or(4);
+Contract SceAttention::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::AuxTerm, "mask_l1"}};
+  return c;
+}
+
+SceAttention::SceAttention(const Options& options) : options_(options), d_(options.input_dim) {
+  const std::int64_t k = options.num_embeddings;
   masks_ = register_module("masks", std::make_shared<nn::ConditionMasks>(k, d_, options.masks));
   hidden_ = register_module("branch_hidden", torch::nn::Linear(3 * d_, options.hidden));
   logits_ = register_module("branch_out", torch::nn::Linear(options.hidden, k));

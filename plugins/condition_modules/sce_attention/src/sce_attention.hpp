@@ -4,8 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
 
 #include <torch/nn/modules/linear.h>
 
@@ -15,9 +13,9 @@
 namespace wscsl::sce_attention {
 
 struct SceAttentionOptions {
-  std::optional<std::int64_t> input_dim;       // D, from the backbone
-  std::optional<std::int64_t> num_embeddings;  // K (num_concepts), defaults to the conditions
-  std::string masks = "learned";               // the README's training command uses --learned
+  std::int64_t input_dim = 0;                  // D, from the backbone
+  std::int64_t num_embeddings = 0;             // K (num_concepts), defaults to the conditions
+  nn::MaskInit masks = nn::MaskInit::Learned;  // the README's training command uses --learned
   std::int64_t hidden = 32;
   bool normalize = true;  // released code: v/(‖v‖+1e-10) on ψ_k and on the branch inputs
 };
@@ -26,6 +24,7 @@ class SceAttention final : public ConditionModule {
  public:
   using Options = SceAttentionOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit SceAttention(const Options& options);
 
   std::int64_t num_embeddings() const override { return masks_->count(); }

@@ -12,7 +12,7 @@ Schema<SingleOptions> Single::schema() {
       "F.pairwise_distance.");
   s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
       .min(1)
-      .derived("backbone.embedding_dim");
+      .derived(facts::backbone_embedding_dim);
   return s;
 }
 

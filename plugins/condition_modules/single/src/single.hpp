@@ -3,21 +3,20 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::single {
 
 struct SingleOptions {
-  std::optional<std::int64_t> input_dim;  // D, from the backbone
+  std::int64_t input_dim = 0;  // D, from the backbone
 };
 
 class Single final : public ConditionModule {
  public:
   using Options = SingleOptions;
   static Schema<Options> schema();
-  explicit Single(const Options& options) : d_(options.input_dim.value_or(64)) {}
+  explicit Single(const Options& options) : d_(options.input_dim) {}
 
   std::int64_t num_embeddings() const override { return 1; }
   std::int64_t output_dim() const override { return d_; }

@@ -12,22 +12,27 @@ Schema<SpecializedOptions> Specialized::schema() {
       "condition, selected by the triplet's condition label (supervised); F.pairwise_distance.");
   s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
       .min(1)
-      .derived("backbone.embedding_dim");
+      .derived(facts::backbone_embedding_dim);
   s.field("num_conditions", &O::num_conditions,
           "K, one head per condition (set from the dataset: the triplet's label selects it).")
       .min(1)
-      .derived("dataset.num_conditions");
+      .derived(facts::dataset_num_conditions);
   s.field("embedding_dim", &O::embedding_dim, "E, the size of each head's embedding (default: D).")
       .min(1)
-      .default_from("backbone.embedding_dim");
+      .default_from(facts::backbone_embedding_dim);
   return s;
 }
 
+Contract Specialized::contract_of(const Options&) {
+  Contract c;
+  c.needs = {{Resource::TripletConditions}};
+  return c;
+}
+
 Specialized::Specialized(const Options& options)
-    : k_(options.num_conditions.value_or(4)),
-      e_(options.embedding_dim.value_or(options.input_dim.value_or(64))) {
+    : k_(options.num_conditions), e_(options.embedding_dim) {
   // One Linear(D, K·E) is K independent Linear(D, E) heads with nn.Linear's initialisation.
-  heads_ = register_module("heads", torch::nn::Linear(options.input_dim.value_or(64), k_ * e_));
+  heads_ = register_module("heads", torch::nn::Linear(options.input_dim, k_ * e_));
 }
 
 torch::Tensor Specialized::embed_impl(const torch::Tensor& phi) {

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 
 #include <torch/nn/modules/linear.h>
 
@@ -13,15 +12,16 @@
 namespace wscsl::specialized {
 
 struct SpecializedOptions {
-  std::optional<std::int64_t> input_dim;       // D, from the backbone
-  std::optional<std::int64_t> num_conditions;  // K, from the dataset
-  std::optional<std::int64_t> embedding_dim;   // E, defaults to D
+  std::int64_t input_dim = 0;       // D, from the backbone
+  std::int64_t num_conditions = 0;  // K, from the dataset
+  std::int64_t embedding_dim = 0;   // E, defaults to D
 };
 
 class Specialized final : public ConditionModule {
  public:
   using Options = SpecializedOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit Specialized(const Options& options);
 
   std::int64_t num_embeddings() const override { return k_; }

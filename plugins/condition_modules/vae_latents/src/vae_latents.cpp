@@ -14,13 +14,19 @@ Schema<VaeLatentsOptions> VaeLatents::schema() {
   s.field("input_dim", &O::input_dim,
           "D = 2L, the size of φ = [μ ; log σ²] (set from the backbone).")
       .min(2)
-      .derived("backbone.embedding_dim");
+      .derived(facts::backbone_embedding_dim);
   s.check([](const O& o, FieldChecker& c) {
-    if (o.input_dim && *o.input_dim % 2 != 0)
+    if (o.input_dim % 2 != 0)
       c.error("input_dim", fmt::format("must be even: φ = [μ ; log σ²] holds two L-vectors, got {}",
-                                       *o.input_dim));
+                                       o.input_dim));
   });
   return s;
+}
+
+Contract VaeLatents::contract_of(const Options&) {
+  Contract c;
+  c.needs = {{Resource::GaussianPosterior}};
+  return c;
 }
 
 torch::Tensor VaeLatents::embed_impl(const torch::Tensor& phi) {

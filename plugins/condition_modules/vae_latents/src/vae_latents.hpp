@@ -5,21 +5,21 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::vae_latents {
 
 struct VaeLatentsOptions {
-  std::optional<std::int64_t> input_dim;  // D = 2L, from the backbone
+  std::int64_t input_dim = 0;  // D = 2L, from the backbone
 };
 
 class VaeLatents final : public ConditionModule {
  public:
   using Options = VaeLatentsOptions;
   static Schema<Options> schema();
-  explicit VaeLatents(const Options& options) : latent_(options.input_dim.value_or(20) / 2) {}
+  static Contract contract_of(const Options& options);
+  explicit VaeLatents(const Options& options) : latent_(options.input_dim / 2) {}
 
   std::int64_t num_embeddings() const override { return latent_; }
   std::int64_t output_dim() const override { return 1; }

@@ -70,8 +70,10 @@ Schema<CelebaOptions> Celeba::schema() {
   s.field("variant", &O::variant,
           "\"attributes\": one binary condition per name in `conditions`; \"merged\": Celeb-A†, "
           "the 5 conditions of the DiscoverNet supplementary's Table 1 (see the README for the "
-          "merge rule).")
-      .choices({"attributes", "merged"});
+          "merge rule).",
+          EnumChoices<Variant>{
+              {Variant::Attributes, "attributes", "one binary condition per listed attribute"},
+              {Variant::Merged, "merged", "Celeb-A†: 5 conditions merged from 20 attributes"}});
   s.field("conditions", &O::conditions,
           "Attributes used as conditions (variant \"attributes\"), as spelled in the header of "
           "list_attr_celeba.txt; the default is the paper's 8.");
@@ -83,11 +85,17 @@ Schema<CelebaOptions> Celeba::schema() {
   s.field("test_triplets", &O::test_triplets, "Test triplets (DiscoverNet: 160,000).").min(1);
   add_image_options(s);
   s.check([](const O& o, FieldChecker& c) {
-    if (o.variant == "attributes" && o.conditions.empty())
+    if (o.variant == Variant::Attributes && o.conditions.empty())
       c.error("conditions", "needs at least one attribute");
     check_condition_names(o.conditions, "conditions", c);
   });
   return s;
+}
+
+Contract Celeba::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::TripletConditions}, {Resource::ImageFactors}};
+  return c;
 }
 
 Celeba::Celeba(const Options& options) : ImageDataset(options), options_(options) {
@@ -126,18 +134,21 @@ ImageList Celeba::read_image_list(BadRows& bad) {
   // Each condition reads a group of attribute columns: one (binary) or four (merged).
   std::vector<std::vector<std::size_t>> groups;
   std::vector<std::string> names;
-  if (options_.variant == "merged") {
-    for (const MergedCondition& m : kMergedConditions) {
-      names.push_back(m.name);
-      groups.emplace_back();
-      for (const char* a : m.attributes)
-        groups.back().push_back(column_of(a));
-    }
-  } else {
-    for (const std::string& name : options_.conditions) {
-      names.push_back(name);
-      groups.push_back({column_of(name)});
-    }
+  switch (options_.variant) {
+    case Variant::Merged:
+      for (const MergedCondition& m : kMergedConditions) {
+        names.push_back(m.name);
+        groups.emplace_back();
+        for (const char* a : m.attributes)
+          groups.back().push_back(column_of(a));
+      }
+      break;
+    case Variant::Attributes:
+      for (const std::string& name : options_.conditions) {
+        names.push_back(name);
+        groups.push_back({column_of(name)});
+      }
+      break;
   }
 
   ImageList list;
@@ -187,14 +198,18 @@ ImageList Celeba::read_image_list(BadRows& bad) {
   for (std::size_t k = 0; k < groups.size(); ++k) {
     AttributeColumn& column = labelled_.columns[k];
     column.name = names[k];
-    if (options_.variant == "merged") {
-      auto [values, kept] = merge_codes(codes[k], kMergedConditions[k].values);
-      column.values = std::move(values);
-      for (unsigned code : kept)
-        labelled_.value_names[k].push_back(code_name(kMergedConditions[k], code));
-    } else {
-      column.values.assign(codes[k].begin(), codes[k].end());
-      labelled_.value_names[k] = {"no", "yes"};
+    switch (options_.variant) {
+      case Variant::Merged: {
+        auto [values, kept] = merge_codes(codes[k], kMergedConditions[k].values);
+        column.values = std::move(values);
+        for (unsigned code : kept)
+          labelled_.value_names[k].push_back(code_name(kMergedConditions[k], code));
+        break;
+      }
+      case Variant::Attributes:
+        column.values.assign(codes[k].begin(), codes[k].end());
+        labelled_.value_names[k] = {"no", "yes"};
+        break;
     }
   }
 

@@ -14,13 +14,16 @@
 
 namespace wscsl::celeba {
 
+// Binary attributes as conditions, or Celeb-A†'s merged multi-valued conditions.
+enum class Variant { Attributes, Merged };
+
 struct CelebaOptions : ImageDatasetOptions {
   // Not an aggregate: GCC 12 misreads `Options{}` of an aggregate with a base as uninitialized.
   CelebaOptions() {}
 
   std::string root;
   std::string images = "img_align_celeba";
-  std::string variant = "attributes";
+  Variant variant = Variant::Attributes;
   std::vector<std::string> conditions = {"5_o_Clock_Shadow", "Attractive", "Bags_Under_Eyes",
                                          "Eyeglasses",       "Male",       "Smiling",
                                          "Wearing_Lipstick", "Young"};
@@ -55,6 +58,7 @@ class Celeba final : public ImageDataset {
  public:
   using Options = CelebaOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit Celeba(const Options& options);
 
   DatasetInfo info() const override;

@@ -10,7 +10,6 @@
 namespace wscsl::fashion_crb {
 namespace {
 
-const std::vector<std::string> kConditions = {"category", "color", "rotation", "background"};
 constexpr std::int64_t kTestFileItems = 10000;
 
 template <std::size_t N>
@@ -81,6 +80,33 @@ std::pair<torch::Tensor, torch::Tensor> draw_triplets(
   return triplet_tensors(drawn);
 }
 
+const EnumChoices<Factor>& factor_choices() {
+  static const EnumChoices<Factor> choices = {
+      {Factor::Category, "category", "the garment's Fashion-MNIST class (10 values)"},
+      {Factor::Color, "color", "the garment's colour"},
+      {Factor::Rotation, "rotation", "the garment's rotation"},
+      {Factor::Background, "background", "the background's pattern"}};
+  return choices;
+}
+
+namespace {
+
+std::vector<std::string> value_names(Factor factor) {
+  switch (factor) {
+    case Factor::Category:
+      return names(kCategoryNames);
+    case Factor::Color:
+      return names(kColorNames);
+    case Factor::Rotation:
+      return names(kRotationNames);
+    case Factor::Background:
+      return names(kBackgroundNames);
+  }
+  return {};
+}
+
+}  // namespace
+
 Schema<FashionCrbOptions> FashionCrb::schema() {
   using O = FashionCrbOptions;
   Schema<O> s(
@@ -91,8 +117,8 @@ Schema<FashionCrbOptions> FashionCrb::schema() {
           "Seed of the rendering and of the triplets (the benchmark is a pure "
           "function of the files, this seed and the sizes).")
       .min(0);
-  s.field("conditions", &O::conditions, "The similarity conditions, in label order.")
-      .choices(kConditions);
+  s.field("conditions", &O::conditions, "The similarity conditions, in label order.",
+          factor_choices());
   s.field("train_items", &O::train_items, "Training images (the first N of the 60,000).")
       .min(2)
       .max(60000);
@@ -108,8 +134,7 @@ Schema<FashionCrbOptions> FashionCrb::schema() {
   s.field("test_triplets", &O::test_triplets, "Test triplets.").min(1);
   s.check([](const O& o, FieldChecker& c) {
     if (o.conditions.empty()) c.error("conditions", "needs at least one condition");
-    if (std::set<std::string>(o.conditions.begin(), o.conditions.end()).size() !=
-        o.conditions.size())
+    if (std::set<Factor>(o.conditions.begin(), o.conditions.end()).size() != o.conditions.size())
       c.error("conditions", "lists a condition twice");
     if (o.val_items + o.test_items > kTestFileItems)
       c.error("test_items",
@@ -138,23 +163,32 @@ FashionCrb::FashionCrb(const Options& options) : options_(options) {
 
 DatasetInfo FashionCrb::info() const {
   DatasetInfo d;
-  for (const std::string& c : options_.conditions) {
-    if (c == "category") d.conditions.push_back({c, names(kCategoryNames)});
-    if (c == "color") d.conditions.push_back({c, names(kColorNames)});
-    if (c == "rotation") d.conditions.push_back({c, names(kRotationNames)});
-    if (c == "background") d.conditions.push_back({c, names(kBackgroundNames)});
-  }
+  for (Factor c : options_.conditions)
+    d.conditions.push_back({spelling_of(factor_choices(), c), value_names(c)});
   d.channels = 3;
   d.height = d.width = kCanvasSize;
   d.splits = {"train", "val", "test"};
   return d;
 }
 
-int FashionCrb::factor_of(const SampleFactors& f, const std::string& condition) const {
-  if (condition == "category") return f.category;
-  if (condition == "color") return f.color;
-  if (condition == "rotation") return f.rotation;
-  return f.background;
+int FashionCrb::factor_of(const SampleFactors& f, Factor condition) {
+  switch (condition) {
+    case Factor::Category:
+      return f.category;
+    case Factor::Color:
+      return f.color;
+    case Factor::Rotation:
+      return f.rotation;
+    case Factor::Background:
+      return f.background;
+  }
+  return -1;
+}
+
+Contract FashionCrb::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::TripletConditions}, {Resource::ImageFactors}};
+  return c;
 }
 
 SplitData FashionCrb::load_split(const std::string& name) {

@@ -12,10 +12,15 @@
 
 namespace wscsl::fashion_crb {
 
+// The four rendered factors, each of which can be a similarity condition.
+enum class Factor { Category, Color, Rotation, Background };
+const EnumChoices<Factor>& factor_choices();
+
 struct FashionCrbOptions {
   std::string root = "/usr/share/datasets/fashion-mnist";
   std::int64_t seed = 0;
-  std::vector<std::string> conditions = {"category", "color", "rotation", "background"};
+  std::vector<Factor> conditions = {Factor::Category, Factor::Color, Factor::Rotation,
+                                    Factor::Background};
   std::int64_t train_items = 60000;
   std::int64_t val_items = 5000;
   std::int64_t test_items = 5000;
@@ -46,6 +51,7 @@ class FashionCrb final : public Dataset {
  public:
   using Options = FashionCrbOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit FashionCrb(const Options& options);
 
   DatasetInfo info() const override;
@@ -56,7 +62,7 @@ class FashionCrb final : public Dataset {
                             const ImageRequest& request) override;
 
  private:
-  int factor_of(const SampleFactors& f, const std::string& condition) const;
+  static int factor_of(const SampleFactors& f, Factor condition);
   Options options_;
   std::map<std::string, torch::Tensor> images_;  // uint8 [N, 3, 32, 32] per loaded split
 };

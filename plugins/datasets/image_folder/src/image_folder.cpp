@@ -75,6 +75,12 @@ Schema<ImageFolderOptions> ImageFolder::schema() {
   return s;
 }
 
+Contract ImageFolder::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::TripletConditions}, {Resource::ImageFactors}};
+  return c;
+}
+
 ImageFolder::ImageFolder(const Options& options) : ImageDataset(options), options_(options) {
   // Read now: the conditions' values are part of info(), and `wscsl check` sees bad files.
   image_list();

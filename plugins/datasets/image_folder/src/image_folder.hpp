@@ -36,6 +36,7 @@ class ImageFolder final : public ImageDataset {
  public:
   using Options = ImageFolderOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit ImageFolder(const Options& options);
 
   DatasetInfo info() const override;

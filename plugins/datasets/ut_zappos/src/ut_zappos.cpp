@@ -45,6 +45,13 @@ Schema<UtZapposOptions> UtZappos::schema() {
   return s;
 }
 
+// CSN's triplet lists name each triplet's condition; the images carry no factor labels.
+Contract UtZappos::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::TripletConditions}};
+  return c;
+}
+
 UtZappos::UtZappos(const Options& options) : ImageDataset(options), options_(options) {
   // Checked here, so `wscsl check` reports missing files before anything runs.
   root_ = existing_directory(options.root, "UT-Zappos root");

@@ -31,6 +31,7 @@ class UtZappos final : public ImageDataset {
  public:
   using Options = UtZapposOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit UtZappos(const Options& options);
 
   DatasetInfo info() const override;

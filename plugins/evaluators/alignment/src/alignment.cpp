@@ -50,9 +50,9 @@ std::string psi_name(int l) {
 // One alignment strategy: its plan fitted on the validation table (rows sum to 1/C) and what it
 // gives on the evaluated table.
 struct Fitted {
-  std::string strategy;  // key of the published results: greedy, ot, exact
-  std::string metric;    // metric prefix: gr, ot, exact
-  std::string label;     // table heading: GR, OT, exact
+  aligned::Strategy strategy;  // whose results are published
+  std::string metric;          // metric prefix: gr, ot, exact
+  std::string label;           // table heading: GR, OT, exact
   Matrix plan;
   std::vector<double> per_condition;  // 1 − Σ_l (T_cl / Σ_l T_cl) C_target[c, l]
   double accuracy = 0;                // 1 − <T, C_target>
@@ -97,9 +97,9 @@ std::string greedy_conditions(const Fitted& greedy, std::size_t l,
   return chosen.empty() ? "-" : join(chosen, ", ");
 }
 
-Fitted fit(std::string strategy, std::string metric, std::string label, Matrix plan) {
+Fitted fit(aligned::Strategy strategy, std::string metric, std::string label, Matrix plan) {
   Fitted f;
-  f.strategy = std::move(strategy);
+  f.strategy = strategy;
   f.metric = std::move(metric);
   f.label = std::move(label);
   f.plan = std::move(plan);
@@ -127,9 +127,36 @@ Schema<AlignmentOptions> Alignment::schema() {
   s.field("greedy_fit", &O::greedy_fit,
           "Split the greedy choice is made on: \"target\" (the reference code picks the best "
           "embedding per condition on the evaluated split itself) or \"fit\" (the validation "
-          "split, like OT).")
-      .choices({"target", "fit"});
+          "split, like OT).",
+          EnumChoices<GreedyFit>{
+              {GreedyFit::Target, "target", "the evaluated split, as the reference code"},
+              {GreedyFit::Fit, "fit", "the validation split, like OT"}});
   return s;
+}
+
+Contract Alignment::contract_of(const Options&) {
+  Contract c;
+  for (const auto& strategy : aligned::strategy_choices())
+    c.provides.push_back({Resource::Alignment, strategy.spelling});
+  c.needs = {{Resource::TripletConditions}};
+  c.metrics = {{"gr_accuracy", "GR"},
+               {"ot_accuracy", "OT"},
+               {"exact_accuracy"},
+               {"ot_converged"},
+               {"gr_accuracy/{condition}"},
+               {"ot_accuracy/{condition}"},
+               {"exact_accuracy/{condition}"}};
+  return c;
+}
+
+const Matrix& Alignment::greedy_fit_cost(const Matrix& cost_fit, const Matrix& cost_target) const {
+  switch (options_.greedy_fit) {
+    case GreedyFit::Fit:
+      return cost_fit;
+    case GreedyFit::Target:
+      return cost_target;
+  }
+  return cost_target;
 }
 
 EvalReport Alignment::evaluate_impl(EvalContext& context) {
@@ -144,13 +171,13 @@ EvalReport Alignment::evaluate_impl(EvalContext& context) {
   const std::vector<double> b(embeddings, 1.0 / static_cast<double>(embeddings));
   const alignment::SinkhornResult ot = alignment::sinkhorn_log(
       cost_fit, a, b, options_.reg, static_cast<int>(options_.max_iterations), options_.tolerance);
-  const Matrix& greedy_cost = options_.greedy_fit == "fit" ? cost_fit : cost_target;
+  const Matrix& greedy_cost = greedy_fit_cost(cost_fit, cost_target);
   std::vector<Fitted> fitted(3);
   fitted[0] =
-      fit("greedy", "gr", "GR",
+      fit(aligned::Strategy::Greedy, "gr", "GR",
           alignment::assignment_plan(alignment::greedy_assignment(greedy_cost), embeddings));
-  fitted[1] = fit("ot", "ot", "OT", ot.plan);
-  fitted[2] = fit("exact", "exact", "exact", alignment::exact_transport(cost_fit));
+  fitted[1] = fit(aligned::Strategy::Ot, "ot", "OT", ot.plan);
+  fitted[2] = fit(aligned::Strategy::Exact, "exact", "exact", alignment::exact_transport(cost_fit));
   for (Fitted& f : fitted) {
     apply(f, cost_target);
     publish(f, context.shared);

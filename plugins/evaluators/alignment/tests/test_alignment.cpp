@@ -161,3 +161,13 @@ TEST(Alignment, NeedsConditionLabels) {
       wscsl::testing::run_evaluator(*e, module, t, t, wscsl::testing::dataset_info({"a", "b"})),
       Error);
 }
+
+TEST(Alignment, ProvidesEveryStrategyAndNeedsTheTripletsConditions) {
+  auto e = wscsl::testing::build<Evaluator>("alignment");
+  for (const char* strategy : {"ot", "exact", "greedy"})
+    EXPECT_TRUE(e->contract().provides_resource(Resource::Alignment, strategy)) << strategy;
+  EXPECT_TRUE(e->contract().needs_resource(Resource::TripletConditions));
+  const Diagnostics d =
+      wscsl::testing::bind_diagnostics(Kind::Evaluator, "alignment", "greedy_fit = \"val\"");
+  EXPECT_NE(d.format().find("valid choices: target, fit"), std::string::npos) << d.format();
+}

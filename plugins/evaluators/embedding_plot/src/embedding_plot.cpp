@@ -64,6 +64,19 @@ int legend_width(const DatasetInfo& info) {
 
 }  // namespace
 
+const EnumChoices<Projection>& projection_choices() {
+  static const EnumChoices<Projection> choices = {
+      {Projection::Tsne, "tsne", "exact t-SNE"},
+      {Projection::Pca, "pca", "the two leading principal axes"}};
+  return choices;
+}
+
+Contract EmbeddingPlot::contract_of(const Options& options) {
+  Contract c;
+  c.needs = {{Resource::ImageFactors}, aligned::alignment_need(options.alignment)};
+  return c;
+}
+
 Schema<EmbeddingPlotOptions> EmbeddingPlot::schema() {
   using O = EmbeddingPlotOptions;
   Schema<O> s(
@@ -71,8 +84,8 @@ Schema<EmbeddingPlotOptions> EmbeddingPlot::schema() {
       "values of the condition aligned to it (DiscoverNet Fig. 5), written as a PNG.");
   s.field("projection", &O::projection,
           "\"tsne\": exact t-SNE (O(points²) per iteration); \"pca\": the two leading principal "
-          "axes (fast).")
-      .choices({"tsne", "pca"});
+          "axes (fast).",
+          projection_choices());
   s.field("points", &O::points, "Images plotted: a seeded sample of the split (all if fewer).")
       .min(2);
   s.field("seed", &O::seed, "Seed of the sample and of t-SNE's initial layout.").min(0);
@@ -82,16 +95,38 @@ Schema<EmbeddingPlotOptions> EmbeddingPlot::schema() {
   s.field("iterations", &O::iterations, "t-SNE gradient steps (the first 250 exaggerated).").min(1);
   s.field("alignment", &O::alignment,
           "Published alignment that names each embedding's condition (from an earlier "
-          "`alignment` evaluator).")
-      .choices(aligned::strategies());
+          "`alignment` evaluator).",
+          aligned::strategy_choices());
   s.field("panels", &O::panels,
           "\"aligned\": one panel per embedding, coloured by its aligned condition; \"all\": one "
-          "row per embedding and one column per condition.")
-      .choices({"aligned", "all"});
+          "row per embedding and one column per condition.",
+          EnumChoices<Panels>{
+              {Panels::Aligned, "aligned", "one panel per embedding, its aligned condition"},
+              {Panels::All, "all", "one panel per embedding and condition"}});
   s.field("file", &O::file,
           "PNG file name under the run's plots directory (default: embeddings_<projection>.png).");
   s.field("panel_size", &O::panel_size, "Side of one panel in pixels.").min(120).max(2000);
   return s;
+}
+
+std::string EmbeddingPlot::projection_title() const {
+  switch (options_.projection) {
+    case Projection::Tsne:
+      return "t-SNE";
+    case Projection::Pca:
+      return "PCA";
+  }
+  return "";
+}
+
+torch::Tensor EmbeddingPlot::project(const torch::Tensor& x, const TsneOptions& tsne) const {
+  switch (options_.projection) {
+    case Projection::Tsne:
+      return tsne_2d(x, tsne);
+    case Projection::Pca:
+      return pca_2d(x);
+  }
+  return {};
 }
 
 EvalReport EmbeddingPlot::evaluate_impl(EvalContext& context) {
@@ -118,7 +153,7 @@ EvalReport EmbeddingPlot::evaluate_impl(EvalContext& context) {
 
   const std::int64_t embeddings = psi.size(1);
   const auto conditions = static_cast<std::int64_t>(context.info.conditions.size());
-  const bool all = options_.panels == "all";
+  const bool all = options_.panels == Panels::All;
   const std::int64_t panel_count = all ? embeddings * conditions : embeddings;
   const std::int64_t columns = all ? conditions : std::min<std::int64_t>(embeddings, 4);
   const std::int64_t panel_rows = (panel_count + columns - 1) / columns;
@@ -126,7 +161,7 @@ EvalReport EmbeddingPlot::evaluate_impl(EvalContext& context) {
   const int header = 30, cell_w = side + legend;
   plot::Canvas canvas(static_cast<int>(columns) * cell_w,
                       header + static_cast<int>(panel_rows) * side);
-  const std::string name = options_.projection == "tsne" ? "t-SNE" : "PCA";
+  const std::string name = projection_title();
   canvas.text(fmt::format("{} of each embedding, {} images of '{}', colours: {}", name, count,
                           table.split, all ? "each condition" : aligned.source),
               8, 20, plot::kBlack, 0.5);
@@ -137,7 +172,7 @@ EvalReport EmbeddingPlot::evaluate_impl(EvalContext& context) {
   tsne.seed = static_cast<std::uint64_t>(options_.seed);
   for (std::int64_t k = 0; k < embeddings; ++k) {
     const torch::Tensor x = psi.select(1, k);
-    const torch::Tensor projected = options_.projection == "tsne" ? tsne_2d(x, tsne) : pca_2d(x);
+    const torch::Tensor projected = project(x, tsne);
     const std::vector<double> xs = column(projected, 0), ys = column(projected, 1);
     for (std::int64_t c = 0; c < (all ? conditions : 1); ++c) {
       const std::int64_t condition =
@@ -159,7 +194,9 @@ EvalReport EmbeddingPlot::evaluate_impl(EvalContext& context) {
     }
   }
   const std::string file =
-      options_.file.empty() ? "embeddings_" + options_.projection + ".png" : options_.file;
+      options_.file.empty()
+          ? "embeddings_" + spelling_of(projection_choices(), options_.projection) + ".png"
+          : options_.file;
   const std::filesystem::path path = context.artifact_dir / file;
   canvas.save_png(path);
   EvalReport report;

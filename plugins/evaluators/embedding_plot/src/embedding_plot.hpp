@@ -5,18 +5,25 @@
 #include <cstdint>
 #include <string>
 
+#include "projection.hpp"
+#include "wscsl/eval/aligned.hpp"
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::embedding_plot {
 
+enum class Projection { Tsne, Pca };
+const EnumChoices<Projection>& projection_choices();
+// One panel per embedding coloured by its aligned condition, or a grid of embeddings × conditions.
+enum class Panels { Aligned, All };
+
 struct EmbeddingPlotOptions {
-  std::string projection = "tsne";
+  Projection projection = Projection::Tsne;
   std::int64_t points = 500;
   std::int64_t seed = 0;
   double perplexity = 30.0;
   std::int64_t iterations = 1000;
-  std::string alignment = "ot";
-  std::string panels = "aligned";
+  aligned::Strategy alignment = aligned::Strategy::Ot;
+  Panels panels = Panels::Aligned;
   std::string file;
   std::int64_t panel_size = 240;
 };
@@ -25,6 +32,7 @@ class EmbeddingPlot final : public Evaluator {
  public:
   using Options = EmbeddingPlotOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit EmbeddingPlot(const Options& options) : options_(options) {}
   bool runs_during_validation() const override { return false; }
 
@@ -32,6 +40,8 @@ class EmbeddingPlot final : public Evaluator {
   EvalReport evaluate_impl(EvalContext& context) override;
 
  private:
+  std::string projection_title() const;
+  torch::Tensor project(const torch::Tensor& x, const TsneOptions& tsne) const;
   Options options_;
 };
 

@@ -98,8 +98,8 @@ TEST(EmbeddingPlot, WritesADecodablePngWithOnePanelPerEmbedding) {
   EmbeddingTable t = wscsl::testing::make_table("test", psi, {{0, 1, 2}}, {0});
   t.factors = torch::stack({torch::div(torch::arange(30), 10, "floor"), torch::arange(30) % 2}, 1);
   std::map<std::string, torch::Tensor> shared = {
-      {aligned::assignment_key("ot"), torch::tensor({1, 0})},
-      {aligned::condition_of_embedding_key("ot"), torch::tensor({1, 0})}};
+      {aligned::assignment_key(aligned::Strategy::Ot), torch::tensor({1, 0})},
+      {aligned::condition_of_embedding_key(aligned::Strategy::Ot), torch::tensor({1, 0})}};
   const fs::path dir = temporary_directory("wscsl_embedding_plot");
   for (const std::string projection : {"pca", "tsne"}) {
     auto e = wscsl::testing::build<Evaluator>(

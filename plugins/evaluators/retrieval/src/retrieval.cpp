@@ -75,8 +75,8 @@ Schema<RetrievalOptions> Retrieval::schema() {
   s.field("k", &O::k, "Cut-offs of precision@k and Recall@k.");
   s.field("alignment", &O::alignment,
           "Published alignment that picks each condition's embedding (from an earlier "
-          "`alignment` evaluator).")
-      .choices(aligned::strategies());
+          "`alignment` evaluator).",
+          aligned::strategy_choices());
   s.field("validate", &O::validate, "Also run during the per-epoch validation.");
   s.field("block_elements", &O::block_elements,
           "Distances held at once: queries are processed in blocks of ⌊block_elements / "
@@ -87,6 +87,19 @@ Schema<RetrievalOptions> Retrieval::schema() {
       if (cut < 1) check.error("k", fmt::format("every cut-off must be at least 1, got {}", cut));
   });
   return s;
+}
+
+Contract Retrieval::contract_of(const Options& options) {
+  Contract c;
+  c.needs = {{Resource::ImageFactors}, aligned::alignment_need(options.alignment)};
+  std::vector<std::string> names = {"map", "ndcg", "nn"};
+  for (std::int64_t cut : options.k)
+    names.insert(names.end(), {fmt::format("precision@{}", cut), fmt::format("recall@{}", cut)});
+  for (const std::string& name : names) {
+    c.metrics.push_back({name});
+    c.metrics.push_back({name + "/{condition}", name == "map" ? "MAP {condition}" : ""});
+  }
+  return c;
 }
 
 EvalReport Retrieval::evaluate_impl(EvalContext& context) {

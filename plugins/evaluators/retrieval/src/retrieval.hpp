@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "wscsl/eval/aligned.hpp"
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::retrieval {
@@ -15,7 +16,7 @@ struct RetrievalOptions {
   std::int64_t queries = 1000;
   std::int64_t seed = 0;
   std::vector<std::int64_t> k = {10, 100};
-  std::string alignment = "ot";
+  aligned::Strategy alignment = aligned::Strategy::Ot;
   bool validate = false;
   std::int64_t block_elements = std::int64_t{1} << 24;
 };
@@ -36,6 +37,7 @@ class Retrieval final : public Evaluator {
  public:
   using Options = RetrievalOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit Retrieval(const Options& options) : options_(options) {}
   bool runs_during_validation() const override { return options_.validate; }
 

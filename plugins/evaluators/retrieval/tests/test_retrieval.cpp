@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "../src/retrieval.hpp"
@@ -84,8 +85,9 @@ Scene scene(const std::vector<std::int64_t>& shape, const std::vector<std::int64
 
 std::map<std::string, torch::Tensor> published(const std::vector<std::int64_t>& embedding_of,
                                                const std::vector<std::int64_t>& condition_of) {
-  return {{aligned::assignment_key("ot"), torch::tensor(embedding_of)},
-          {aligned::condition_of_embedding_key("ot"), torch::tensor(condition_of)}};
+  return {
+      {aligned::assignment_key(aligned::Strategy::Ot), torch::tensor(embedding_of)},
+      {aligned::condition_of_embedding_key(aligned::Strategy::Ot), torch::tensor(condition_of)}};
 }
 
 EvalReport run(const EmbeddingTable& t, std::map<std::string, torch::Tensor> shared,
@@ -177,4 +179,17 @@ TEST(Retrieval, RefusesImpossibleSettings) {
       Error);
   EXPECT_TRUE(
       wscsl::testing::bind_diagnostics(Kind::Evaluator, "retrieval", "k = [0]").has_errors());
+}
+
+TEST(Retrieval, NeedsTheAlignmentItReadsAndFactorLabels) {
+  auto e = wscsl::testing::build<Evaluator>("retrieval", "alignment = \"exact\"\nk = [5]");
+  EXPECT_EQ(e->contract().needed_names(Resource::Alignment), (std::vector<std::string>{"exact"}));
+  EXPECT_TRUE(e->contract().needs_resource(Resource::ImageFactors));
+  std::vector<std::string> metrics;
+  for (const MetricSpec& m : e->contract().metrics)
+    metrics.push_back(m.name);
+  EXPECT_NE(std::find(metrics.begin(), metrics.end(), "recall@5/{condition}"), metrics.end());
+  const Diagnostics d =
+      wscsl::testing::bind_diagnostics(Kind::Evaluator, "retrieval", "alignment = \"ott\"");
+  EXPECT_NE(d.format().find("did you mean 'ot'?"), std::string::npos) << d.format();
 }

@@ -28,11 +28,18 @@ Schema<RetrievalGridOptions> RetrievalGrid::schema() {
   s.field("seed", &O::seed, "Seed of the query sample.").min(0);
   s.field("alignment", &O::alignment,
           "Published alignment that picks each condition's embedding (from an earlier "
-          "`alignment` evaluator).")
-      .choices(aligned::strategies());
+          "`alignment` evaluator).",
+          aligned::strategy_choices());
   s.field("cell", &O::cell, "Side of one image in pixels.").min(16).max(512);
   s.field("file", &O::file, "PNG file name under the run's plots directory.");
   return s;
+}
+
+Contract RetrievalGrid::contract_of(const Options& options) {
+  Contract c;
+  c.needs = {{Resource::ImageFactors}, aligned::alignment_need(options.alignment)};
+  c.metrics = {{"shown_matching/{condition}"}};
+  return c;
 }
 
 EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "wscsl/eval/aligned.hpp"
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::retrieval_grid {
@@ -14,7 +15,7 @@ struct RetrievalGridOptions {
   std::int64_t queries = 3;
   std::int64_t k = 8;
   std::int64_t seed = 0;
-  std::string alignment = "ot";
+  aligned::Strategy alignment = aligned::Strategy::Ot;
   std::int64_t cell = 48;
   std::string file = "retrieval_grid.png";
 };
@@ -23,6 +24,7 @@ class RetrievalGrid final : public Evaluator {
  public:
   using Options = RetrievalGridOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit RetrievalGrid(const Options& options) : options_(options) {}
   bool runs_during_validation() const override { return false; }
 

@@ -23,8 +23,8 @@ TEST(RetrievalGrid, FramesMatchingNeighboursGreenAndOthersRed) {
   t.factors = torch::zeros({8, 2}, torch::kLong);
   t.factors[query][1] = 1;
   std::map<std::string, torch::Tensor> shared = {
-      {aligned::assignment_key("ot"), torch::tensor({0, 1})},
-      {aligned::condition_of_embedding_key("ot"), torch::tensor({0, 1})}};
+      {aligned::assignment_key(aligned::Strategy::Ot), torch::tensor({0, 1})},
+      {aligned::condition_of_embedding_key(aligned::Strategy::Ot), torch::tensor({0, 1})}};
   const fs::path dir = fs::temp_directory_path() / ("wscsl_grid_" + std::to_string(::getpid()));
   auto e = wscsl::testing::build<Evaluator>("retrieval_grid", "queries = 1\nk = 3\ncell = 20");
   wscsl::testing::TableModule module(2, 1, {0.5, 0.5});
@@ -50,8 +50,8 @@ TEST(RetrievalGrid, NeedsEnoughImagesAndAnArtefactDirectory) {
   EmbeddingTable t = wscsl::testing::make_table("test", torch::zeros({4, 1, 1}), {{0, 1, 2}}, {0});
   t.factors = torch::zeros({4, 1}, torch::kLong);
   std::map<std::string, torch::Tensor> shared = {
-      {aligned::assignment_key("ot"), torch::tensor({0})},
-      {aligned::condition_of_embedding_key("ot"), torch::tensor({0})}};
+      {aligned::assignment_key(aligned::Strategy::Ot), torch::tensor({0})},
+      {aligned::condition_of_embedding_key(aligned::Strategy::Ot), torch::tensor({0})}};
   wscsl::testing::TableModule module(1, 1, {1.0});
   auto e = wscsl::testing::build<Evaluator>("retrieval_grid", "queries = 2\nk = 3");
   EXPECT_THROW(wscsl::testing::run_evaluator(*e, module, t, t, wscsl::testing::dataset_info({"a"}),

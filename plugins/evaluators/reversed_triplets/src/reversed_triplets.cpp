@@ -45,7 +45,7 @@ Schema<ReversedTripletsOptions> ReversedTriplets::schema() {
       "DiscoverNet's reversed-triplet experiment (Fig. 1): the proportion of original and of "
       "reversed triplets (close and far swapped) the module's own prediction calls valid, and a "
       "sweep over the fraction of reversed triplets in the evaluation set.");
-  s.field("mode", &O::mode, prediction_mode_doc()).choices(prediction_modes());
+  s.field("mode", &O::mode, prediction_mode_doc(), prediction_mode_choices());
   s.field("fractions", &O::fractions,
           "Fractions of reversed triplets of the sweep (each in [0, 1]).");
   s.field("seed", &O::seed, "Seed of the permutation that picks the reversed triplets.").min(0);
@@ -55,6 +55,20 @@ Schema<ReversedTripletsOptions> ReversedTriplets::schema() {
         check.error("fractions", fmt::format("every fraction must be in [0, 1], got {}", f));
   });
   return s;
+}
+
+Contract ReversedTriplets::contract_of(const Options& options) {
+  Contract c;
+  c.needs = prediction_needs(options.mode);
+  c.metrics = {{"original_valid"},
+               {"reversed_valid", "reversed valid"},
+               {"original_valid/{condition}"},
+               {"reversed_valid/{condition}"}};
+  for (double f : options.fractions) {
+    c.metrics.push_back({fmt::format("sweep_valid@{:g}", f)});
+    c.metrics.push_back({fmt::format("sweep_accuracy@{:g}", f)});
+  }
+  return c;
 }
 
 EvalReport ReversedTriplets::evaluate_impl(EvalContext& context) {

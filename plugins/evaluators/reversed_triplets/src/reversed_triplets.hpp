@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "wscsl/eval/triplet_math.hpp"
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::reversed_triplets {
 
 struct ReversedTripletsOptions {
-  std::string mode = "auto";
+  PredictionMode mode = PredictionMode::Auto;
   std::vector<double> fractions = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
   std::int64_t seed = 0;
 };
@@ -36,6 +37,7 @@ class ReversedTriplets final : public Evaluator {
  public:
   using Options = ReversedTripletsOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit ReversedTriplets(const Options& options) : options_(options) {}
 
  protected:

@@ -10,8 +10,15 @@ Schema<TripletAccuracyOptions> TripletAccuracy::schema() {
   Schema<TripletAccuracyOptions> s(
       "Triplet accuracy with the module's own fused distances, overall and per condition; a tie "
       "counts as half a correct prediction.");
-  s.field("mode", &TripletAccuracyOptions::mode, prediction_mode_doc()).choices(prediction_modes());
+  s.field("mode", &TripletAccuracyOptions::mode, prediction_mode_doc(), prediction_mode_choices());
   return s;
+}
+
+Contract TripletAccuracy::contract_of(const Options& options) {
+  Contract c;
+  c.needs = prediction_needs(options.mode);
+  c.metrics = {{"accuracy", "triplet accuracy"}, {"accuracy/{condition}"}};
+  return c;
 }
 
 EvalReport TripletAccuracy::evaluate_impl(EvalContext& context) {

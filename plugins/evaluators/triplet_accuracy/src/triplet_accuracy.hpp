@@ -3,20 +3,20 @@
 // this is the old condition-free WS-CSL criterion; ties count half.
 #pragma once
 
-#include <string>
-
+#include "wscsl/eval/triplet_math.hpp"
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::triplet_accuracy {
 
 struct TripletAccuracyOptions {
-  std::string mode = "auto";  // "auto", "condition_free", "condition_given"
+  PredictionMode mode = PredictionMode::Auto;
 };
 
 class TripletAccuracy final : public Evaluator {
  public:
   using Options = TripletAccuracyOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit TripletAccuracy(const Options& options) : options_(options) {}
 
  protected:

@@ -23,6 +23,12 @@ Schema<CsnRegularizersOptions> CsnRegularizers::schema() {
   return s;
 }
 
+Contract CsnRegularizers::contract_of(const Options& options) {
+  Contract c;
+  if (options.mask_weight > 0.0) c.needs.push_back({Resource::AuxTerm, "mask_l1"});
+  return c;
+}
+
 std::map<std::string, torch::Tensor> CsnRegularizers::compute_impl(const LossInput& input) {
   std::map<std::string, torch::Tensor> terms;
   const TripletInput& in = input.triplets;
@@ -32,12 +38,7 @@ std::map<std::string, torch::Tensor> CsnRegularizers::compute_impl(const LossInp
     terms["embedding_norm"] = options_.embedding_weight * frobenius / 3.0 / std::sqrt(batch);
   }
   if (options_.mask_weight > 0.0) {
-    const auto found = input.scores.aux.find("mask_l1");
-    if (found == input.scores.aux.end())
-      throw Error(
-          "the condition module publishes no mask norms (TripletScores::aux[\"mask_l1\"]); set "
-          "mask_weight = 0 or use a masked module (csn_masks, sce_attention, lsn)");
-    terms["mask_l1"] = options_.mask_weight * found->second.mean();
+    terms["mask_l1"] = options_.mask_weight * input.scores.aux.at("mask_l1").mean();
   }
   return terms;
 }

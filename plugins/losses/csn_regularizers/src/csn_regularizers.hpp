@@ -16,6 +16,8 @@ class CsnRegularizers final : public Loss {
  public:
   using Options = CsnRegularizersOptions;
   static Schema<Options> schema();
+  // L_M needs the module's mask norms (aux "mask_l1"); without it (mask_weight = 0) nothing.
+  static Contract contract_of(const Options& options);
   explicit CsnRegularizers(const Options& options) : options_(options) {}
 
  protected:

@@ -20,17 +20,24 @@ TEST(CsnRegularizers, HandComputedEmbeddingNormAndMaskTerm) {
   EXPECT_NEAR(terms.at("mask_l1").item<double>(), 0.1 * 3.0, 1e-6);
 }
 
-TEST(CsnRegularizers, AModuleWithoutMasksIsAClearError) {
+TEST(CsnRegularizers, NeedsTheMaskNormsOnlyWithAMaskTerm) {
   auto loss = wscsl::testing::build<Loss>("csn_regularizers", "");
+  EXPECT_EQ(loss->contract().needed_names(Resource::AuxTerm),
+            (std::vector<std::string>{"mask_l1"}));
   TripletInput in;
   in.phi_anchor = in.phi_close = in.phi_far = torch::ones({2, 2});
   TripletScores s;
   try {
     loss->compute({in, s, nullptr});
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("mask_weight = 0"), std::string::npos);
+    FAIL() << "expected the missing aux term to be refused";
+  } catch (const ComponentError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs the aux term 'mask_l1' of the condition module"),
+              std::string::npos)
+        << e.what();
   }
+  auto norms_only = wscsl::testing::build<Loss>("csn_regularizers", "mask_weight = 0.0");
+  EXPECT_TRUE(norms_only->contract().needs.empty());
+  EXPECT_EQ(norms_only->compute({in, s, nullptr}).count("embedding_norm"), 1u);
 }
 
 TEST(CsnRegularizers, RejectsTwoZeroWeights) {

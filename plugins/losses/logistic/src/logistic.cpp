@@ -10,22 +10,29 @@ Schema<LogisticOptions> LogisticLoss::schema() {
       "Logistic triplet loss, mean over the batch: softplus(γ − (d_far − d_close)) = "
       "log(1 + exp(−(Diff − γ))), DiscoverNet's probabilistic view (supplementary Eq. 5).");
   s.field("margin", &O::margin, "The threshold γ subtracted from Diff.").min(0.0);
-  s.field("expectation", &O::expectation,
-          "\"distance\": ℓ(Σ_k w_k Diff_k − γ) on the fused distances (the approximation Eq. 6 "
-          "trains with); \"loss\": Σ_k w_k ℓ(Diff_k − γ), the expected loss before that "
-          "approximation, from the per-embedding distances and condition weights.")
-      .choices({"distance", "loss"});
+  s.field(
+      "expectation", &O::expectation,
+      "\"distance\": ℓ(Σ_k w_k Diff_k − γ) on the fused distances (the approximation Eq. 6 "
+      "trains with); \"loss\": Σ_k w_k ℓ(Diff_k − γ), the expected loss before that "
+      "approximation, from the per-embedding distances and condition weights.",
+      EnumChoices<Expectation>{{Expectation::Distance, "distance", "ℓ(Σ_k w_k Diff_k − γ), Eq. 6"},
+                               {Expectation::Loss, "loss", "Σ_k w_k ℓ(Diff_k − γ), Eq. 5"}});
   return s;
 }
 
 std::map<std::string, torch::Tensor> LogisticLoss::compute_impl(const LossInput& input) {
   const TripletScores& s = input.scores;
-  if (options_.expectation == "loss") {
-    const torch::Tensor per_embedding =
-        torch::softplus(options_.margin - (s.far_distances - s.close_distances));
-    return {{"logistic", (s.weights * per_embedding).sum(1).mean()}};
+  switch (options_.expectation) {
+    case Expectation::Loss: {
+      const torch::Tensor per_embedding =
+          torch::softplus(options_.margin - (s.far_distances - s.close_distances));
+      return {{"logistic", (s.weights * per_embedding).sum(1).mean()}};
+    }
+    case Expectation::Distance:
+      return {
+          {"logistic", torch::softplus(options_.margin - (s.fused_far - s.fused_close)).mean()}};
   }
-  return {{"logistic", torch::softplus(options_.margin - (s.fused_far - s.fused_close)).mean()}};
+  throw Error("logistic: unknown expectation");
 }
 
 }  // namespace wscsl::logistic

@@ -2,15 +2,17 @@
 // ℓ(x) = log(1 + exp(−x)) applied to Diff − γ, with Diff = d_far − d_close.
 #pragma once
 
-#include <string>
-
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::logistic {
 
+// Where the expectation over embeddings is taken: ℓ(E[Diff] − γ) (Eq. 6) or E[ℓ(Diff_k − γ)] (Eq.
+// 5).
+enum class Expectation { Distance, Loss };
+
 struct LogisticOptions {
   double margin = 0.2;
-  std::string expectation = "distance";  // ℓ(E[Diff] − γ) (Eq. 6) or E[ℓ(Diff_k − γ)] (Eq. 5)
+  Expectation expectation = Expectation::Distance;
 };
 
 class LogisticLoss final : public Loss {

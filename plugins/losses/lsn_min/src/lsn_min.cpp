@@ -11,16 +11,22 @@ Schema<LsnMinOptions> LsnMinLoss::schema() {
   s.field("form", &O::form,
           "\"batch\": min_k mean_i ℓ_ik, the whole batch trains one embedding (DiscoverNet's "
           "reimplementation); \"triplet\": mean_i min_k ℓ_ik, each triplet trains its best "
-          "embedding.")
-      .choices({"batch", "triplet"});
+          "embedding.",
+          EnumChoices<Form>{{Form::Batch, "batch", "min_k mean_i ℓ_ik"},
+                            {Form::Triplet, "triplet", "mean_i min_k ℓ_ik"}});
   return s;
 }
 
 std::map<std::string, torch::Tensor> LsnMinLoss::compute_impl(const LossInput& input) {
   const TripletScores& s = input.scores;
   const torch::Tensor hinge = torch::relu(options_.margin - (s.far_distances - s.close_distances));
-  if (options_.form == "triplet") return {{"lsn_min", std::get<0>(hinge.min(1)).mean()}};
-  return {{"lsn_min", hinge.mean(0).min()}};
+  switch (options_.form) {
+    case Form::Triplet:
+      return {{"lsn_min", std::get<0>(hinge.min(1)).mean()}};
+    case Form::Batch:
+      return {{"lsn_min", hinge.mean(0).min()}};
+  }
+  throw Error("lsn_min: unknown form");
 }
 
 }  // namespace wscsl::lsn_min

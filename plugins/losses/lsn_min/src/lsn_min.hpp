@@ -3,15 +3,16 @@
 // multiple-choice-learning form).
 #pragma once
 
-#include <string>
-
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::lsn_min {
 
+// Where the minimum over embeddings is taken: of the batch mean, or per triplet.
+enum class Form { Batch, Triplet };
+
 struct LsnMinOptions {
   double margin = 0.2;
-  std::string form = "batch";
+  Form form = Form::Batch;
 };
 
 class LsnMinLoss final : public Loss {

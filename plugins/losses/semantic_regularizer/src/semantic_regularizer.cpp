@@ -13,9 +13,16 @@ Schema<SemanticRegularizerOptions> SemanticRegularizer::schema() {
       .min(0.0);
   s.field("reduction", &O::reduction,
           "\"sum\" over the selected triplets (released code: mean × count); \"mean\" over the "
-          "batch (the margin loss's reduction).")
-      .choices({"sum", "mean"});
+          "batch (the margin loss's reduction).",
+          EnumChoices<Reduction>{{Reduction::Sum, "sum", "sum over the selected triplets"},
+                                 {Reduction::Mean, "mean", "mean over the batch"}});
   return s;
+}
+
+Contract SemanticRegularizer::contract_of(const Options&) {
+  Contract c;
+  c.needs = {{Resource::ReversedScores}};
+  return c;
 }
 
 std::map<std::string, torch::Tensor> SemanticRegularizer::compute_impl(const LossInput& input) {
@@ -27,8 +34,13 @@ std::map<std::string, torch::Tensor> SemanticRegularizer::compute_impl(const Los
                                  .to(s.weights.scalar_type());
   const torch::Tensor hik = torch::minimum(s.weights, r.weights.detach()).sum(1);
   const torch::Tensor selected = hik * both;
-  const torch::Tensor reg = options_.reduction == "sum" ? selected.sum() : selected.mean();
-  return {{"hik", options_.lambda * reg}};
+  switch (options_.reduction) {
+    case Reduction::Sum:
+      return {{"hik", options_.lambda * selected.sum()}};
+    case Reduction::Mean:
+      return {{"hik", options_.lambda * selected.mean()}};
+  }
+  throw Error("semantic_regularizer: unknown reduction");
 }
 
 }  // namespace wscsl::semantic_regularizer

@@ -3,23 +3,23 @@
 // condition weights, so that the two are explained by different embeddings.
 #pragma once
 
-#include <string>
-
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::semantic_regularizer {
 
+enum class Reduction { Sum, Mean };
+
 struct SemanticRegularizerOptions {
   double lambda = 0.1;
-  std::string reduction = "sum";
+  Reduction reduction = Reduction::Sum;
 };
 
 class SemanticRegularizer final : public Loss {
  public:
   using Options = SemanticRegularizerOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit SemanticRegularizer(const Options& options) : options_(options) {}
-  bool needs_reversed() const override { return true; }
 
  protected:
   std::map<std::string, torch::Tensor> compute_impl(const LossInput& input) override;

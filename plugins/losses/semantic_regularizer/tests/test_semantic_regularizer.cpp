@@ -18,7 +18,7 @@ TripletScores scored(std::vector<float> close, std::vector<float> far, torch::Te
 
 TEST(SemanticRegularizer, HistogramIntersectionOnlyWhereBothDirectionsAreSatisfied) {
   auto loss = wscsl::testing::build<Loss>("semantic_regularizer", "lambda = 1.0");
-  EXPECT_TRUE(loss->needs_reversed());
+  EXPECT_TRUE(loss->contract().needs_resource(Resource::ReversedScores));
   TripletInput in;
   const torch::Tensor w =
       torch::tensor({{0.7f, 0.3f}, {0.5f, 0.5f}, {0.2f, 0.8f}}, torch::requires_grad());

@@ -4,11 +4,11 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/container/sequential.h>
+
+#include "wscsl/nn/vae_architecture.hpp"
 
 namespace wscsl::vae_elbo {
 
@@ -21,16 +21,15 @@ struct DecoderShape {
 
 class Decoder : public torch::nn::Module {
  public:
-  // "mnist_crb" (Table 2): Dense 128 → Dense 256 → Dense 64·(H/4)·(W/4) → ConvT 64 (3×3, stride 2)
+  // MnistCrb (Table 2): Dense 128 → Dense 256 → Dense 64·(H/4)·(W/4) → ConvT 64 (3×3, stride 2)
   //   → ConvT C (3×3, stride 2).
-  // "modelnet40" (Table 1): Dense 256 → Dense 64·(H/16)·(W/16) → ConvT 64, 32, 32 (4×4, stride 2)
+  // ModelNet40 (Table 1): Dense 256 → Dense 64·(H/16)·(W/16) → ConvT 64, 32, 32 (4×4, stride 2)
   //   → ConvT C (4×4, stride 2).
   // Every hidden layer has a ReLU.
-  static const std::vector<std::string>& architectures();
   // How many times an architecture halves the image side: H and W must be divisible by 2^n.
-  static std::int64_t halvings(const std::string& architecture);
+  static std::int64_t halvings(nn::VaeArchitecture architecture);
 
-  Decoder(const std::string& architecture, const DecoderShape& shape);
+  Decoder(nn::VaeArchitecture architecture, const DecoderShape& shape);
   torch::Tensor forward(const torch::Tensor& z);  // [B, L] → logits [B, C, H, W]
 
  private:

@@ -21,18 +21,21 @@ torch::Tensor pair_divergence(const Posterior& first, const Posterior& second) {
          first.log_var;
 }
 
-Posterior average_posterior(const Posterior& first, const Posterior& second,
-                            const std::string& average) {
+Posterior average_posterior(const Posterior& first, const Posterior& second, Average average) {
   const torch::Tensor var_1 = first.log_var.exp(), var_2 = second.log_var.exp();
-  if (average == "mlvae") {
-    const torch::Tensor var = 2.0 * var_1 * var_2 / (var_1 + var_2);
-    return {(first.mean / var_1 + second.mean / var_2) * var * 0.5, var.log()};
-  }
   const torch::Tensor mean = 0.5 * first.mean + 0.5 * second.mean;
-  if (average == "gvae_std")
-    return {mean,
-            2.0 * (0.5 * (0.5 * first.log_var).exp() + 0.5 * (0.5 * second.log_var).exp()).log()};
-  return {mean, (0.5 * var_1 + 0.5 * var_2).log()};
+  switch (average) {
+    case Average::MlVae: {
+      const torch::Tensor var = 2.0 * var_1 * var_2 / (var_1 + var_2);
+      return {(first.mean / var_1 + second.mean / var_2) * var * 0.5, var.log()};
+    }
+    case Average::GvaeStd:
+      return {mean,
+              2.0 * (0.5 * (0.5 * first.log_var).exp() + 0.5 * (0.5 * second.log_var).exp()).log()};
+    case Average::Gvae:
+      return {mean, (0.5 * var_1 + 0.5 * var_2).log()};
+  }
+  throw Error("vae_elbo: unknown average");
 }
 
 torch::Tensor adaptive_shared(const torch::Tensor& divergence) {
@@ -62,23 +65,30 @@ Schema<VaeElboOptions> VaeElbo::schema() {
   s.field("input_dim", &O::input_dim,
           "D = 2L, the size of φ = [μ ; log σ²] (set from the backbone).")
       .min(2)
-      .derived("backbone.embedding_dim");
+      .derived(facts::backbone_embedding_dim);
   image_fields(s, "image", &O::image_channels, &O::image_height, &O::image_width);
   s.field("decoder", &O::decoder,
           "The CBIR paper's decoder: \"mnist_crb\" (Table 2, image sides divisible by 4) or "
-          "\"modelnet40\" (Table 1, divisible by 16).")
-      .choices(Decoder::architectures());
-  s.field("sharing", &O::sharing,
-          "Which latent dimensions a pair shares: \"adaptive\" (AdaGVAE / Ada-ML-VAE: δ below "
-          "½(min δ + max δ); nothing when max δ = min δ), \"fixed\" (GVAE as the CBIR paper uses "
-          "it: the first `shared_dims` dimensions, the content space Z_C), \"none\" (a β-VAE on "
-          "both images).")
-      .choices({"adaptive", "fixed", "none"});
+          "\"modelnet40\" (Table 1, divisible by 16).",
+          nn::vae_architecture_choices());
+  s.field(
+      "sharing", &O::sharing,
+      "Which latent dimensions a pair shares: \"adaptive\" (AdaGVAE / Ada-ML-VAE: δ below "
+      "½(min δ + max δ); nothing when max δ = min δ), \"fixed\" (GVAE as the CBIR paper uses "
+      "it: the first `shared_dims` dimensions, the content space Z_C), \"none\" (a β-VAE on "
+      "both images).",
+      EnumChoices<Sharing>{
+          {Sharing::Adaptive, "adaptive", "AdaGVAE / Ada-ML-VAE: the dimensions with δ below τ"},
+          {Sharing::Fixed, "fixed", "GVAE as the CBIR paper: the first shared_dims dimensions"},
+          {Sharing::None, "none", "nothing is shared: a β-VAE on both images"}});
   s.field("average", &O::average,
           "How shared posteriors are averaged: \"gvae\" (mean of means, log of the mean "
           "variance: disentanglement_lib), \"gvae_std\" (mean of standard deviations: the CBIR "
-          "paper's text), \"mlvae\" (ML-VAE's precision-weighted product).")
-      .choices({"gvae", "gvae_std", "mlvae"});
+          "paper's text), \"mlvae\" (ML-VAE's precision-weighted product).",
+          EnumChoices<Average>{
+              {Average::Gvae, "gvae", "mean of means, log of the mean variance"},
+              {Average::GvaeStd, "gvae_std", "mean of the standard deviations"},
+              {Average::MlVae, "mlvae", "the precision-weighted product of the two Gaussians"}});
   s.field("shared_dims", &O::shared_dims,
           "With sharing = \"fixed\": how many leading latent dimensions form Z_C (the CBIR paper: "
           "7 of 10).")
@@ -88,56 +98,65 @@ Schema<VaeElboOptions> VaeElbo::schema() {
           "CBIR paper uses 1).")
       .min(0.0);
   s.check([](const O& o, FieldChecker& c) {
-    const std::int64_t d = o.input_dim.value_or(0);
+    const std::int64_t d = o.input_dim;
     if (d % 2 != 0)
       c.error("input_dim",
               fmt::format("must be even: φ = [μ ; log σ²] holds two L-vectors, got {}", d));
-    if (o.sharing == "fixed" && d > 0 && o.shared_dims > d / 2)
+    if (o.sharing == Sharing::Fixed && o.shared_dims > d / 2)
       c.error("shared_dims", fmt::format("must be at most the latent size L = {}", d / 2));
     const std::int64_t factor = std::int64_t{1} << Decoder::halvings(o.decoder);
-    const std::int64_t h = o.image_height.value_or(0), w = o.image_width.value_or(0);
+    const std::int64_t h = o.image_height, w = o.image_width;
     if (h % factor != 0 || w % factor != 0)
-      c.error("decoder", fmt::format("the {} decoder needs image sides divisible by {}, the "
-                                     "dataset's images are {}×{}",
-                                     o.decoder, factor, h, w));
+      c.error("decoder",
+              fmt::format("the {} decoder needs image sides divisible by {}, the "
+                          "dataset's images are {}×{}",
+                          spelling_of(nn::vae_architecture_choices(), o.decoder), factor, h, w));
   });
   return s;
 }
 
-VaeElbo::VaeElbo(const Options& options)
-    : options_(options), latent_(options.input_dim.value_or(20) / 2) {
+Contract VaeElbo::contract_of(const Options&) {
+  Contract c;
+  c.needs = {{Resource::GaussianPosterior}, {Resource::TrainingImages}};
+  return c;
+}
+
+VaeElbo::VaeElbo(const Options& options) : options_(options), latent_(options.input_dim / 2) {
   decoder_ = register_module(
-      "decoder", std::make_shared<Decoder>(options.decoder,
-                                           DecoderShape{latent_, options.image_channels.value_or(3),
-                                                        options.image_height.value_or(32),
-                                                        options.image_width.value_or(32)}));
+      "decoder", std::make_shared<Decoder>(
+                     options.decoder, DecoderShape{latent_, options.image_channels,
+                                                   options.image_height, options.image_width}));
 }
 
 torch::Tensor VaeElbo::shared_dimensions(const Posterior& first, const Posterior& second) const {
-  if (options_.sharing == "adaptive") return adaptive_shared(pair_divergence(first, second));
   torch::Tensor shared = torch::zeros(first.mean.sizes(), torch::kBool);
-  if (options_.sharing == "fixed") shared.narrow(1, 0, options_.shared_dims).fill_(true);
+  switch (options_.sharing) {
+    case Sharing::Adaptive:
+      return adaptive_shared(pair_divergence(first, second));
+    case Sharing::Fixed:
+      shared.narrow(1, 0, options_.shared_dims).fill_(true);
+      return shared;
+    case Sharing::None:
+      return shared;
+  }
   return shared;
 }
 
 std::map<std::string, torch::Tensor> VaeElbo::compute_impl(const LossInput& input) {
   const TripletInput& in = input.triplets;
-  if (!in.images_anchor.defined() || !in.images_close.defined())
-    throw Error(
-        "vae_elbo reconstructs the training images, and none were given (the host passes them "
-        "only while training)");
+  const TripletImages& images = *input.images;  // declared need: Loss::compute checked it
   const Posterior first = split_posterior(in.phi_anchor), second = split_posterior(in.phi_close);
   const torch::Tensor shared = shared_dimensions(first, second);
   const Posterior average = average_posterior(first, second, options_.average);
   torch::Tensor reconstruction = torch::zeros({}), kl = torch::zeros({});
   const std::array<std::pair<Posterior, torch::Tensor>, 2> pair = {
-      {{first, in.images_anchor}, {second, in.images_close}}};
-  for (const auto& [own, images] : pair) {
+      {{first, images.anchor}, {second, images.close}}};
+  for (const auto& [own, target] : pair) {
     const Posterior q = aggregate(own, average, shared);
     const torch::Tensor z = q.mean + (0.5 * q.log_var).exp() * torch::randn_like(q.mean);
     namespace F = torch::nn::functional;
     const torch::Tensor per_pixel = F::binary_cross_entropy_with_logits(
-        decoder_->forward(z), images,
+        decoder_->forward(z), target,
         F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kNone));
     reconstruction = reconstruction + 0.5 * per_pixel.flatten(1).sum(1).mean();
     kl = kl + 0.5 * prior_kl(q).mean();

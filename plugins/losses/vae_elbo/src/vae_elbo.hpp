@@ -6,8 +6,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <string>
 
 #include "decoder.hpp"
 #include "wscsl/sdk.hpp"
@@ -28,8 +26,8 @@ torch::Tensor pair_divergence(const Posterior& first, const Posterior& second);
 // The average posterior of a pair: "gvae" μ̄ = ½(μ₁+μ₂), σ̄² = ½(σ²₁+σ²₂) (disentanglement_lib);
 // "gvae_std" σ̄ = ½(σ₁+σ₂) (the CBIR paper's text); "mlvae" σ̄² = 2σ²₁σ²₂/(σ²₁+σ²₂),
 // μ̄ = ½(μ₁/σ²₁ + μ₂/σ²₂)·σ̄² (the product of the two Gaussians, renormalised).
-Posterior average_posterior(const Posterior& first, const Posterior& second,
-                            const std::string& average);
+enum class Average { Gvae, GvaeStd, MlVae };
+Posterior average_posterior(const Posterior& first, const Posterior& second, Average average);
 
 // AdaGVAE's shared dimensions [B, L] (bool): per pair, δ is put in two equal-width bins over
 // [min δ, max δ] exactly as tf.histogram_fixed_width_bins does, index ⌊2(δ − min)/(max − min)⌋
@@ -43,12 +41,14 @@ Posterior aggregate(const Posterior& own, const Posterior& average, const torch:
 // KL(q ‖ N(0, I)) per image [B]: ½ Σ_j (μ² + σ² − log σ² − 1).
 torch::Tensor prior_kl(const Posterior& q);
 
+enum class Sharing { Adaptive, Fixed, None };
+
 struct VaeElboOptions {
-  std::optional<std::int64_t> input_dim;  // D = 2L, from the backbone
-  std::optional<std::int64_t> image_channels, image_height, image_width;  // from the dataset
-  std::string decoder = "mnist_crb";
-  std::string sharing = "adaptive";
-  std::string average = "gvae";
+  std::int64_t input_dim = 0;                                          // D = 2L, from the backbone
+  std::int64_t image_channels = 0, image_height = 0, image_width = 0;  // from the dataset
+  nn::VaeArchitecture decoder = nn::VaeArchitecture::MnistCrb;
+  Sharing sharing = Sharing::Adaptive;
+  Average average = Average::Gvae;
   std::int64_t shared_dims = 7;
   double beta = 1.0;
 };
@@ -57,6 +57,7 @@ class VaeElbo final : public Loss {
  public:
   using Options = VaeElboOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit VaeElbo(const Options& options);
 
   // Which latent dimensions of each pair are shared [B, L], from the two posteriors.

@@ -47,15 +47,15 @@ TEST(VaeElbo, NothingIsSharedWhenAllDivergencesAreEqual) {
 
 TEST(VaeElbo, GvaeAndMlvaeAveraging) {
   const Posterior a = posterior({1.0f}, {1.0f}), b = posterior({3.0f}, {3.0f});
-  const Posterior gvae = average_posterior(a, b, "gvae");
+  const Posterior gvae = average_posterior(a, b, Average::Gvae);
   EXPECT_NEAR(gvae.mean.item<double>(), 2.0, 1e-6);
   EXPECT_NEAR(gvae.log_var.exp().item<double>(), 2.0, 1e-6);
   // ML-VAE: σ̄² = 2·1·3/(1+3) = 1.5, μ̄ = ½(1/1 + 3/3)·1.5 = 1.5.
-  const Posterior mlvae = average_posterior(a, b, "mlvae");
+  const Posterior mlvae = average_posterior(a, b, Average::MlVae);
   EXPECT_NEAR(mlvae.mean.item<double>(), 1.5, 1e-6);
   EXPECT_NEAR(mlvae.log_var.exp().item<double>(), 1.5, 1e-6);
   // The paper's text: mean of standard deviations, ½(1 + √3), squared.
-  const Posterior by_std = average_posterior(a, b, "gvae_std");
+  const Posterior by_std = average_posterior(a, b, Average::GvaeStd);
   EXPECT_NEAR(by_std.log_var.exp().item<double>(), std::pow(0.5 * (1 + std::sqrt(3.0)), 2), 1e-5);
 }
 
@@ -80,11 +80,10 @@ TEST(VaeElbo, ComputesAFiniteElboWithGradientsIntoTheDecoder) {
   in.phi_anchor = torch::randn({3, 8}, torch::requires_grad());
   in.phi_close = torch::randn({3, 8});
   in.phi_far = torch::randn({3, 8});
-  in.images_anchor = torch::rand({3, 1, 8, 8});
-  in.images_close = torch::rand({3, 1, 8, 8});
-  in.images_far = torch::rand({3, 1, 8, 8});
+  const TripletImages images{torch::rand({3, 1, 8, 8}), torch::rand({3, 1, 8, 8}),
+                             torch::rand({3, 1, 8, 8})};
   TripletScores s;
-  const auto terms = loss->compute({in, s, nullptr});
+  const auto terms = loss->compute({in, s, nullptr, &images});
   ASSERT_EQ(terms.size(), 2u);
   const torch::Tensor total = terms.at("reconstruction") + terms.at("kl");
   EXPECT_GT(terms.at("kl").item<double>(), 0.0);
@@ -94,12 +93,21 @@ TEST(VaeElbo, ComputesAFiniteElboWithGradientsIntoTheDecoder) {
   EXPECT_TRUE(loss->parameters()[0].grad().defined());
 }
 
-TEST(VaeElbo, WithoutImagesIsAClearError) {
+TEST(VaeElbo, DeclaresItsNeedsAndIsRefusedAnInputWithoutImages) {
   auto loss = wscsl::testing::build<Loss>("vae_elbo", "", image_facts(2));
+  EXPECT_TRUE(loss->contract().needs_resource(Resource::TrainingImages));
+  EXPECT_TRUE(loss->contract().needs_resource(Resource::GaussianPosterior));
   TripletInput in;
   in.phi_anchor = in.phi_close = in.phi_far = torch::zeros({1, 4});
   TripletScores s;
-  EXPECT_THROW(loss->compute({in, s, nullptr}), Error);
+  try {
+    loss->compute({in, s, nullptr});
+    FAIL() << "expected the missing images to be refused";
+  } catch (const ComponentError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs the triplets' images, and its input has none"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(VaeElbo, RejectsImageSidesTheDecoderCannotProduce) {

@@ -1,0 +1,146 @@
+// The shared half of every dataset of image files (UT-Zappos-50k, Celeb-A, image folders): the
+// reference image pipeline, decoding each image once into a bounded uint8 store, strict checks of
+// every listed file, and skipping bad rows up to a limit. A concrete dataset only reads its index
+// files: the image list and each split's triplets.
+//
+// Pipeline (CSN, SCE-Net and DiscoverNet, methods.md §1.2): decode as PIL's convert("RGB") →
+// Resize(image_size) with PIL's antialiased bilinear → CenterCrop(image_size) → in training an
+// independent horizontal flip per image with probability ½ → /255 → ImageNet normalisation.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "wscsl/config/schema.hpp"
+#include "wscsl/data/image_file.hpp"
+#include "wscsl/data/image_store.hpp"
+#include "wscsl/data/index_files.hpp"
+#include "wscsl/plugin/dataset.hpp"
+
+namespace wscsl {
+
+// How pixel values are scaled after decoding.
+enum class Normalization { ImageNet, None };
+
+struct ImageDatasetOptions {
+  std::int64_t image_size = 112;
+  Normalization normalize = Normalization::ImageNet;
+  bool flip = true;
+  std::int64_t cache_limit_mb = 8192;
+  std::int64_t decode_threads = 0;
+  std::int64_t max_bad_rows = 0;
+  std::int64_t max_image_pixels = kDefaultMaxImagePixels;
+};
+
+// Declares the ImageDatasetOptions fields in the schema of an options struct derived from it.
+template <class O>
+void add_image_options(Schema<O>& s) {
+  using B = ImageDatasetOptions;
+  s.field("image_size", static_cast<std::int64_t O::*>(&B::image_size),
+          "Shorter side after resizing (PIL bilinear, antialiased when downsampling), then the "
+          "centre crop's side (torchvision's Resize + CenterCrop).")
+      .min(1)
+      .max(4096);
+  s.field("normalize", static_cast<Normalization O::*>(&B::normalize),
+          "\"imagenet\": (x/255 − mean)/std with ImageNet's mean and std, as the reference "
+          "loaders; \"none\": x/255 in [0, 1].",
+          EnumChoices<Normalization>{{Normalization::ImageNet, "imagenet",
+                                      "(x/255 − mean)/std with ImageNet's statistics"},
+                                     {Normalization::None, "none", "x/255 in [0, 1]"}});
+  s.field("flip", static_cast<bool O::*>(&B::flip),
+          "Flip each training image horizontally with probability ½, independently per image "
+          "(drawn from the step's seed, the image's place in the batch and its id).");
+  s.field("cache_limit_mb", static_cast<std::int64_t O::*>(&B::cache_limit_mb),
+          "Memory bound of the decoded-image cache in MiB (each image is decoded and resized once "
+          "per run and kept as uint8).")
+      .min(1);
+  s.field("decode_threads", static_cast<std::int64_t O::*>(&B::decode_threads),
+          "Threads decoding images; 0 uses every hardware thread. The result does not depend on "
+          "it.")
+      .min(0);
+  s.field("max_bad_rows", static_cast<std::int64_t O::*>(&B::max_bad_rows),
+          "Bad rows of the index files (and unusable images) to skip, with a warning that counts "
+          "them, before stopping with an error; 0 stops at the first.")
+      .min(0);
+  s.field("max_image_pixels", static_cast<std::int64_t O::*>(&B::max_image_pixels),
+          "Largest width × height accepted, checked in the file header before decoding (PIL's "
+          "decompression-bomb limit by default).")
+      .min(1);
+}
+
+// The splits of every image dataset; a split's index numbers its random streams.
+const std::vector<std::string>& image_splits();
+std::uint64_t split_index(const std::string& split);
+// The value of `split` among one per split (train, val, test).
+std::int64_t per_split(const std::string& split, std::int64_t train, std::int64_t val,
+                       std::int64_t test);
+
+// Reports, on `field`, a condition named twice or a name that cannot be part of a triplet-list
+// file name (wscsl make-triplets writes one file per condition).
+void check_condition_names(const std::vector<std::string>& names, const std::string& field,
+                           FieldChecker& c);
+
+// One image of the dataset: its file, relative to the image folder, and the index-file line that
+// lists it (for messages).
+struct ImageEntry {
+  std::string file;
+  std::int64_t line = 0;
+};
+
+// The dataset's images; the index in `entries` is the image id.
+struct ImageList {
+  std::filesystem::path folder;  // canonical image folder: no listed file may leave it
+  std::filesystem::path index;   // the file that lists them
+  std::vector<ImageEntry> entries;
+};
+
+class ImageDataset : public Dataset {
+ public:
+  ~ImageDataset() override;
+
+  // The rows skipped so far (index-file rows and unusable images).
+  const BadRows& bad_rows() const { return bad_; }
+  // Images decoded so far; each is decoded at most once.
+  std::int64_t decoded_images() const { return decoded_; }
+
+ protected:
+  explicit ImageDataset(const ImageDatasetOptions& options);
+
+  // info() with the image geometry (3 × image_size × image_size) filled in.
+  DatasetInfo image_info(std::vector<ConditionInfo> conditions,
+                         std::vector<std::string> splits) const;
+
+  // The image list, read once on first use; problems go through `bad`.
+  virtual ImageList read_image_list(BadRows& bad) = 0;
+  // One split: triplets (ids into the image list), their conditions, per-image factors, reversed
+  // flags. Problems go through `bad`.
+  virtual SplitData read_split(const std::string& name, const ImageList& images, BadRows& bad) = 0;
+
+  const ImageList& image_list();
+  BadRows& bad_rows_budget() { return bad_; }
+  // Decodes `ids` into the store now and returns those that are usable (the others become bad
+  // rows of the image list): a dataset that draws its triplets checks its images first, so that
+  // no drawn triplet is lost to an unusable image.
+  std::vector<std::int64_t> usable(const std::vector<std::int64_t>& ids);
+
+  SplitData load_split(const std::string& name) final;
+  at::Tensor load_images(const std::string& split, const at::Tensor& ids,
+                         const ImageRequest& request) final;
+
+ private:
+  // Decodes the ids not stored yet; unusable ones become bad rows of the image list.
+  void decode(const std::vector<std::int64_t>& ids);
+
+  ImageDatasetOptions options_;
+  BadRows bad_;
+  std::unique_ptr<ImageList> images_;
+  ImageStore store_;
+  std::vector<bool> unusable_;  // by image id
+  std::int64_t decoded_ = 0;
+  at::Tensor mean_, std_;  // [1, 3, 1, 1]
+};
+
+}  // namespace wscsl

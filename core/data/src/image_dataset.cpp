@@ -1,0 +1,218 @@
+#include "wscsl/data/image_dataset.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <torch/types.h>
+
+#include "wscsl/data/csn_layout.hpp"
+#include "wscsl/data/resample.hpp"
+#include "wscsl/error.hpp"
+#include "wscsl/util/rng.hpp"
+
+namespace wscsl {
+namespace {
+
+constexpr std::int64_t kMiB = 1 << 20;
+
+// Mirrors the rows of image `pixels` (C × S × S, uint8) in place.
+void flip_horizontally(std::uint8_t* pixels, std::int64_t rows, std::int64_t width) {
+  for (std::int64_t r = 0; r < rows; ++r)
+    std::reverse(pixels + r * width, pixels + (r + 1) * width);
+}
+
+}  // namespace
+
+const std::vector<std::string>& image_splits() {
+  static const std::vector<std::string> splits = {"train", "val", "test"};
+  return splits;
+}
+
+std::uint64_t split_index(const std::string& split) {
+  const auto& splits = image_splits();
+  const auto it = std::find(splits.begin(), splits.end(), split);
+  if (it == splits.end()) throw Error(fmt::format("unknown split '{}'", split));
+  return static_cast<std::uint64_t>(it - splits.begin());
+}
+
+std::int64_t per_split(const std::string& split, std::int64_t train, std::int64_t val,
+                       std::int64_t test) {
+  const std::int64_t values[] = {train, val, test};
+  return values[split_index(split)];
+}
+
+void check_condition_names(const std::vector<std::string>& names, const std::string& field,
+                           FieldChecker& c) {
+  if (std::set<std::string>(names.begin(), names.end()).size() != names.size())
+    c.error(field, "lists a condition twice");
+  for (const std::string& name : names)
+    if (!valid_csn_name(name))
+      c.error(field, fmt::format("'{}' cannot be part of a file name (letters, digits, '_', '-', "
+                                 "'.')",
+                                 name));
+}
+
+ImageDataset::ImageDataset(const ImageDatasetOptions& options)
+    : options_(options),
+      bad_(options.max_bad_rows),
+      store_(3, options.image_size, options.image_size, options.cache_limit_mb * kMiB),
+      mean_(torch::tensor({0.485, 0.456, 0.406}, torch::kFloat).view({1, 3, 1, 1})),
+      std_(torch::tensor({0.229, 0.224, 0.225}, torch::kFloat).view({1, 3, 1, 1})) {}
+
+ImageDataset::~ImageDataset() = default;
+
+DatasetInfo ImageDataset::image_info(std::vector<ConditionInfo> conditions,
+                                     std::vector<std::string> splits) const {
+  DatasetInfo d;
+  d.conditions = std::move(conditions);
+  d.channels = 3;
+  d.height = d.width = options_.image_size;
+  d.splits = std::move(splits);
+  return d;
+}
+
+const ImageList& ImageDataset::image_list() {
+  if (!images_) {
+    images_ = std::make_unique<ImageList>(read_image_list(bad_));
+    unusable_.assign(images_->entries.size(), false);
+  }
+  return *images_;
+}
+
+void ImageDataset::decode(const std::vector<std::int64_t>& ids) {
+  const ImageList& list = image_list();
+  std::vector<std::int64_t> undecoded;
+  const auto n = static_cast<std::int64_t>(list.entries.size());
+  for (std::int64_t id : ids) {
+    if (id < 0 || id >= n)
+      throw DataError(fmt::format("image id {} is out of range: {} lists {} images", id,
+                                  list.index.string(), n));
+    if (!store_.contains(id) && !unusable_[static_cast<std::size_t>(id)]) undecoded.push_back(id);
+  }
+  if (undecoded.empty()) return;
+  const std::vector<std::uint8_t*> slots = store_.allocate(undecoded);
+  std::vector<std::string> problems(undecoded.size());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::atomic<bool> failed{false};
+  const auto work = [&] {
+    try {
+      for (std::size_t i = next++; i < undecoded.size() && !failed; i = next++) {
+        const ImageEntry& entry = list.entries[static_cast<std::size_t>(undecoded[i])];
+        const ResolvedPath file = resolve_under(list.folder, entry.file);
+        if (!file.problem.empty()) {
+          problems[i] = file.problem;
+          continue;
+        }
+        const DecodedImage decoded = read_image_file(file.path, options_.max_image_pixels);
+        if (!decoded.problem.empty()) {
+          problems[i] = fmt::format("image '{}': {}", entry.file, decoded.problem);
+          continue;
+        }
+        resize_and_center_crop(decoded.image, static_cast<int>(options_.image_size), slots[i]);
+      }
+    } catch (...) {
+      if (!failed.exchange(true)) failure = std::current_exception();
+    }
+  };
+  std::size_t threads = options_.decode_threads > 0
+                            ? static_cast<std::size_t>(options_.decode_threads)
+                            : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, undecoded.size());
+  std::vector<std::thread> workers;
+  for (std::size_t t = 1; t < threads; ++t)
+    workers.emplace_back(work);
+  work();
+  for (std::thread& w : workers)
+    w.join();
+  if (failure) std::rethrow_exception(failure);
+  decoded_ += static_cast<std::int64_t>(undecoded.size());
+  for (std::size_t i = 0; i < undecoded.size(); ++i) {
+    if (problems[i].empty()) continue;
+    const auto id = static_cast<std::size_t>(undecoded[i]);
+    unusable_[id] = true;
+    bad_.reject(list.index, list.entries[id].line, problems[i]);
+  }
+}
+
+std::vector<std::int64_t> ImageDataset::usable(const std::vector<std::int64_t>& ids) {
+  decode(ids);
+  std::vector<std::int64_t> out;
+  for (std::int64_t id : ids)
+    if (!unusable_[static_cast<std::size_t>(id)]) out.push_back(id);
+  return out;
+}
+
+SplitData ImageDataset::load_split(const std::string& name) {
+  const ImageList& list = image_list();
+  const std::int64_t bad_before = bad_.count();
+  SplitData data = read_split(name, list, bad_);
+  const at::Tensor flat = data.triplets.reshape({-1}).contiguous();
+  std::vector<std::int64_t> ids(flat.data_ptr<std::int64_t>(),
+                                flat.data_ptr<std::int64_t>() + flat.numel());
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  decode(ids);
+  // Triplets that use an unusable image go with it.
+  const auto count = data.triplets.size(0);
+  at::Tensor keep = torch::ones({count}, torch::kBool);
+  const std::int64_t* t = data.triplets.data_ptr<std::int64_t>();
+  bool* k = keep.data_ptr<bool>();
+  std::int64_t dropped = 0;
+  for (std::int64_t i = 0; i < count; ++i)
+    for (int j = 0; j < 3 && k[i]; ++j)
+      if (unusable_[static_cast<std::size_t>(t[i * 3 + j])]) k[i] = false, ++dropped;
+  if (dropped > 0) {
+    const at::Tensor rows = keep.nonzero().reshape({-1});
+    data.triplets = data.triplets.index_select(0, rows);
+    if (data.conditions.defined()) data.conditions = data.conditions.index_select(0, rows);
+    if (data.reversed.defined()) data.reversed = data.reversed.index_select(0, rows);
+  }
+  if (bad_.count() > bad_before || dropped > 0)
+    fmt::print(stderr, "wscsl: warning: {}: split '{}': {}{}\n", label(), name, bad_.summary(),
+               dropped ? fmt::format("; dropped {} triplets that use a skipped image", dropped)
+                       : std::string());
+  return data;
+}
+
+at::Tensor ImageDataset::load_images(const std::string&, const at::Tensor& ids,
+                                     const ImageRequest& request) {
+  const ImageList& list = image_list();
+  const at::Tensor flat = ids.contiguous();
+  std::vector<std::int64_t> wanted(flat.data_ptr<std::int64_t>(),
+                                   flat.data_ptr<std::int64_t>() + flat.numel());
+  decode(wanted);
+  for (std::int64_t id : wanted)
+    if (unusable_[static_cast<std::size_t>(id)])
+      throw DataError(fmt::format("image {} ({}:{}) is unusable and was skipped", id,
+                                  list.index.string(),
+                                  list.entries[static_cast<std::size_t>(id)].line));
+  at::Tensor batch = store_.gather(wanted);
+  if (request.augment && options_.flip) {
+    std::uint8_t* pixels = batch.data_ptr<std::uint8_t>();
+    const std::int64_t size = options_.image_size;
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+      const std::uint64_t draw = mix_seed(mix_seed(request.seed, static_cast<std::uint64_t>(i)),
+                                          static_cast<std::uint64_t>(wanted[i]));
+      if (draw >> 63)
+        flip_horizontally(pixels + static_cast<std::int64_t>(i) * store_.image_bytes(), 3 * size,
+                          size);
+    }
+  }
+  at::Tensor out = batch.to(torch::kFloat).div_(255);
+  switch (options_.normalize) {
+    case Normalization::ImageNet:
+      out.sub_(mean_).div_(std_);
+      break;
+    case Normalization::None:
+      break;
+  }
+  return out;
+}
+
+}  // namespace wscsl

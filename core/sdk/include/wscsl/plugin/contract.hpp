@@ -1,0 +1,82 @@
+// What a component provides to and needs from the rest of a pipeline, declared so that the host
+// checks every pipeline before anything trains (`wscsl check`) and `wscsl describe` shows it.
+//
+// An implementation declares its contract with a static function of its options:
+//
+//   static wscsl::Contract contract_of(const Options& options) {
+//     wscsl::Contract c;
+//     c.provides = {{wscsl::Resource::AuxTerm, "mask_l1"}};
+//     return c;
+//   }
+//
+// and the interfaces hold it to the declaration while it runs (a module's aux terms, the metrics
+// an evaluator reports, what a loss reads).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace wscsl {
+
+enum class Resource {
+  // The condition of every triplet (a dataset whose triplet lists carry it).
+  TripletConditions,
+  // Per-image factor labels (SplitData::factors), which retrieval judges relevance by.
+  ImageFactors,
+  // φ is a Gaussian posterior [μ, log σ²] of 2·L values (a VAE encoder backbone).
+  GaussianPosterior,
+  // A named per-triplet tensor in TripletScores::aux (a condition module, e.g. "mask_l1").
+  AuxTerm,
+  // The scores of the reversed triplets (the trainer computes them for losses that need them).
+  ReversedScores,
+  // The triplet's images (the trainer passes them to losses that need them).
+  TrainingImages,
+  // The condition ↔ embedding alignment of one strategy ("ot", "exact", "greedy"), published in
+  // EvalContext::shared by an earlier evaluator.
+  Alignment,
+};
+
+// "aux_term", "alignment", ...: the resource's name in `wscsl describe --json`.
+std::string resource_name(Resource resource);
+
+// "the aux term 'mask_l1' of the condition module", ...: for messages and `describe`.
+std::string describe_resource(Resource resource, const std::string& name);
+
+struct Provision {
+  Resource resource;
+  std::string name = {};
+};
+
+struct Need {
+  Resource resource;
+  std::string name = {};
+  // Met without a provider by a conditioned module with one embedding per condition (embedding k
+  // is condition k), as the alignment is.
+  bool met_by_conditioned_module = false;
+};
+
+// A metric an evaluator reports, without the evaluator's name: "accuracy", "map/{condition}"
+// (one per dataset condition). `column` is the heading of the metric in bench tables ("OT",
+// "MAP {condition}"); empty keeps it out of them.
+struct MetricSpec {
+  std::string name;
+  std::string column = {};
+};
+
+struct Contract {
+  std::vector<Provision> provides;
+  std::vector<Need> needs;
+  std::vector<MetricSpec> metrics;  // evaluators only
+
+  bool provides_resource(Resource resource, const std::string& name) const;
+  bool needs_resource(Resource resource) const;
+  // The names of the needs of one kind ("mask_l1", ...).
+  std::vector<std::string> needed_names(Resource resource) const;
+  std::vector<std::string> provided_names(Resource resource) const;
+};
+
+// A declared metric name with "{condition}" replaced by each condition, in declaration order.
+std::vector<std::string> expand_metric_name(const std::string& pattern,
+                                            const std::vector<std::string>& conditions);
+
+}  // namespace wscsl

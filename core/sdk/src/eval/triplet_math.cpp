@@ -1,0 +1,136 @@
+#include "wscsl/eval/triplet_math.hpp"
+
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include <fmt/format.h>
+
+#include "wscsl/error.hpp"
+
+namespace wscsl {
+
+torch::Tensor triplet_correctness(const torch::Tensor& close, const torch::Tensor& far) {
+  return (close < far).to(torch::kDouble) + 0.5 * (close == far).to(torch::kDouble);
+}
+
+ConditionAccuracy accuracy_by_condition(const torch::Tensor& correctness,
+                                        const torch::Tensor& conditions,
+                                        std::int64_t num_conditions) {
+  const torch::Tensor c = correctness.to(torch::kDouble).reshape({correctness.size(0), -1});
+  const torch::Tensor valid = (conditions >= 0) & (conditions < num_conditions);
+  const torch::Tensor rows = conditions.masked_select(valid);
+  const torch::Tensor values = c.index({valid});
+  torch::Tensor sums = torch::zeros({num_conditions, c.size(1)}, torch::kDouble);
+  sums.index_add_(0, rows, values);
+  torch::Tensor counts = torch::bincount(rows, {}, num_conditions).to(torch::kLong);
+  torch::Tensor accuracy = sums / counts.to(torch::kDouble).unsqueeze(1);
+  return {accuracy, counts};
+}
+
+TripletInput gather_triplets(const EmbeddingTable& table, const torch::Tensor& triplet_indices) {
+  const torch::Tensor t = table.triplets.index_select(0, triplet_indices);
+  const torch::Tensor a = t.select(1, 0), p = t.select(1, 1), n = t.select(1, 2);
+  TripletInput in;
+  in.phi_anchor = table.phi.index_select(0, a);
+  in.phi_close = table.phi.index_select(0, p);
+  in.phi_far = table.phi.index_select(0, n);
+  in.psi_anchor = table.psi.index_select(0, a);
+  in.psi_close = table.psi.index_select(0, p);
+  in.psi_far = table.psi.index_select(0, n);
+  if (table.conditions.defined()) in.conditions = table.conditions.index_select(0, triplet_indices);
+  return in;
+}
+
+namespace {
+
+template <class F>
+void for_each_batch(const EmbeddingTable& table, std::int64_t batch_size, F&& f) {
+  const std::int64_t total = table.triplets.size(0);
+  for (std::int64_t begin = 0; begin < total; begin += batch_size) {
+    const std::int64_t end = std::min(total, begin + batch_size);
+    f(torch::arange(begin, end, torch::kLong));
+  }
+}
+
+}  // namespace
+
+std::pair<torch::Tensor, torch::Tensor> embedding_distances(ConditionModule& module,
+                                                            const EmbeddingTable& table,
+                                                            std::int64_t batch_size) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> close, far;
+  for_each_batch(table, batch_size, [&](const torch::Tensor& rows) {
+    const TripletInput in = gather_triplets(table, rows);
+    close.push_back(module.distances(in.psi_anchor, in.psi_close));
+    far.push_back(module.distances(in.psi_anchor, in.psi_far));
+  });
+  if (close.empty()) {
+    const auto empty = torch::zeros({0, module.num_embeddings()});
+    return {empty, empty};
+  }
+  return {torch::cat(close), torch::cat(far)};
+}
+
+std::pair<torch::Tensor, torch::Tensor> fused_distances(ConditionModule& module,
+                                                        const EmbeddingTable& table,
+                                                        std::int64_t batch_size,
+                                                        bool with_conditions, TripletOrder order) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> close, far;
+  for_each_batch(table, batch_size, [&](const torch::Tensor& rows) {
+    TripletInput in = gather_triplets(table, rows);
+    if (!with_conditions) in.conditions = torch::Tensor();
+    if (order == TripletOrder::Reversed) in = in.reversed();
+    const TripletScores s = module.score(in);
+    close.push_back(s.fused_close);
+    far.push_back(s.fused_far);
+  });
+  if (close.empty()) return {torch::zeros({0}), torch::zeros({0})};
+  return {torch::cat(close), torch::cat(far)};
+}
+
+const EnumChoices<PredictionMode>& prediction_mode_choices() {
+  static const EnumChoices<PredictionMode> choices = {
+      {PredictionMode::Auto, "auto", "condition-given for conditioned modules, else free"},
+      {PredictionMode::ConditionFree, "condition_free", "never show the condition (WS-CSL)"},
+      {PredictionMode::ConditionGiven, "condition_given", "show each triplet's condition"}};
+  return choices;
+}
+
+std::vector<Need> prediction_needs(PredictionMode mode) {
+  switch (mode) {
+    case PredictionMode::ConditionGiven:
+      return {{Resource::TripletConditions}};
+    case PredictionMode::Auto:
+    case PredictionMode::ConditionFree:
+      return {};
+  }
+  return {};
+}
+
+const char* prediction_mode_doc() {
+  return "\"condition_free\": the module never sees the triplet's condition (the WS-CSL "
+         "protocol); \"condition_given\": it does (supervised CSL); \"auto\": condition-given "
+         "for modules trained with conditions, condition-free otherwise.";
+}
+
+bool gives_conditions(PredictionMode mode, const ConditionModule& module,
+                      const EmbeddingTable& table, const std::string& evaluator) {
+  bool given = false;
+  switch (mode) {
+    case PredictionMode::ConditionGiven:
+      given = true;
+      break;
+    case PredictionMode::Auto:
+      given = module.supervision() == Supervision::Conditioned;
+      break;
+    case PredictionMode::ConditionFree:
+      break;
+  }
+  if (given && !table.conditions.defined())
+    throw Error(
+        fmt::format("{}: split '{}' has no triplet conditions to give", evaluator, table.split));
+  return given;
+}
+
+}  // namespace wscsl

@@ -1,0 +1,84 @@
+#include "wscsl/plugin/contract.hpp"
+
+#include <fmt/format.h>
+
+namespace wscsl {
+
+std::string resource_name(Resource resource) {
+  switch (resource) {
+    case Resource::TripletConditions:
+      return "triplet_conditions";
+    case Resource::ImageFactors:
+      return "image_factors";
+    case Resource::GaussianPosterior:
+      return "gaussian_posterior";
+    case Resource::AuxTerm:
+      return "aux_term";
+    case Resource::ReversedScores:
+      return "reversed_scores";
+    case Resource::TrainingImages:
+      return "training_images";
+    case Resource::Alignment:
+      return "alignment";
+  }
+  return "unknown";
+}
+
+std::string describe_resource(Resource resource, const std::string& name) {
+  switch (resource) {
+    case Resource::TripletConditions:
+      return "the condition of every triplet";
+    case Resource::ImageFactors:
+      return "the factor labels of every image";
+    case Resource::GaussianPosterior:
+      return "a Gaussian posterior [μ, log σ²] as φ (a VAE encoder backbone)";
+    case Resource::AuxTerm:
+      return fmt::format("the aux term '{}' of the condition module", name);
+    case Resource::ReversedScores:
+      return "the scores of the reversed triplets";
+    case Resource::TrainingImages:
+      return "the triplets' images";
+    case Resource::Alignment:
+      return fmt::format("the alignment of embeddings with conditions ({})", name);
+  }
+  return "an unknown resource";
+}
+
+bool Contract::provides_resource(Resource resource, const std::string& name) const {
+  for (const Provision& p : provides)
+    if (p.resource == resource && p.name == name) return true;
+  return false;
+}
+
+bool Contract::needs_resource(Resource resource) const {
+  for (const Need& n : needs)
+    if (n.resource == resource) return true;
+  return false;
+}
+
+std::vector<std::string> Contract::needed_names(Resource resource) const {
+  std::vector<std::string> names;
+  for (const Need& n : needs)
+    if (n.resource == resource) names.push_back(n.name);
+  return names;
+}
+
+std::vector<std::string> Contract::provided_names(Resource resource) const {
+  std::vector<std::string> names;
+  for (const Provision& p : provides)
+    if (p.resource == resource) names.push_back(p.name);
+  return names;
+}
+
+std::vector<std::string> expand_metric_name(const std::string& pattern,
+                                            const std::vector<std::string>& conditions) {
+  static const std::string placeholder = "{condition}";
+  const std::size_t at = pattern.find(placeholder);
+  if (at == std::string::npos) return {pattern};
+  std::vector<std::string> names;
+  for (const std::string& c : conditions)
+    names.push_back(pattern.substr(0, at) + c + pattern.substr(at + placeholder.size()));
+  return names;
+}
+
+}  // namespace wscsl

@@ -1,0 +1,293 @@
+// Key functions of the plugin interfaces and their contract checks (the non-virtual halves).
+#include <set>
+
+#include <fmt/format.h>
+
+#include "wscsl/error.hpp"
+#include "wscsl/plugin/backbone.hpp"
+#include "wscsl/plugin/condition_module.hpp"
+#include "wscsl/plugin/dataset.hpp"
+#include "wscsl/plugin/evaluator.hpp"
+#include "wscsl/plugin/loss.hpp"
+#include "wscsl/plugin/registrar.hpp"
+#include "wscsl/util/text.hpp"
+
+namespace wscsl {
+
+Component::~Component() = default;
+Registrar::~Registrar() = default;
+Dataset::~Dataset() = default;
+Backbone::~Backbone() = default;
+ConditionModule::~ConditionModule() = default;
+Loss::~Loss() = default;
+Evaluator::~Evaluator() = default;
+
+std::string_view kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::Dataset:
+      return "dataset";
+    case Kind::Backbone:
+      return "backbone";
+    case Kind::ConditionModule:
+      return "condition_module";
+    case Kind::Loss:
+      return "loss";
+    case Kind::Evaluator:
+      return "evaluator";
+  }
+  return "component";
+}
+
+bool parse_kind(std::string_view name, Kind& kind) {
+  for (Kind k :
+       {Kind::Dataset, Kind::Backbone, Kind::ConditionModule, Kind::Loss, Kind::Evaluator}) {
+    if (kind_name(k) == name) {
+      kind = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+std::string who(const Component& c) {
+  return c.label().empty() ? std::string(kind_name(c.kind())) : c.label();
+}
+
+// Runs plugin code; any exception leaves as a core-owned error that names the component.
+template <class F>
+auto guarded(const Component& c, const char* call, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error&) {
+    throw;
+  } catch (const c10::Error& e) {
+    throw ComponentError(
+        fmt::format("{} failed in {}: {}", who(c), call, e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    throw ComponentError(fmt::format("{} failed in {}: {}", who(c), call, e.what()));
+  }
+}
+
+std::string shape_of(const at::Tensor& t) {
+  if (!t.defined()) return "an undefined tensor";
+  std::string s = "[";
+  for (int64_t i = 0; i < t.dim(); ++i)
+    s += (i ? ", " : "") + std::to_string(t.size(i));
+  return s + "]";
+}
+
+[[noreturn]] void broke_contract(const Component& c, const std::string& what) {
+  throw ComponentError(fmt::format("{} broke its contract: {}", who(c), what));
+}
+
+void expect_shape(const Component& c, const char* name, const at::Tensor& t,
+                  std::vector<int64_t> shape) {
+  bool ok = t.defined() && t.dim() == static_cast<int64_t>(shape.size());
+  for (std::size_t i = 0; ok && i < shape.size(); ++i)
+    ok = t.size(static_cast<int64_t>(i)) == shape[i];
+  if (!ok) {
+    std::string expected = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      expected += (i ? ", " : "") + std::to_string(shape[i]);
+    broke_contract(c, fmt::format("{} has shape {}, expected {}]", name, shape_of(t), expected));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> DatasetInfo::condition_names() const {
+  std::vector<std::string> names;
+  for (const ConditionInfo& c : conditions)
+    names.push_back(c.name);
+  return names;
+}
+
+bool DatasetInfo::has_split(const std::string& name) const {
+  for (const std::string& s : splits)
+    if (s == name) return true;
+  return false;
+}
+
+const DatasetInfo& Dataset::cached_info() {
+  if (!info_) info_ = info();
+  return *info_;
+}
+
+const SplitData& Dataset::split(const std::string& name) {
+  auto it = splits_.find(name);
+  if (it != splits_.end()) return it->second;
+  const DatasetInfo& described = cached_info();
+  if (!described.has_split(name))
+    throw ComponentError(fmt::format("{} has no split '{}'", who(*this), name));
+  SplitData data = guarded(*this, "load_split", [&] { return load_split(name); });
+  const int64_t n = data.num_images;
+  if (!data.triplets.defined() || data.triplets.dim() != 2 || data.triplets.size(1) != 3 ||
+      data.triplets.scalar_type() != at::kLong)
+    broke_contract(*this, fmt::format("split '{}' triplets must be int64 [T, 3], got {}", name,
+                                      shape_of(data.triplets)));
+  if (data.triplets.numel() > 0 &&
+      (data.triplets.min().item<int64_t>() < 0 || data.triplets.max().item<int64_t>() >= n))
+    broke_contract(*this, fmt::format("split '{}' has triplet image ids outside [0, {})", name, n));
+  const int64_t t = data.triplets.size(0);
+  const int64_t f = described.num_conditions();
+  if (data.conditions.defined()) {
+    expect_shape(*this, "triplet conditions", data.conditions, {t});
+    if (t > 0 &&
+        (data.conditions.min().item<int64_t>() < -1 || data.conditions.max().item<int64_t>() >= f))
+      broke_contract(*this,
+                     fmt::format("split '{}' has triplet conditions outside [-1, {})", name, f));
+  }
+  if (data.factors.defined()) expect_shape(*this, "factors", data.factors, {n, f});
+  if (data.reversed.defined()) {
+    expect_shape(*this, "reversed flags", data.reversed, {t});
+    if (data.reversed.scalar_type() != at::kBool)
+      broke_contract(*this, "reversed flags must be bool");
+  }
+  return splits_.emplace(name, std::move(data)).first->second;
+}
+
+std::optional<SplitAttributes> Dataset::attributes(const std::string& split) {
+  const DatasetInfo& described = cached_info();
+  if (!described.has_split(split))
+    throw ComponentError(fmt::format("{} has no split '{}'", who(*this), split));
+  std::optional<SplitAttributes> a =
+      guarded(*this, "load_attributes", [&] { return load_attributes(split); });
+  if (!a) return a;
+  const int64_t f = described.num_conditions();
+  if (!a->values.defined() || a->values.dim() != 2 || a->values.size(1) != f ||
+      a->values.scalar_type() != at::kDouble)
+    broke_contract(*this, fmt::format("split '{}' attribute values must be float64 [N, {}], got {}",
+                                      split, f, shape_of(a->values)));
+  const int64_t n = a->values.size(0);
+  if (!a->files.empty() && static_cast<int64_t>(a->files.size()) != n)
+    broke_contract(
+        *this, fmt::format("split '{}' names {} files for {} images", split, a->files.size(), n));
+  if (!a->members.defined() || a->members.dim() != 1 || a->members.scalar_type() != at::kLong)
+    broke_contract(*this, fmt::format("split '{}' members must be int64 [M], got {}", split,
+                                      shape_of(a->members)));
+  if (a->members.numel() > 0 &&
+      (a->members.min().item<int64_t>() < 0 || a->members.max().item<int64_t>() >= n))
+    broke_contract(*this, fmt::format("split '{}' has member ids outside [0, {})", split, n));
+  return a;
+}
+
+std::optional<SplitAttributes> Dataset::load_attributes(const std::string&) {
+  return std::nullopt;
+}
+
+at::Tensor Dataset::images(const std::string& split, const at::Tensor& ids,
+                           const ImageRequest& request) {
+  if (!ids.defined() || ids.dim() != 1 || ids.scalar_type() != at::kLong)
+    throw ComponentError(
+        fmt::format("{}: image ids must be a 1-D int64 tensor, got {}", who(*this), shape_of(ids)));
+  at::Tensor out = guarded(*this, "load_images", [&] { return load_images(split, ids, request); });
+  const DatasetInfo& d = cached_info();
+  expect_shape(*this, "images", out, {ids.size(0), d.channels, d.height, d.width});
+  if (out.scalar_type() != at::kFloat) broke_contract(*this, "images must be float32");
+  return out;
+}
+
+torch::Tensor Backbone::embed(const torch::Tensor& images) {
+  if (!images.defined() || images.dim() != 4)
+    throw ComponentError(
+        fmt::format("{}: expected images [B, C, H, W], got {}", who(*this), shape_of(images)));
+  torch::Tensor out = guarded(*this, "forward", [&] { return forward_images(images); });
+  expect_shape(*this, "the embedding", out, {images.size(0), embedding_dim()});
+  return out;
+}
+
+TripletInput TripletInput::reversed() const {
+  TripletInput r = *this;
+  std::swap(r.phi_close, r.phi_far);
+  std::swap(r.psi_close, r.psi_far);
+  return r;
+}
+
+torch::Tensor ConditionModule::embed(const torch::Tensor& phi) {
+  if (!phi.defined() || phi.dim() != 2)
+    throw ComponentError(fmt::format("{}: expected φ [B, D], got {}", who(*this), shape_of(phi)));
+  torch::Tensor psi = guarded(*this, "embed", [&] { return embed_impl(phi); });
+  expect_shape(*this, "ψ", psi, {phi.size(0), num_embeddings(), output_dim()});
+  return psi;
+}
+
+TripletScores ConditionModule::score(const TripletInput& input) {
+  const int64_t b = input.phi_anchor.defined() ? input.phi_anchor.size(0) : -1;
+  if (supervision() == Supervision::Conditioned && !input.conditions.defined())
+    throw ComponentError(
+        fmt::format("{} needs the condition of every triplet, and this dataset split provides none",
+                    who(*this)));
+  TripletScores s = guarded(*this, "score", [&] { return score_impl(input); });
+  const int64_t k = num_embeddings();
+  expect_shape(*this, "close_distances", s.close_distances, {b, k});
+  expect_shape(*this, "far_distances", s.far_distances, {b, k});
+  expect_shape(*this, "weights", s.weights, {b, k});
+  expect_shape(*this, "fused_close", s.fused_close, {b});
+  expect_shape(*this, "fused_far", s.fused_far, {b});
+  const std::vector<std::string> declared_list = contract().provided_names(Resource::AuxTerm);
+  const std::set<std::string> declared(declared_list.begin(), declared_list.end());
+  std::set<std::string> given;
+  for (const auto& [name, value] : s.aux) {
+    given.insert(name);
+    expect_shape(*this, ("aux term '" + name + "'").c_str(), value, {b});
+  }
+  if (given != declared)
+    broke_contract(*this, fmt::format("it returned the aux terms [{}] but declares [{}]",
+                                      join({given.begin(), given.end()}, ", "),
+                                      join({declared.begin(), declared.end()}, ", ")));
+  return s;
+}
+
+torch::Tensor ConditionModule::distances(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {
+  if (!psi_a.defined() || psi_a.dim() != 3 || !psi_a.sizes().equals(psi_b.sizes()))
+    throw ComponentError(
+        fmt::format("{}: distances need two ψ of equal shape [B, K, E], got {} "
+                    "and {}",
+                    who(*this), shape_of(psi_a), shape_of(psi_b)));
+  torch::Tensor d = guarded(*this, "distances", [&] { return distances_impl(psi_a, psi_b); });
+  expect_shape(*this, "distances", d, {psi_a.size(0), psi_a.size(1)});
+  return d;
+}
+
+torch::Tensor ConditionModule::distances_impl(const torch::Tensor& psi_a,
+                                              const torch::Tensor& psi_b) {
+  return (psi_a - psi_b).norm(2, {-1});
+}
+
+std::map<std::string, torch::Tensor> Loss::compute(const LossInput& input) {
+  for (const Need& need : contract().needs) {
+    const bool met = need.resource == Resource::ReversedScores   ? input.reversed != nullptr
+                     : need.resource == Resource::TrainingImages ? input.images != nullptr
+                     : need.resource == Resource::AuxTerm ? input.scores.aux.count(need.name) > 0
+                                                          : true;
+    if (!met)
+      throw ComponentError(fmt::format("{} needs {}, and its input has none", who(*this),
+                                       describe_resource(need.resource, need.name)));
+  }
+  auto terms = guarded(*this, "compute", [&] { return compute_impl(input); });
+  if (terms.empty()) broke_contract(*this, "a loss must return at least one term");
+  for (const auto& [name, value] : terms) {
+    if (!value.defined() || value.numel() != 1)
+      broke_contract(*this,
+                     fmt::format("term '{}' must be a scalar, got {}", name, shape_of(value)));
+  }
+  return terms;
+}
+
+EvalReport Evaluator::evaluate(EvalContext& context) {
+  EvalReport report = guarded(*this, "evaluate", [&] { return evaluate_impl(context); });
+  std::set<std::string> declared;
+  for (const MetricSpec& m : contract().metrics)
+    for (const std::string& name : expand_metric_name(m.name, context.info.condition_names()))
+      declared.insert(name);
+  for (const Metric& m : report.metrics)
+    if (!declared.count(m.name))
+      broke_contract(
+          *this,
+          fmt::format("it reported the metric '{}', which its contract does not declare", m.name));
+  return report;
+}
+
+}  // namespace wscsl

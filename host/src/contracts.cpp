@@ -1,0 +1,108 @@
+#include "contracts.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "wscsl/util/text.hpp"
+
+namespace wscsl::host {
+namespace {
+
+using Offer = std::pair<Resource, std::string>;
+
+// The trainer hands these to the losses that declare the need.
+bool provided_by_trainer(Resource resource) {
+  return resource == Resource::ReversedScores || resource == Resource::TrainingImages;
+}
+
+bool identity_alignment_applies(const Pipeline& p) {
+  return p.condition_module->supervision() == Supervision::Conditioned &&
+         p.condition_module->num_embeddings() == p.dataset->info().num_conditions();
+}
+
+std::string table_of(Kind kind) {
+  switch (kind) {
+    case Kind::Dataset:
+      return "[dataset]";
+    case Kind::Backbone:
+      return "[backbone]";
+    case Kind::ConditionModule:
+      return "[condition_module]";
+    case Kind::Loss:
+      return "[[losses]]";
+    case Kind::Evaluator:
+      return "[[evaluators]]";
+  }
+  return "";
+}
+
+// "add [[evaluators]] type = "alignment" before line 29", or the types that could be used instead.
+std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
+                                  const Registry& registry) {
+  std::vector<std::string> notes;
+  for (Kind kind :
+       {Kind::Dataset, Kind::Backbone, Kind::ConditionModule, Kind::Loss, Kind::Evaluator}) {
+    std::vector<std::string> types;
+    for (const RegisteredComponent* c : registry.of_kind(kind))
+      if (c->factory.default_contract.provides_resource(need.resource, need.name))
+        types.push_back(c->factory.type);
+    if (types.empty()) continue;
+    if (kind == Kind::Loss || kind == Kind::Evaluator)
+      notes.push_back(fmt::format("add {} type = \"{}\" before line {}", table_of(kind),
+                                  types.front(), site.location.line));
+    else
+      notes.push_back(
+          fmt::format("a {} type that provides it: {}", table_of(kind), join(types, ", ")));
+  }
+  if (need.met_by_conditioned_module)
+    notes.push_back("or use a conditioned condition module with one embedding per condition");
+  return notes;
+}
+
+}  // namespace
+
+void check_contracts(const BuiltPipeline& built, const Registry& registry,
+                     Diagnostics& diagnostics) {
+  const Pipeline& p = built.pipeline;
+  if (!p.dataset || !p.condition_module) return;  // already reported
+  std::set<Offer> offered;
+  for (const ComponentSite& site : built.sites) {
+    const Contract& contract = site.component->contract();
+    for (const Need& need : contract.needs) {
+      if (offered.count({need.resource, need.name}) || provided_by_trainer(need.resource)) continue;
+      if (need.met_by_conditioned_module && identity_alignment_applies(p)) continue;
+      diagnostics.error(
+          site.location,
+          fmt::format("{} ({}) needs {}, which no component before it provides", site.where,
+                      site.described, describe_resource(need.resource, need.name)),
+          remedies(need, site, registry));
+    }
+    for (const Provision& provision : contract.provides)
+      offered.insert({provision.resource, provision.name});
+  }
+}
+
+void check_select_metric(const Pipeline& pipeline, const ConfigNode& root,
+                         Diagnostics& diagnostics) {
+  const std::string& metric = pipeline.trainer.select_metric;
+  if (metric.empty() || !pipeline.dataset) return;
+  std::vector<std::string> names;
+  for (const DeclaredMetric& m : declared_metrics(pipeline))
+    names.push_back(m.name);
+  if (std::find(names.begin(), names.end(), metric) != names.end()) return;
+  const ConfigNode* trainer = root.find("trainer");
+  const ConfigNode* value = trainer ? trainer->find("select_metric") : nullptr;
+  std::vector<std::string> notes;
+  if (const std::string suggestion = closest_match(metric, names); !suggestion.empty())
+    notes.push_back(fmt::format("did you mean '{}'?", suggestion));
+  notes.push_back("the evaluators declare: " +
+                  (names.empty() ? std::string("no metrics") : join(names, ", ")));
+  diagnostics.error(value ? value->location() : SourceLocation{root.location().file},
+                    fmt::format("[trainer] 'select_metric' = \"{}\" is not a metric of the "
+                                "pipeline's evaluators (\"<evaluator name>/<metric>\")",
+                                metric),
+                    notes);
+}
+
+}  // namespace wscsl::host

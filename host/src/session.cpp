@@ -1,0 +1,31 @@
+#include "session.hpp"
+
+#include <fmt/format.h>
+
+#include "wscsl/runtime/plugin_manager.hpp"
+
+namespace fs = std::filesystem;
+
+namespace wscsl::host {
+
+Session::Session(const GlobalOptions& options, const std::vector<fs::path>& pipeline_paths) {
+  PluginSearch search;
+  search.command_line = options.plugin_paths;
+  search.pipeline = pipeline_paths;
+  std::vector<std::string> warnings;
+  const auto directories = search.directories(warnings);
+  PluginManager(registry_).load(directories, warnings);
+  for (const std::string& w : warnings)
+    fmt::print(stderr, "wscsl: warning: {}\n", w);
+}
+
+OpenPipeline open_pipeline(const GlobalOptions& global, const fs::path& file,
+                           const std::vector<std::string>& overrides) {
+  const ConfigNode root = read_pipeline(file, overrides);
+  OpenPipeline opened;
+  opened.session = std::make_unique<Session>(global, pipeline_plugin_paths(root));
+  opened.pipeline = build_pipeline(root, file, opened.session->registry());
+  return opened;
+}
+
+}  // namespace wscsl::host

@@ -1,0 +1,51 @@
+// The [trainer] table: the host-owned settings of the training loop.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "wscsl/config/schema.hpp"
+
+namespace wscsl::host {
+
+enum class OptimizerKind { Adam, Sgd };
+enum class LrSchedule { Constant, Step, Exponential };
+enum class SelectMode { Max, Min };
+
+struct TrainerOptions {
+  std::int64_t epochs = 5;
+  std::int64_t batch_size = 64;
+  bool drop_last = false;
+  OptimizerKind optimizer = OptimizerKind::Adam;
+  double lr = 1e-3;
+  double momentum = 0.9;
+  double weight_decay = 0.0;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  LrSchedule lr_schedule = LrSchedule::Constant;
+  std::int64_t step_size = 30;
+  double gamma = 0.1;
+  std::int64_t seed = 1;
+  std::int64_t threads = 0;
+  bool validate = true;
+  std::string select_metric;
+  SelectMode select_mode = SelectMode::Max;
+  std::int64_t checkpoint_every = 0;
+  std::int64_t log_every = 100;
+  std::int64_t eval_batch_size = 1024;
+  bool evaluate_after = true;
+
+  static Schema<TrainerOptions> schema();
+  // The learning rate of epoch `epoch` (0-based) under the schedule.
+  double lr_at(std::int64_t epoch) const;
+  // The thread count the trainer uses: `threads`, or all hardware threads when 0.
+  int resolved_threads() const;
+  // Whether `value` is better than `best` under select_mode (anything beats NaN).
+  bool improves(double value, double best) const;
+};
+
+// Seeds LibTorch with `seed` and sets the thread count: parameters are initialised while the
+// components are built, so this comes first.
+void apply_determinism(const TrainerOptions& options);
+
+}  // namespace wscsl::host
