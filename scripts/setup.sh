@@ -8,6 +8,7 @@ packages=(
   libtorch-dev libopenblas0-openmp       # LibTorch; OpenBLAS instead of the 18× slower reference BLAS
   libboost-dev                           # Boost.DLL (header-only with BOOST_DLL_USE_STD_FS)
   libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev nlohmann-json3-dev
+  libssl-dev                             # SHA-256 of checkpoints (OpenSSL's libcrypto)
   libopencv-dev libgtest-dev
   dataset-fashion-mnist                  # the images of the embedded Fashion-CRB benchmark
 )

@@ -22,19 +22,13 @@ int execute_run(const Session& session, const Suite& suite, const BenchRun& run,
   const SuiteMethod& method = suite.methods[run.method];
   const ConfigNode root = run_pipeline(suite, run, overrides, single_thread);
   Pipeline pipeline = build_pipeline(root, method.pipeline, session.registry());
-  const RunDirectory probe(run.directory);
   std::error_code ec;
-  const bool has_run = fs::exists(probe.resolved(), ec);
+  const bool has_run = fs::exists(RunDirectory(run.directory).resolved(), ec);
+  const RunDirectory directory =
+      has_run ? RunDirectory::open(run.directory) : RunDirectory::create(run.directory);
+  const RunLock lock(directory);
   TrainRequest request;
-  request.resume = has_run && fs::exists(probe.checkpoint("last"), ec);
-  if (has_run && !request.resume) {
-    // Stopped before its first checkpoint: nothing to keep but the logs of that attempt.
-    probe.truncate_logs(0, 0);
-    fs::create_directories(run.directory / "checkpoints", ec);
-  }
-  const RunDirectory directory = request.resume
-                                     ? RunDirectory::open(run.directory)
-                                     : (has_run ? probe : RunDirectory::create(run.directory));
+  request.resume = has_run && resumable(directory);
   fmt::print("{} seed {}: {} in {}\n", method.name, run.seed,
              request.resume ? "resuming" : "training", run.directory.string());
   std::fflush(stdout);

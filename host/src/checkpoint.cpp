@@ -2,6 +2,10 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <openssl/evp.h>
+
+#include <array>
+#include <cstring>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -13,10 +17,41 @@
 namespace wscsl::host {
 namespace {
 
-constexpr std::int64_t kFormatVersion = 1;
+constexpr std::int64_t kFormatVersion = 2;  // 2: the checksum trailer
+
+// The trailer: magic, then the archive's size (8 bytes, little-endian), then its SHA-256.
+constexpr char kMagic[8] = {'W', 'S', 'C', 'S', 'L', 'C', 'K', '2'};
+constexpr std::size_t kDigestBytes = 32;
+constexpr std::size_t kTrailerBytes = sizeof kMagic + 8 + kDigestBytes;
 
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
   throw DataError(fmt::format("{}: {}", path.string(), what));
+}
+
+std::array<unsigned char, kDigestBytes> sha256(const char* data, std::size_t size) {
+  std::array<unsigned char, kDigestBytes> digest{};
+  unsigned int length = 0;
+  if (EVP_Digest(data, size, digest.data(), &length, EVP_sha256(), nullptr) != 1 ||
+      length != kDigestBytes)
+    throw Error("internal: SHA-256 failed");
+  return digest;
+}
+
+std::string hex(const unsigned char* bytes, std::size_t count) {
+  std::string out;
+  for (std::size_t i = 0; i < count; ++i)
+    out += fmt::format("{:02x}", bytes[i]);
+  return out;
+}
+
+std::string with_trailer(std::string archive) {
+  const auto digest = sha256(archive.data(), archive.size());
+  std::uint64_t size = archive.size();
+  archive.append(kMagic, sizeof kMagic);
+  for (int i = 0; i < 8; ++i, size >>= 8)
+    archive.push_back(static_cast<char>(size & 0xff));
+  archive.append(reinterpret_cast<const char*>(digest.data()), digest.size());
+  return archive;
 }
 
 }  // namespace
@@ -51,16 +86,37 @@ void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model
   // aborts the process on a full disk).
   std::ostringstream buffer;
   archive.save_to(buffer);
-  write_file_atomically(path, buffer.str());
+  write_file_atomically(path, with_trailer(buffer.str()));
+}
+
+std::string verified_archive(const std::string& bytes, const std::filesystem::path& path) {
+  const std::size_t total = bytes.size();
+  if (total < kTrailerBytes ||
+      std::memcmp(bytes.data() + total - kTrailerBytes, kMagic, sizeof kMagic) != 0)
+    fail(path, "not a wscsl checkpoint, or truncated (it does not end with wscsl's checksum)");
+  const char* size_bytes = bytes.data() + total - kTrailerBytes + sizeof kMagic;
+  std::uint64_t size = 0;
+  for (int i = 7; i >= 0; --i)
+    size = (size << 8) | static_cast<unsigned char>(size_bytes[i]);
+  if (size != total - kTrailerBytes)
+    fail(path, fmt::format("damaged: its checksum covers {} bytes, the file holds {}", size,
+                           total - kTrailerBytes));
+  const auto digest = sha256(bytes.data(), size);
+  const auto* stored = reinterpret_cast<const unsigned char*>(size_bytes + 8);
+  if (std::memcmp(digest.data(), stored, kDigestBytes) != 0)
+    fail(path, fmt::format("damaged: its bytes do not match the SHA-256 written with them "
+                           "(expected {}…, got {}…); it is not loaded",
+                           hex(stored, 6), hex(digest.data(), 6)));
+  return bytes.substr(0, size);
 }
 
 TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
                               torch::optim::Optimizer* optimizer, bool restore_rng) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) fail(path, "no such checkpoint file");
+  std::istringstream in(verified_archive(read_file(path), path));
   torch::serialize::InputArchive archive;
   try {
-    std::istringstream in(read_file(path));
     archive.load_from(in);
   } catch (const c10::Error& e) {
     fail(path, fmt::format("not a wscsl checkpoint or corrupt ({})", e.what_without_backtrace()));

@@ -1,5 +1,7 @@
-// Training checkpoints: model, optimiser, RNG and loop position in one file, written atomically.
-// Checkpoints are trusted input (LibTorch deserialises them with its TorchScript reader).
+// Training checkpoints: model, optimiser, RNG and loop position in one file, written atomically,
+// ending with a trailer — a magic, the size and the SHA-256 of the bytes before it — that is
+// verified before LibTorch's deserialiser sees a byte, so a damaged, truncated or foreign file is
+// refused, never loaded. Once verified, a checkpoint is trusted input for LibTorch.
 #pragma once
 
 #include <cstdint>
@@ -30,8 +32,12 @@ void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model
                      torch::optim::Optimizer* optimizer, const TrainingState& state);
 
 // Restores a checkpoint into `model` (and `optimizer` and the global RNG when given). Throws
-// DataError naming the file and what is missing or mismatched.
+// DataError naming the file and what is damaged, missing or mismatched.
 TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
                               torch::optim::Optimizer* optimizer, bool restore_rng);
+
+// The archive inside checkpoint bytes, once their trailer is verified; throws DataError naming
+// `path` and what does not match.
+std::string verified_archive(const std::string& bytes, const std::filesystem::path& path);
 
 }  // namespace wscsl::host

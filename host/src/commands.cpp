@@ -49,11 +49,15 @@ int run_train(const GlobalOptions& global, const TrainArgs& args) {
                (source.stem().string() + "-" + now_text("%Y%m%d-%H%M%S", TimeZone::Local));
   const RunDirectory run =
       args.resume ? RunDirectory::open(run_root) : RunDirectory::create(run_root);
+  const RunLock lock(run);
+  TrainRequest request;
+  request.resume = args.resume && resumable(run);
+  if (args.resume && !request.resume)
+    fmt::print("{} stopped before its first checkpoint: training it again from step 0\n",
+               run.root().string());
   fmt::print("run {} — {} threads, seed {}\n", run.root().string(),
              pipeline.trainer.resolved_threads(), pipeline.trainer.seed);
   install_stop_handlers();
-  TrainRequest request;
-  request.resume = args.resume;
   request.stop_after_steps = args.stop_after_steps;
   const TrainResult result = train(pipeline, run, request);
   if (result.outcome == TrainOutcome::Interrupted) return 130;
@@ -80,6 +84,7 @@ std::pair<RunDirectory, fs::path> run_and_checkpoint(const fs::path& target) {
 
 int run_eval(const GlobalOptions& global, const EvalArgs& args) {
   const auto [run, checkpoint] = run_and_checkpoint(args.target);
+  const RunLock lock(run);
   OpenPipeline opened = open_pipeline(global, run.resolved(), args.overrides);
   Pipeline& pipeline = opened.pipeline;
   const EvaluationResult result = evaluate_run(pipeline, run, checkpoint);
@@ -90,6 +95,7 @@ int run_eval(const GlobalOptions& global, const EvalArgs& args) {
 
 int run_embed(const GlobalOptions& global, const EmbedArgs& args) {
   const auto [run, checkpoint] = run_and_checkpoint(args.target);
+  const RunLock lock(run);
   OpenPipeline opened = open_pipeline(global, run.resolved(), args.overrides);
   Pipeline& pipeline = opened.pipeline;
   const DatasetInfo info = pipeline.dataset->info();

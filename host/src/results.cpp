@@ -39,7 +39,7 @@ void write_results_json(const fs::path& path, const RunResults& results) {
 }
 
 RunResults read_results_json(const fs::path& path) {
-  const Json document = Json::parse(read_file(path), nullptr, /*allow_exceptions=*/false);
+  const Json document = Json::parse(read_text_file(path), nullptr, /*allow_exceptions=*/false);
   const auto* metrics =
       document.is_object() && document.contains("metrics") ? &document.at("metrics") : nullptr;
   if (!metrics || !metrics->is_object() || !document.contains("checkpoint") ||
@@ -76,7 +76,7 @@ std::int64_t metrics_line_epoch(const std::string& line) {
 
 MetricsLog read_metrics_log(const fs::path& path) {
   MetricsLog log;
-  std::istringstream in(read_file(path));
+  std::istringstream in(read_text_file(path));
   std::string line;
   while (std::getline(in, line)) {
     const Json parsed = Json::parse(line, nullptr, /*allow_exceptions=*/false);

@@ -1,11 +1,16 @@
 #include "run_directory.hpp"
 
-#include "results.hpp"
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "results.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
@@ -43,7 +48,7 @@ template <class Keep>
 void filter_lines(const fs::path& path, Keep keep) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return;
-  std::istringstream in(read_file(path));
+  std::istringstream in(read_text_file(path));
   std::string kept, line;
   while (std::getline(in, line))
     if (keep(line)) kept += line + "\n";
@@ -51,6 +56,37 @@ void filter_lines(const fs::path& path, Keep keep) {
 }
 
 }  // namespace
+
+RunLock::RunLock(const RunDirectory& run) {
+  const fs::path file = run.root() / "lock";
+  fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error(fmt::format("cannot open {}: {}", file.string(), std::strerror(errno)));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    char holder[32] = {0};
+    const ssize_t n = ::pread(fd_, holder, sizeof holder - 1, 0);
+    ::close(fd_);
+    fd_ = -1;
+    throw Error(
+        fmt::format("{} is being written by another wscsl (process {}); wait for it to "
+                    "finish or stop it first",
+                    run.root().string(), n > 0 ? std::string(holder, n) : "unknown"));
+  }
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0)
+    throw Error(fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor releases the flock
+}
+
+bool resumable(const RunDirectory& run) {
+  std::error_code ec;
+  if (fs::exists(run.checkpoint("last"), ec)) return true;
+  run.truncate_logs(0, 0);
+  fs::create_directories(run.root() / "checkpoints", ec);
+  return false;
+}
 
 void RunDirectory::truncate_logs(std::int64_t epochs_done, std::int64_t global_step) const {
   filter_lines(steps(), [&](const std::string& line) {

@@ -40,4 +40,22 @@ class RunDirectory {
   std::filesystem::path root_;
 };
 
+// Held while a command writes into a run directory: an advisory flock on <run>/lock, which the
+// kernel releases when the process ends, however it ends. A second writer is refused with one
+// sentence naming the holder's process.
+class RunLock {
+ public:
+  explicit RunLock(const RunDirectory& run);
+  ~RunLock();
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// Whether `run` has a checkpoint to resume from. A run stopped before its first checkpoint has
+// none: its logs are emptied so that it trains again from step 0.
+bool resumable(const RunDirectory& run);
+
 }  // namespace wscsl::host

@@ -40,7 +40,8 @@ Schema<TrainerOptions> TrainerOptions::schema() {
   s.field("threads", &O::threads,
           "Intra-op threads; 0 uses every hardware thread. Results are "
           "bit-reproducible for a fixed seed and thread count.")
-      .min(0);
+      .min(0)
+      .max(256);
   s.field("validate", &O::validate, "Run the evaluators on the validation split after each epoch.");
   s.field("select_metric", &O::select_metric,
           "Validation metric that picks the best checkpoint, as \"<evaluator>/<metric>\" (e.g. "

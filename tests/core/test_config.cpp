@@ -63,6 +63,28 @@ TEST(Toml, RejectsDeepNestingBeforeParsing) {
       parse_toml("s = \"" + std::string(50, '[') + "\" # " + std::string(50, '{'), "x.toml"));
 }
 
+TEST(Toml, RejectsLongDottedKeysAndHeadersBeforeParsing) {
+  std::string parts = "a";
+  for (int i = 0; i < 10000; ++i)
+    parts += ".a";
+  for (const std::string& text : {parts + " = 1\n", "[" + parts + "]\n", "[[" + parts + "]]\n",
+                                  "t = { " + parts + " = 1 }\n"}) {
+    const Diagnostics d = errors_of(text);
+    ASSERT_EQ(d.error_count(), 1u) << text.substr(0, 20);
+    EXPECT_NE(d.all()[0].message.find("nested deeper than 32"), std::string::npos);
+    EXPECT_EQ(d.all()[0].where.line, 1);
+  }
+  // Dots in values, and 31 dotted parts, are fine.
+  std::string keys = "a";
+  for (int i = 0; i < 30; ++i)
+    keys += ".a";
+  EXPECT_NO_THROW(parse_toml(keys + " = 1\nx = [" + std::string(100, '1') +
+                                 ".5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 1.5, 1.5, 1.5, 1.5, "
+                                 "1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5, "
+                                 "1.5, 1.5, 1.5, 1.5, 1.5, 1.5, 1.5]\n",
+                             "x.toml"));
+}
+
 TEST(Toml, RejectsDates) {
   const Diagnostics d = errors_of("when = 2026-11-21\n");
   ASSERT_EQ(d.error_count(), 1u);

@@ -1,6 +1,7 @@
 // The shared image-dataset machinery: PIL-exact resampling, torchvision's crop rounding, image
 // decoding with its refusals, strict CSV reading and the triplet-drawing rule.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "wscsl/data/triplets.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
+#include "wscsl/util/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace wscsl;
@@ -163,6 +165,42 @@ TEST(Csv, QuotedFieldsAndLineNumbers) {
   EXPECT_EQ(t.rows[1][1], "two\nlines \"q\"");
   EXPECT_EQ(t.lines, (std::vector<std::int64_t>{2, 4, 6}));
   EXPECT_EQ(csv_field("two\nlines \"q\""), "\"two\nlines \"\"q\"\"\"");
+}
+
+TEST(Csv, ASpreadsheetsByteOrderMarkAndCrlfAreAccepted) {
+  std::ofstream(temp("bom.csv"), std::ios::binary) << "\xEF\xBB\xBF"
+                                                      "file,color\r\na.png,red\r\n";
+  BadRows none(0);
+  const CsvTable t = read_csv(temp("bom.csv"), none);
+  EXPECT_EQ(t.column("file"), 0);
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0][1], "red");
+}
+
+TEST(ReadFile, RefusesWhatIsNotABoundedRegularFile) {
+  const auto message = [](const fs::path& path, std::uintmax_t limit) {
+    try {
+      read_text_file(path, limit);
+    } catch (const DataError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("/dev/zero", kMaxTextFileBytes),
+            "/dev/zero: not a regular file (a directory, device, FIFO or socket)");
+  const fs::path fifo = temp("fifo");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(message(fifo, kMaxTextFileBytes),
+            fifo.string() + ": not a regular file (a directory, device, FIFO or socket)");
+  const fs::path link = temp("to_zero");
+  fs::remove(link);
+  fs::create_symlink("/dev/zero", link);
+  EXPECT_NE(message(link, kMaxTextFileBytes).find("not a regular file"), std::string::npos);
+  std::ofstream(temp("big.csv")) << std::string(100, 'x');
+  EXPECT_EQ(message(temp("big.csv"), 64),
+            temp("big.csv").string() + ": 100 bytes, more than the 64 this kind of file may have");
+  EXPECT_EQ(message(temp("missing.csv"), 64), temp("missing.csv").string() + ": no such file");
 }
 
 TEST(Csv, MalformedRecordsNameFileAndLine) {

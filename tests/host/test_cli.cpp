@@ -1,6 +1,8 @@
 // The `wscsl` executable itself: exit statuses and what it prints.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -207,6 +209,45 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   const Output missing = run_wscsl("eval " + (dir / "nothing").string());
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.text.find("is not a run directory"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// A run killed before its first checkpoint resumes from step 0; a run directory has one writer.
+TEST(Cli, ResumeFromNothingAndOneWriterPerRun) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_writer_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path pipeline = dir / "tiny.toml";
+  std::ofstream(pipeline) << wscsl::test::tiny_pipeline();
+  const std::string run = (dir / "run").string();
+  ASSERT_EQ(run_wscsl("train " + pipeline.string() + " --run-dir " + run + " --stop-after-steps 2")
+                .status,
+            0);
+  fs::remove(dir / "run" / "checkpoints" / "last.pt");  // as if killed before its first one
+  const Output restarted = run_wscsl("train --resume " + run + " --set trainer.epochs=1");
+  EXPECT_EQ(restarted.status, 0) << restarted.text;
+  EXPECT_NE(restarted.text.find(run + " stopped before its first checkpoint: training it again "
+                                      "from step 0"),
+            std::string::npos)
+      << restarted.text;
+  EXPECT_TRUE(fs::exists(dir / "run" / "results.json"));
+
+  // While another process holds the run, a second writer is refused, naming it.
+  const int fd = ::open((dir / "run" / "lock").c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  const std::string me = std::to_string(::getpid());
+  ASSERT_EQ(::pwrite(fd, me.data(), me.size(), 0), static_cast<ssize_t>(me.size()));
+  for (const std::string& command : {"eval " + run, "train --resume " + run, "embed " + run}) {
+    const Output refused = run_wscsl(command);
+    EXPECT_EQ(refused.status, 1) << command << "\n" << refused.text;
+    EXPECT_NE(refused.text.find(run + " is being written by another wscsl (process " + me + ")"),
+              std::string::npos)
+        << refused.text;
+  }
+  ::close(fd);
+  EXPECT_EQ(run_wscsl("eval " + run).status, 0);
   fs::remove_all(dir);
 }
 

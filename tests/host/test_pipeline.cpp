@@ -207,6 +207,29 @@ TEST(Contracts, LossesGetOnlyWhatTheyNeed) {
   EXPECT_FALSE(p.losses[0].loss->contract().needs_resource(Resource::ReversedScores));
 }
 
+TEST(Pipeline, NumbersAreFiniteAndThreadsBounded) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"trainer.lr=inf", "'lr' must be a finite number, got inf"},
+      {"trainer.lr=nan", "'lr' must be a finite number, got nan"},
+      {"losses.0.margin=-inf", "'margin' must be a finite number, got -inf"},
+      {"trainer.threads=100000", "'threads' must be in [0, 256], got 100000"}};
+  for (const auto& [assignment, expected] : cases) {
+    ConfigNode root = parse_toml(test::tiny_pipeline(), "p.toml");
+    Diagnostics overridden;
+    apply_override(root, assignment, overridden);
+    ASSERT_FALSE(overridden.has_errors()) << overridden.format();
+    try {
+      build_pipeline(root, "p.toml", test::in_tree_plugins());
+      ADD_FAILURE() << assignment << " was accepted";
+    } catch (const ConfigError& e) {
+      ASSERT_EQ(e.diagnostics().error_count(), 1u) << e.diagnostics().format();
+      EXPECT_NE(e.diagnostics().all()[0].message.find(expected), std::string::npos)
+          << e.diagnostics().all()[0].message;
+      EXPECT_EQ(e.diagnostics().all()[0].where.file, "--set " + assignment);
+    }
+  }
+}
+
 TEST(Pipeline, TrainerEnumerationsAndHostKeysAreChecked) {
   std::string text = test::tiny_pipeline();
   text.replace(text.find("[trainer]"), 9, "[trainer]\noptimizer = \"adamw\"");

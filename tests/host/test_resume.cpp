@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -118,6 +119,38 @@ TEST(Resume, ARunDirectoryIsNeverOverwritten) {
   const fs::path dir = fresh_dir("twice");
   run(dir, false, 2);
   EXPECT_THROW(RunDirectory::create(dir), Error);
+}
+
+TEST(Checkpoint, DamagedBytesAreRefusedBeforeLoading) {
+  const fs::path dir = fresh_dir("damaged");
+  run(dir, false, 3);
+  const fs::path last = dir / "checkpoints" / "last.pt";
+  const std::string good = read_file(last);
+  Pipeline p = tiny();
+  auto model = p.model();
+  EXPECT_NO_THROW(load_checkpoint(last, *model, nullptr, false));
+  const auto refusal = [&](std::string bytes) {
+    write_file_atomically(dir / "bad.pt", bytes);
+    try {
+      load_checkpoint(dir / "bad.pt", *model, nullptr, false);
+    } catch (const DataError& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  std::string flipped = good;
+  flipped[flipped.size() / 2] ^= 0x01;
+  EXPECT_NE(refusal(flipped).find("bad.pt: damaged: its bytes do not match the SHA-256 written "
+                                  "with them"),
+            std::string::npos);
+  std::string zeroed = good;
+  std::fill(zeroed.begin() + 1000, zeroed.begin() + 1400, '\0');
+  EXPECT_NE(refusal(zeroed).find("damaged"), std::string::npos);
+  EXPECT_NE(refusal(good.substr(0, good.size() - 100)).find("does not end with wscsl's checksum"),
+            std::string::npos);
+  EXPECT_NE(refusal(good.substr(0, good.size() / 2)).find("does not end with wscsl's checksum"),
+            std::string::npos);
+  EXPECT_EQ(refusal(good), "loaded");
 }
 
 TEST(Checkpoint, CorruptOrForeignFilesAreClearErrors) {

@@ -82,7 +82,7 @@ std::int64_t CsvTable::column(const std::string& name) const {
 CsvTable read_csv(const std::filesystem::path& file, BadRows& bad) {
   CsvTable table;
   table.file = file;
-  std::vector<Record> all = records(read_file(file));
+  std::vector<Record> all = records(read_text_file(file));
   if (all.empty() || blank(all.front()))
     throw DataError(at_line(file, 1, "expected a header row naming the columns"));
   const Record& header = all.front();

@@ -3,13 +3,12 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
 #include "wscsl/error.hpp"
+#include "wscsl/util/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -36,13 +35,7 @@ std::string at_line(const fs::path& file, std::int64_t line, std::string_view re
 }
 
 std::vector<std::string> read_lines(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw DataError(fmt::format("{}: cannot read ({})", file.string(), std::strerror(errno)));
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw DataError(fmt::format("{}: read error", file.string()));
-  const std::string text = content.str();
+  const std::string text = read_text_file(file);
   std::vector<std::string> lines;
   std::size_t begin = 0;
   while (begin < text.size()) {

@@ -121,6 +121,13 @@ bool in_range(const FieldDescription& f, double v) {
 }
 
 bool check_scalar(const FieldDescription& f, const ConfigNode& value, BindScope& scope) {
+  // No option takes an infinite or undefined number; inf would pass a bound like min(0).
+  if (value.is_number() && !std::isfinite(value.as_number())) {
+    scope.diagnostics->error(
+        value.location(),
+        fmt::format("{} '{}' must be a finite number, got {}", scope.table, f.name, value.repr()));
+    return false;
+  }
   if (value.is_number() && (f.min || f.max) && !in_range(f, value.as_number())) {
     scope.diagnostics->error(value.location(),
                              fmt::format("{} '{}' must be in {}, got {}", scope.table, f.name,

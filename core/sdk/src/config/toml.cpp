@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
@@ -32,10 +33,16 @@ SourceLocation location_of(const toml::source_region& region, const std::string&
   throw ConfigError(std::move(d));
 }
 
-// TOML++ 3.3 recurses once per nesting level; reject absurd nesting before it can overflow the
-// stack (toml++ issues #292, PR #242).
+// TOML++ 3.3 recurses once per nesting level — per bracket or brace, and per part of a dotted key
+// or table header ([a.b.c], a.b.c = 1) — so absurd nesting is rejected before it can overflow the
+// stack (toml++ issues #292, PR #242). A key is read at the start of a line, in a table header and
+// after `{` or `,` in an inline table; elsewhere a dot belongs to a value (1.5, a date).
 void check_nesting(const std::string& text, const std::string& origin) {
-  int depth = 0, line = 1, column = 0;
+  int line = 1, column = 0;
+  enum class Open { Header, Array, InlineTable };
+  std::vector<Open> open;  // the brackets and braces around this point
+  bool in_key = true;      // reading a key, not a value
+  std::size_t key_parts = 1;
   enum class State {
     Normal,
     Comment,
@@ -44,10 +51,19 @@ void check_nesting(const std::string& text, const std::string& origin) {
     MultiBasic,
     MultiLiteral
   } state = State::Normal;
+  const auto check = [&] {
+    if (open.size() + key_parts - 1 > static_cast<std::size_t>(kMaxNesting))
+      fail({origin, line, column},
+           fmt::format("keys and values nested deeper than {} levels are not supported",
+                       kMaxNesting));
+  };
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     ++column;
-    if (c == '\n') ++line, column = 0;
+    if (c == '\n') {
+      ++line, column = 0, key_parts = 1;
+      in_key = open.empty();
+    }
     auto starts = [&](const char* s) { return text.compare(i, std::strlen(s), s) == 0; };
     switch (state) {
       case State::Comment:
@@ -69,25 +85,39 @@ void check_nesting(const std::string& text, const std::string& origin) {
           state = State::Normal, i += 2, column += 2;
         break;
       case State::MultiLiteral:
-        if (starts("'''")) state = State::Normal, i += 2, column += 2;
+        if (starts("\'\'\'")) state = State::Normal, i += 2, column += 2;
         break;
       case State::Normal:
-        if (c == '#')
+        if (c == '#') {
           state = State::Comment;
-        else if (starts("\"\"\""))
+        } else if (starts("\"\"\"")) {
           state = State::MultiBasic, i += 2, column += 2;
-        else if (starts("'''"))
+        } else if (starts("\'\'\'")) {
           state = State::MultiLiteral, i += 2, column += 2;
-        else if (c == '"')
+        } else if (c == '"') {
           state = State::Basic;
-        else if (c == '\'')
+        } else if (c == '\'') {
           state = State::Literal;
-        else if (c == '[' || c == '{') {
-          if (++depth > kMaxNesting)
-            fail({origin, line, column},
-                 fmt::format("values nested deeper than {} levels are not supported", kMaxNesting));
+        } else if (c == '[') {
+          const bool header = in_key && (open.empty() || open.back() == Open::Header);
+          open.push_back(header ? Open::Header : Open::Array);
+          in_key = header;
+          check();
+        } else if (c == '{') {
+          open.push_back(Open::InlineTable);
+          in_key = true, key_parts = 1;
+          check();
         } else if (c == ']' || c == '}') {
-          depth = depth > 0 ? depth - 1 : 0;
+          if (!open.empty()) open.pop_back();
+          in_key = false;
+        } else if (c == '=') {
+          in_key = false, key_parts = 1;
+        } else if (c == ',') {
+          in_key = !open.empty() && open.back() == Open::InlineTable;
+          key_parts = 1;
+        } else if (c == '.' && in_key) {
+          ++key_parts;
+          check();
         }
         break;
     }

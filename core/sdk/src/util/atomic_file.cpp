@@ -63,7 +63,19 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   }
 }
 
-std::string read_file(const std::filesystem::path& path) {
+std::string read_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status))
+    throw DataError(fmt::format("{}: no such file", path.string()));
+  if (!std::filesystem::is_regular_file(status))
+    throw DataError(
+        fmt::format("{}: not a regular file (a directory, device, FIFO or socket)", path.string()));
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw DataError(fmt::format("{}: cannot read its size: {}", path.string(), ec.message()));
+  if (size > max_bytes)
+    throw DataError(fmt::format("{}: {} bytes, more than the {} this kind of file may have",
+                                path.string(), size, max_bytes));
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw DataError(fmt::format("{}: cannot open file: {}", path.string(), std::strerror(errno)));
@@ -71,6 +83,12 @@ std::string read_file(const std::filesystem::path& path) {
   buffer << in.rdbuf();
   if (in.bad()) throw DataError(fmt::format("{}: read error", path.string()));
   return buffer.str();
+}
+
+std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  std::string text = read_file(path, max_bytes);
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  return text;
 }
 
 }  // namespace wscsl

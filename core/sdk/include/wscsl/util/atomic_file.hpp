@@ -3,7 +3,9 @@
 // one, never a torn one.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace wscsl {
@@ -12,7 +14,19 @@ namespace wscsl {
 // any step fails; the previous content of `path` is then untouched.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
-// Reads a whole file; throws wscsl::DataError naming the file when it cannot.
-std::string read_file(const std::filesystem::path& path);
+// Largest files wscsl reads whole: checkpoints and weights, and text inputs (attribute and index
+// files, triplet lists, results).
+inline constexpr std::uintmax_t kMaxBinaryFileBytes = std::uintmax_t{16} << 30;
+inline constexpr std::uintmax_t kMaxTextFileBytes = std::uintmax_t{512} << 20;
+
+// Reads a whole file, which must be a regular file (links followed: not a FIFO, a device or a
+// directory) of at most `max_bytes`, checked before anything is read. Throws wscsl::DataError
+// naming the file otherwise.
+std::string read_file(const std::filesystem::path& path,
+                      std::uintmax_t max_bytes = kMaxBinaryFileBytes);
+
+// read_file for text, without a leading UTF-8 byte-order mark (spreadsheets write one).
+std::string read_text_file(const std::filesystem::path& path,
+                           std::uintmax_t max_bytes = kMaxTextFileBytes);
 
 }  // namespace wscsl
