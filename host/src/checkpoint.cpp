@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/serialize/archive.h>
 
 #include "wscsl/error.hpp"
@@ -87,6 +88,21 @@ void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model
   std::ostringstream buffer;
   archive.save_to(buffer);
   write_file_atomically(path, with_trailer(buffer.str()));
+}
+
+std::filesystem::path newest_verified(const std::vector<std::filesystem::path>& candidates,
+                                      std::vector<std::string>& skipped) {
+  for (const std::filesystem::path& candidate : candidates) {
+    try {
+      verified_archive(read_file(candidate), candidate);
+      return candidate;
+    } catch (const DataError& e) {
+      skipped.push_back(e.what());
+    }
+  }
+  throw DataError(skipped.empty()
+                      ? std::string("no checkpoint to load")
+                      : "no checkpoint verifies: " + fmt::format("{}", fmt::join(skipped, "; ")));
 }
 
 std::string verified_archive(const std::string& bytes, const std::filesystem::path& path) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
@@ -35,6 +36,11 @@ void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model
 // DataError naming the file and what is damaged, missing or mismatched.
 TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
                               torch::optim::Optimizer* optimizer, bool restore_rng);
+
+// The first of `candidates` (newest first) whose bytes verify. Each one skipped is reported in
+// `skipped` as the sentence saying why; when none verifies, throws DataError with those sentences.
+std::filesystem::path newest_verified(const std::vector<std::filesystem::path>& candidates,
+                                      std::vector<std::string>& skipped);
 
 // The archive inside checkpoint bytes, once their trailer is verified; throws DataError naming
 // `path` and what does not match.

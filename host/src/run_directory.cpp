@@ -81,11 +81,48 @@ RunLock::~RunLock() {
 }
 
 bool resumable(const RunDirectory& run) {
-  std::error_code ec;
-  if (fs::exists(run.checkpoint("last"), ec)) return true;
+  if (!run.last_checkpoints().empty()) return true;
   run.truncate_logs(0, 0);
+  std::error_code ec;
   fs::create_directories(run.root() / "checkpoints", ec);
   return false;
+}
+
+namespace {
+
+// last.pt for age 0, last.<age>.pt for older ones.
+fs::path last_of_age(const RunDirectory& run, std::int64_t age) {
+  return run.checkpoint(age == 0 ? std::string("last") : fmt::format("last.{}", age));
+}
+
+// Ages beyond any sensible keep_last, so that a lowered keep_last still finds the old files.
+constexpr std::int64_t kMaxAge = 100;
+
+}  // namespace
+
+std::vector<fs::path> RunDirectory::last_checkpoints() const {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (std::int64_t age = 0; age <= kMaxAge; ++age)
+    if (fs::exists(last_of_age(*this, age), ec)) found.push_back(last_of_age(*this, age));
+  return found;
+}
+
+void RunDirectory::rotate_last(std::int64_t keep) const {
+  std::error_code ec;
+  for (std::int64_t age = kMaxAge; age >= 0; --age) {
+    const fs::path from = last_of_age(*this, age);
+    // With keep_last = 1 the new last.pt replaces the old one atomically: nothing to move.
+    if (!fs::exists(from, ec) || (age == 0 && keep == 1)) continue;
+    if (age + 1 >= keep) {
+      fs::remove(from, ec);
+    } else {
+      fs::rename(from, last_of_age(*this, age + 1), ec);
+    }
+    if (ec)
+      throw Error(fmt::format("cannot make room for a new checkpoint in {}: {}",
+                              (root_ / "checkpoints").string(), ec.message()));
+  }
 }
 
 void RunDirectory::truncate_logs(std::int64_t epochs_done, std::int64_t global_step) const {

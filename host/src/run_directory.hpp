@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace wscsl::host {
 
@@ -25,6 +26,11 @@ class RunDirectory {
   std::filesystem::path checkpoint(const std::string& name) const {
     return root_ / "checkpoints" / (name + ".pt");
   }
+  // The `last` checkpoints on disk, newest first: last.pt, then the older last.1.pt, last.2.pt, …
+  std::vector<std::filesystem::path> last_checkpoints() const;
+  // Makes room for a new last.pt so that `keep` `last` checkpoints exist once it is written:
+  // last.pt becomes last.1.pt, last.1.pt last.2.pt, …, and the oldest beyond `keep` go.
+  void rotate_last(std::int64_t keep) const;
   std::filesystem::path metrics() const { return root_ / "metrics.jsonl"; }
   std::filesystem::path steps() const { return root_ / "steps.tsv"; }
   std::filesystem::path results_markdown() const { return root_ / "results.md"; }

@@ -12,8 +12,14 @@ namespace wscsl::host {
 
 fs::path checkpoint_for_evaluation(const RunDirectory& run) {
   std::error_code ec;
-  const fs::path best = run.checkpoint("best");
-  return fs::exists(best, ec) ? best : run.checkpoint("last");
+  std::vector<fs::path> candidates = run.last_checkpoints();
+  if (fs::exists(run.checkpoint("best"), ec))
+    candidates.insert(candidates.begin(), run.checkpoint("best"));
+  std::vector<std::string> skipped;
+  const fs::path chosen = newest_verified(candidates, skipped);
+  for (const std::string& reason : skipped)
+    fmt::print(stderr, "wscsl: warning: skipped {}\n", reason);
+  return chosen;
 }
 
 EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,

@@ -9,7 +9,8 @@
 
 namespace wscsl::host {
 
-// The checkpoint evaluation should use: `best` when the run selects one, else `last`.
+// The checkpoint evaluation should use: `best` when the run selects one, else the newest `last`;
+// one that does not verify is skipped with a warning saying why.
 std::filesystem::path checkpoint_for_evaluation(const RunDirectory& run);
 
 // Evaluates `checkpoint` on the test split and writes results.md and results.json.

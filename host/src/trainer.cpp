@@ -156,8 +156,11 @@ class Loop {
       write_file_atomically(run_.resolved(), resolved_toml(p_));
       return;
     }
-    const TrainingState saved =
-        load_checkpoint(run_.checkpoint("last"), *model_, optimizer_.get(), true);
+    std::vector<std::string> skipped;
+    const fs::path from = newest_verified(run_.last_checkpoints(), skipped);
+    for (const std::string& reason : skipped)
+      fmt::print(stderr, "wscsl: warning: skipped {}\n", reason);
+    const TrainingState saved = load_checkpoint(from, *model_, optimizer_.get(), true);
     if (saved.threads != state_.threads)
       fmt::print(stderr,
                  "wscsl: warning: the run used {} threads and now {}; the resumed losses will not "
@@ -175,8 +178,9 @@ class Loop {
     state_.threads = o_.resolved_threads();
     state_.config = config;
     run_.truncate_logs(state_.epoch, state_.global_step);
-    fmt::print(request_.out, "resuming {} at epoch {}, step {} (global step {})\n",
-               run_.root().string(), state_.epoch + 1, state_.step, state_.global_step);
+    fmt::print(request_.out, "resuming {} at epoch {}, step {} (global step {}){}\n",
+               run_.root().string(), state_.epoch + 1, state_.step, state_.global_step,
+               skipped.empty() ? "" : " from " + from.filename().string());
   }
 
   double step(const SplitData& train, const torch::Tensor& rows, bool conditioned) {
@@ -269,6 +273,7 @@ class Loop {
   }
 
   void save(const std::string& name) {
+    if (name == "last") run_.rotate_last(o_.keep_last);
     save_checkpoint(run_.checkpoint(name), *model_, optimizer_.get(), state_);
   }
 

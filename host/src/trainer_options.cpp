@@ -52,6 +52,11 @@ Schema<TrainerOptions> TrainerOptions::schema() {
   s.field("checkpoint_every", &O::checkpoint_every,
           "Also write the `last` checkpoint every N steps (0: only at the end of each epoch).")
       .min(0);
+  s.field("keep_last", &O::keep_last,
+          "`last` checkpoints kept (last.pt, last.1.pt, …): resume and eval fall back to the "
+          "newest that verifies.")
+      .min(1)
+      .max(100);
   s.field("log_every", &O::log_every,
           "Steps between progress lines when the output is not a terminal.")
       .min(1);

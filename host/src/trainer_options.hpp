@@ -31,6 +31,7 @@ struct TrainerOptions {
   std::string select_metric;
   SelectMode select_mode = SelectMode::Max;
   std::int64_t checkpoint_every = 0;
+  std::int64_t keep_last = 2;
   std::int64_t log_every = 100;
   std::int64_t eval_batch_size = 1024;
   bool evaluate_after = true;

@@ -153,6 +153,33 @@ TEST(Checkpoint, DamagedBytesAreRefusedBeforeLoading) {
   EXPECT_EQ(refusal(good), "loaded");
 }
 
+TEST(Checkpoint, ADamagedLastFallsBackToTheOlderOneAndResumesBitForBit) {
+  const fs::path reference = fresh_dir("keep_reference");
+  ASSERT_EQ(run(reference, false).outcome, TrainOutcome::Finished);
+  const fs::path dir = fresh_dir("keep_damaged");
+  ASSERT_EQ(run(dir, false).outcome, TrainOutcome::Finished);
+  // Two epochs with keep_last = 2: last.pt (after epoch 2) and last.1.pt (after epoch 1).
+  const RunDirectory directory(dir);
+  const std::vector<fs::path> kept = directory.last_checkpoints();
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[1].filename(), "last.1.pt");
+  std::string bytes = read_file(kept[0]);
+  bytes[bytes.size() / 3] ^= 0x10;
+  write_file_atomically(kept[0], bytes);
+
+  std::vector<std::string> skipped;
+  EXPECT_EQ(newest_verified(kept, skipped), kept[1]);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped[0].find("last.pt: damaged"), std::string::npos) << skipped[0];
+  // Resuming from the older checkpoint trains the second epoch again, to the same losses.
+  ASSERT_EQ(run(dir, true).outcome, TrainOutcome::Finished);
+  EXPECT_EQ(metrics_without_time(dir / "metrics.jsonl"),
+            metrics_without_time(reference / "metrics.jsonl"));
+  skipped.clear();
+  EXPECT_EQ(newest_verified(directory.last_checkpoints(), skipped), kept[0]);  // rewritten whole
+  EXPECT_TRUE(skipped.empty());
+}
+
 TEST(Checkpoint, CorruptOrForeignFilesAreClearErrors) {
   const fs::path dir = fresh_dir("corrupt");
   fs::create_directories(dir);
