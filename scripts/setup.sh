@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs wscsl's build and run dependencies from Debian 12's archive. Idempotent: it does
 # nothing (and needs no network) when everything is already installed.
+# Usage: scripts/setup.sh [fuzz]   (fuzz: also clang and its libFuzzer and sanitizer runtimes)
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,9 @@ packages=(
   libopencv-dev libgtest-dev
   dataset-fashion-mnist                  # the images of the embedded Fashion-CRB benchmark
 )
+if [ "${1:-}" = "fuzz" ]; then
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,57 +2,44 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
-#include <openssl/evp.h>
-
-#include <array>
-#include <cstring>
 #include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <torch/serialize/archive.h>
+#include <torch/version.h>
 
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
+#include "wscsl/util/checkpoint_manifest.hpp"
+#include "wscsl/util/fault_injection.hpp"
+#include "wscsl/version.hpp"
 
 namespace wscsl::host {
 namespace {
 
-constexpr std::int64_t kFormatVersion = 2;  // 2: the checksum trailer
-
-// The trailer: magic, then the archive's size (8 bytes, little-endian), then its SHA-256.
-constexpr char kMagic[8] = {'W', 'S', 'C', 'S', 'L', 'C', 'K', '2'};
-constexpr std::size_t kDigestBytes = 32;
-constexpr std::size_t kTrailerBytes = sizeof kMagic + 8 + kDigestBytes;
+constexpr std::int64_t kFormatVersion = 3;  // 3: the JSON manifest after the archive
 
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
   throw DataError(fmt::format("{}: {}", path.string(), what));
 }
 
-std::array<unsigned char, kDigestBytes> sha256(const char* data, std::size_t size) {
-  std::array<unsigned char, kDigestBytes> digest{};
-  unsigned int length = 0;
-  if (EVP_Digest(data, size, digest.data(), &length, EVP_sha256(), nullptr) != 1 ||
-      length != kDigestBytes)
-    throw Error("internal: SHA-256 failed");
-  return digest;
-}
-
-std::string hex(const unsigned char* bytes, std::size_t count) {
-  std::string out;
-  for (std::size_t i = 0; i < count; ++i)
-    out += fmt::format("{:02x}", bytes[i]);
-  return out;
-}
-
-std::string with_trailer(std::string archive) {
-  const auto digest = sha256(archive.data(), archive.size());
-  std::uint64_t size = archive.size();
-  archive.append(kMagic, sizeof kMagic);
-  for (int i = 0; i < 8; ++i, size >>= 8)
-    archive.push_back(static_cast<char>(size & 0xff));
-  archive.append(reinterpret_cast<const char*>(digest.data()), digest.size());
-  return archive;
+// Marks each step of the write with its fault point (see fault_injection.hpp).
+void mark(WriteStep step, std::size_t part) {
+  switch (step) {
+    case WriteStep::opened:
+      fault_point(faults::kBeforeData);
+      break;
+    case WriteStep::part_written:
+      if (part == 0) fault_point(faults::kAfterData);
+      break;
+    case WriteStep::synced:
+      fault_point(faults::kAfterManifest);
+      break;
+    case WriteStep::renamed:
+      fault_point(faults::kAfterRename);
+      break;
+  }
 }
 
 }  // namespace
@@ -87,14 +74,21 @@ void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model
   // aborts the process on a full disk).
   std::ostringstream buffer;
   archive.save_to(buffer);
-  write_file_atomically(path, with_trailer(buffer.str()));
+  const std::string bytes = buffer.str();
+  CheckpointManifest manifest;
+  manifest.global_step = state.global_step;
+  manifest.config_sha256 = sha256_hex(state.config);
+  manifest.wscsl_version = WSCSL_VERSION_STRING;
+  manifest.libtorch_version = TORCH_VERSION;
+  const std::string sealed = seal_checkpoint(bytes, manifest);
+  write_file_atomically(path, {bytes, sealed}, mark);
 }
 
 std::filesystem::path newest_verified(const std::vector<std::filesystem::path>& candidates,
                                       std::vector<std::string>& skipped) {
   for (const std::filesystem::path& candidate : candidates) {
     try {
-      verified_archive(read_file(candidate), candidate);
+      open_sealed_checkpoint(read_file(candidate), candidate);
       return candidate;
     } catch (const DataError& e) {
       skipped.push_back(e.what());
@@ -105,32 +99,13 @@ std::filesystem::path newest_verified(const std::vector<std::filesystem::path>& 
                       : "no checkpoint verifies: " + fmt::format("{}", fmt::join(skipped, "; ")));
 }
 
-std::string verified_archive(const std::string& bytes, const std::filesystem::path& path) {
-  const std::size_t total = bytes.size();
-  if (total < kTrailerBytes ||
-      std::memcmp(bytes.data() + total - kTrailerBytes, kMagic, sizeof kMagic) != 0)
-    fail(path, "not a wscsl checkpoint, or truncated (it does not end with wscsl's checksum)");
-  const char* size_bytes = bytes.data() + total - kTrailerBytes + sizeof kMagic;
-  std::uint64_t size = 0;
-  for (int i = 7; i >= 0; --i)
-    size = (size << 8) | static_cast<unsigned char>(size_bytes[i]);
-  if (size != total - kTrailerBytes)
-    fail(path, fmt::format("damaged: its checksum covers {} bytes, the file holds {}", size,
-                           total - kTrailerBytes));
-  const auto digest = sha256(bytes.data(), size);
-  const auto* stored = reinterpret_cast<const unsigned char*>(size_bytes + 8);
-  if (std::memcmp(digest.data(), stored, kDigestBytes) != 0)
-    fail(path, fmt::format("damaged: its bytes do not match the SHA-256 written with them "
-                           "(expected {}…, got {}…); it is not loaded",
-                           hex(stored, 6), hex(digest.data(), 6)));
-  return bytes.substr(0, size);
-}
-
 TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
                               torch::optim::Optimizer* optimizer, bool restore_rng) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) fail(path, "no such checkpoint file");
-  std::istringstream in(verified_archive(read_file(path), path));
+  const std::string bytes = read_file(path);
+  const SealedCheckpoint sealed = open_sealed_checkpoint(bytes, path);
+  std::istringstream in(std::string(sealed.archive));
   torch::serialize::InputArchive archive;
   try {
     archive.load_from(in);
@@ -155,6 +130,11 @@ TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Modu
   state.best_epoch = read_value("best_epoch").toInt();
   state.threads = read_value("threads").toInt();
   state.config = read_value("config").toStringRef();
+  if (state.global_step != sealed.manifest.global_step)
+    fail(path, fmt::format("damaged: its manifest says step {}, its archive step {}",
+                           sealed.manifest.global_step, state.global_step));
+  if (sha256_hex(state.config) != sealed.manifest.config_sha256)
+    fail(path, "damaged: the pipeline in its archive is not the one its manifest names");
   try {
     torch::serialize::InputArchive model_archive;
     if (!archive.try_read("model", model_archive)) fail(path, "checkpoint has no model");

@@ -1,7 +1,8 @@
 // Training checkpoints: model, optimiser, RNG and loop position in one file, written atomically,
-// ending with a trailer — a magic, the size and the SHA-256 of the bytes before it — that is
-// verified before LibTorch's deserialiser sees a byte, so a damaged, truncated or foreign file is
-// refused, never loaded. Once verified, a checkpoint is trusted input for LibTorch.
+// sealed by a manifest (checkpoint_manifest.hpp: the archive's size and SHA-256, the step, the
+// pipeline's hash, the versions) that is verified before LibTorch's deserialiser sees a byte, so
+// a damaged, truncated or foreign file is refused, never loaded. Once verified, a checkpoint is
+// trusted input for LibTorch.
 #pragma once
 
 #include <cstdint>
@@ -41,9 +42,5 @@ TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Modu
 // `skipped` as the sentence saying why; when none verifies, throws DataError with those sentences.
 std::filesystem::path newest_verified(const std::vector<std::filesystem::path>& candidates,
                                       std::vector<std::string>& skipped);
-
-// The archive inside checkpoint bytes, once their trailer is verified; throws DataError naming
-// `path` and what does not match.
-std::string verified_archive(const std::string& bytes, const std::filesystem::path& path);
 
 }  // namespace wscsl::host

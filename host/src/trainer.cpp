@@ -20,6 +20,7 @@
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
+#include "wscsl/util/fault_injection.hpp"
 #include "wscsl/util/rng.hpp"
 
 namespace fs = std::filesystem;
@@ -46,6 +47,30 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainerOptions& o,
           torch::optim::AdamOptions(o.lr).betas({o.beta1, o.beta2}).weight_decay(o.weight_decay));
   }
   throw Error("internal: unknown optimizer");
+}
+
+bool finite(const torch::Tensor& t) {
+  return !t.defined() || torch::isfinite(t).all().item<bool>();
+}
+
+// The name of the first parameter, buffer or optimiser state that is not finite, or empty.
+std::string first_non_finite(const torch::nn::Module& model,
+                             const torch::optim::Optimizer& optimizer) {
+  for (const auto& p : model.named_parameters())
+    if (!finite(p.value())) return fmt::format("parameter '{}'", p.key());
+  for (const auto& b : model.named_buffers())
+    if (!finite(b.value())) return fmt::format("buffer '{}'", b.key());
+  for (const auto& [key, state] : optimizer.state()) {
+    (void)key;
+    if (const auto* adam = dynamic_cast<const torch::optim::AdamParamState*>(state.get())) {
+      if (!finite(adam->exp_avg()) || !finite(adam->exp_avg_sq()) ||
+          !finite(adam->max_exp_avg_sq()))
+        return "the optimiser's Adam moments";
+    } else if (const auto* sgd = dynamic_cast<const torch::optim::SGDParamState*>(state.get())) {
+      if (!finite(sgd->momentum_buffer())) return "the optimiser's momentum";
+    }
+  }
+  return {};
 }
 
 void set_lr(torch::optim::Optimizer& optimizer, double lr) {
@@ -272,8 +297,20 @@ class Loop {
     save("last");
   }
 
+  // A checkpoint is never committed with weights or optimiser state that are not finite: the run
+  // stops, and the checkpoints already written stay as they are.
   void save(const std::string& name) {
-    if (name == "last") run_.rotate_last(o_.keep_last);
+    const std::string broken = first_non_finite(*model_, *optimizer_);
+    if (!broken.empty())
+      throw Error(
+          fmt::format("{} is not finite after step {} (global); no checkpoint was "
+                      "written, those already in {} are kept (lower trainer.lr or "
+                      "trainer.weight_decay)",
+                      broken, state_.global_step, run_.root().string()));
+    if (name == "last") {
+      run_.rotate_last(o_.keep_last);
+      fault_point(faults::kAfterRotate);
+    }
     save_checkpoint(run_.checkpoint(name), *model_, optimizer_.get(), state_);
   }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 namespace wscsl::host {
@@ -19,7 +20,10 @@ Schema<TrainerOptions> TrainerOptions::schema() {
           EnumChoices<OptimizerKind>{
               {OptimizerKind::Adam, "adam", "Adam with beta1, beta2 and L2 weight decay"},
               {OptimizerKind::Sgd, "sgd", "SGD with momentum and L2 weight decay"}});
-  s.field("lr", &O::lr, "Initial learning rate.").greater_than(0.0);
+  // The optimisers apply it to float32 parameters, so it must be a float32 too.
+  s.field("lr", &O::lr, "Initial learning rate.")
+      .greater_than(0.0)
+      .max(std::numeric_limits<float>::max());
   s.field("momentum", &O::momentum, "SGD momentum.").min(0.0).less_than(1.0);
   s.field("weight_decay", &O::weight_decay, "L2 weight decay.").min(0.0);
   s.field("beta1", &O::beta1, "Adam β1.").min(0.0).less_than(1.0);

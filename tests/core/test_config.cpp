@@ -5,6 +5,7 @@
 
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
+#include "wscsl/util/text.hpp"
 
 using namespace wscsl;
 
@@ -160,4 +161,48 @@ TEST(TomlWriter, FloatsRoundTripExactly) {
   EXPECT_EQ(again.find("a")->as_number(), 0.1 + 0.2);
   EXPECT_EQ(again.find("b")->as_number(), 1e-3);
   EXPECT_TRUE(again.find("c")->is_float());
+}
+
+// Findings of the fuzz targets (tests/fuzz), kept as cases: whatever wscsl accepts, it writes back
+// as TOML that reads as the same tree.
+TEST(TomlWriter, WhatIsAcceptedIsWrittenBackReadably) {
+  // A dotted key under a header is written back as one path: the tree, not only the text, is
+  // bounded (32 levels).
+  std::string deep = "[e]\n";
+  for (int i = 0; i < 32; ++i)
+    deep += "k.";
+  deep += "v = 1\n";
+  const Diagnostics d = errors_of(deep);
+  ASSERT_EQ(d.error_count(), 1u);
+  EXPECT_EQ(d.all()[0].where.line, 2);
+  EXPECT_EQ(d.all()[0].message, "keys and values nested deeper than 32 levels are not supported");
+  // Members in another order are the same table (to_toml writes scalars first).
+  const ConfigNode mixed = parse_toml("a.b.c = 2\nz = 2\n", "m.toml");
+  EXPECT_EQ(parse_toml(to_toml(mixed), "w.toml"), mixed);
+
+  ConfigNode root = parse_toml("[trainer]\nlr = 0.1\n", "p.toml");
+  Diagnostics overrides;
+  apply_override(root, "dataset.type=\"fashion\x7f\"", overrides);  // read as a bare string
+  apply_override(root, "trainer.note=caf\xc3\xa9", overrides);
+  ASSERT_FALSE(overrides.has_errors()) << overrides.format();
+  EXPECT_EQ(parse_toml(to_toml(root), "w.toml"), root);
+  apply_override(root, "trainer.d\xff=1", overrides);
+  std::string long_path = "a";
+  for (int i = 0; i < 40; ++i)
+    long_path += ".a";
+  apply_override(root, long_path + "=1", overrides);
+  ASSERT_EQ(overrides.error_count(), 2u);
+  EXPECT_EQ(overrides.all()[0].message, "the override is not valid UTF-8 text");
+  EXPECT_EQ(overrides.all()[1].message,
+            "keys and values nested deeper than 32 levels are not supported");
+}
+
+TEST(Text, ValidUtf8) {
+  EXPECT_TRUE(valid_utf8("plain ascii"));
+  EXPECT_TRUE(valid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+  EXPECT_FALSE(valid_utf8("\xff"));
+  EXPECT_FALSE(valid_utf8("\xc3"));              // cut short
+  EXPECT_FALSE(valid_utf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(valid_utf8("\xed\xa0\x80"));      // a surrogate
+  EXPECT_FALSE(valid_utf8("\xf4\x90\x80\x80"));  // past U+10FFFF
 }

@@ -155,6 +155,23 @@ TEST(ImageFile, RefusesBrokenFilesWithAReason) {
             std::string::npos);
 }
 
+// A damaged PNG is refused by the CRC of the chunk it damaged, before libpng could print its own
+// complaint on stderr.
+TEST(ImageFile, ADamagedPngIsRefusedQuietlyByItsChunkCrc) {
+  write_image_file(temp("d.png"), wscsl::testing::pattern_image(16, 16, 3));
+  std::ifstream in(temp("d.png"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  const std::size_t idat = bytes.find("IDAT");
+  ASSERT_NE(idat, std::string::npos);
+  bytes[idat + 10] ^= 0x40;
+  ::testing::internal::CaptureStderr();
+  const DecodedImage damaged = decode_image(bytes, kDefaultMaxImagePixels);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(
+      damaged.problem,
+      fmt::format("corrupt PNG (the CRC of its IDAT chunk at byte {} does not match)", idat - 4));
+}
+
 TEST(Csv, QuotedFieldsAndLineNumbers) {
   wscsl::testing::write_text(
       temp("q.csv"), "file,note\r\na.png,\"x, y\"\n\nb.png,\"two\nlines \"\"q\"\"\"\nc.png,z\n");

@@ -207,12 +207,19 @@ TEST(Contracts, LossesGetOnlyWhatTheyNeed) {
   EXPECT_FALSE(p.losses[0].loss->contract().needs_resource(Resource::ReversedScores));
 }
 
+// Every number is finite, and counts and sizes are bounded, so that an absurd value is one
+// sentence from `check` rather than a hang or an allocation failure while building the model.
 TEST(Pipeline, NumbersAreFiniteAndThreadsBounded) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"trainer.lr=inf", "'lr' must be a finite number, got inf"},
       {"trainer.lr=nan", "'lr' must be a finite number, got nan"},
       {"losses.0.margin=-inf", "'margin' must be a finite number, got -inf"},
-      {"trainer.threads=100000", "'threads' must be in [0, 256], got 100000"}};
+      {"trainer.threads=100000", "'threads' must be in [0, 256], got 100000"},
+      {"dataset.train_triplets=9223372036854775807",
+       "'train_triplets' must be in [1, 20000000], got 9223372036854775807"},
+      {"trainer.lr=1e300", "'lr' must be in (0, 3.4028234663852886e+38], got 1e+300"},
+      {"backbone.width=100000000", "'width' must be in [1, 4096], got 100000000"},
+      {"condition_module.num_embeddings=5000", "'num_embeddings' must be in [1, 1024], got 5000"}};
   for (const auto& [assignment, expected] : cases) {
     ConfigNode root = parse_toml(test::tiny_pipeline(), "p.toml");
     Diagnostics overridden;

@@ -140,15 +140,28 @@ TEST(Checkpoint, DamagedBytesAreRefusedBeforeLoading) {
   };
   std::string flipped = good;
   flipped[flipped.size() / 2] ^= 0x01;
-  EXPECT_NE(refusal(flipped).find("bad.pt: damaged: its bytes do not match the SHA-256 written "
-                                  "with them"),
+  EXPECT_NE(refusal(flipped).find("bad.pt: damaged: its bytes do not match the SHA-256 in its "
+                                  "manifest"),
             std::string::npos);
   std::string zeroed = good;
   std::fill(zeroed.begin() + 1000, zeroed.begin() + 1400, '\0');
   EXPECT_NE(refusal(zeroed).find("damaged"), std::string::npos);
-  EXPECT_NE(refusal(good.substr(0, good.size() - 100)).find("does not end with wscsl's checksum"),
+  EXPECT_NE(refusal(good.substr(0, good.size() - 100)).find("does not end with wscsl's manifest"),
             std::string::npos);
-  EXPECT_NE(refusal(good.substr(0, good.size() / 2)).find("does not end with wscsl's checksum"),
+  EXPECT_NE(refusal(good.substr(0, good.size() / 2)).find("does not end with wscsl's manifest"),
+            std::string::npos);
+  // A manifest that disagrees with the archive it seals (same length, so only the step differs).
+  std::string restepped = good;
+  const std::size_t step = restepped.rfind("\"global_step\":3");
+  ASSERT_NE(step, std::string::npos);
+  restepped[step + 14] = '4';
+  EXPECT_NE(
+      refusal(restepped).find("bad.pt: damaged: its manifest says step 4, its archive step 3"),
+      std::string::npos)
+      << refusal(restepped);
+  std::string older = good;
+  older.replace(older.size() - 8, 8, "WSCSLCK2");
+  EXPECT_NE(refusal(older).find("written by an older wscsl (checkpoint format 2"),
             std::string::npos);
   EXPECT_EQ(refusal(good), "loaded");
 }

@@ -1,5 +1,6 @@
 #include "wscsl/runtime/registry.hpp"
 
+#include <c10/util/Exception.h>
 #include <fmt/format.h>
 
 #include "wscsl/error.hpp"
@@ -81,6 +82,9 @@ std::shared_ptr<Component> Registry::create(const RegisteredComponent& entry, co
     component = entry.factory.create(options, context);
   } catch (const Error&) {
     throw;
+  } catch (const c10::Error& e) {  // LibTorch's own messages carry a backtrace
+    throw ComponentError(
+        fmt::format("{} could not be built: {}", label, e.what_without_backtrace()));
   } catch (const std::exception& e) {
     throw ComponentError(fmt::format("{} could not be built: {}", label, e.what()));
   }

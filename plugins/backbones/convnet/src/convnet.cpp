@@ -8,6 +8,7 @@
 #include <torch/nn/modules/activation.h>
 
 #include "wscsl/config/image_fields.hpp"
+#include "wscsl/config/limits.hpp"
 
 namespace wscsl::convnet {
 
@@ -17,10 +18,15 @@ Schema<ConvNetOptions> ConvNet::schema() {
       "Small conv net for 32-px images: `depth` stages of `convs_per_stage` × (3×3 conv, "
       "batch norm, ReLU), downsampling by 2 per stage, global average pool, linear to "
       "`embedding_dim`.");
-  s.field("width", &O::width, "Channels of the first stage (doubled at each stage).").min(1);
+  // Doubled over at most 5 stages, so the widest stage stays within kMaxLayerSize.
+  s.field("width", &O::width, "Channels of the first stage (doubled at each stage).")
+      .min(1)
+      .max(kMaxLayerSize / 16);
   s.field("depth", &O::depth, "Number of stages.").min(1).max(5);
   s.field("convs_per_stage", &O::convs_per_stage, "3×3 convolutions per stage.").min(1).max(4);
-  s.field("embedding_dim", &O::embedding_dim, "Size D of the embedding φ.").min(1);
+  s.field("embedding_dim", &O::embedding_dim, "Size D of the embedding φ.")
+      .min(1)
+      .max(kMaxLayerSize);
   s.field("downsample", &O::downsample,
           "\"maxpool\": the first stage runs at full resolution and 2×2 max-pooling separates "
           "stages; \"stride\": every stage, the first included, starts with a stride-2 "

@@ -6,6 +6,7 @@
 #include <torch/nn/init.h>
 
 #include "wscsl/config/image_fields.hpp"
+#include "wscsl/config/limits.hpp"
 
 namespace wscsl::resnet18_trunk {
 namespace {
@@ -33,7 +34,9 @@ Schema<Resnet18TrunkOptions> Resnet18Trunk::schema() {
       "(layer4 removed) → 7×7 average pool of the 256-channel map → Linear(256, D). Needs 112-px "
       "images (97 to 112 px give the 7×7 map); randomly initialised (no pretrained weights are "
       "available offline).");
-  s.field("embedding_dim", &O::embedding_dim, "Size D of the embedding φ (fc_embed).").min(1);
+  s.field("embedding_dim", &O::embedding_dim, "Size D of the embedding φ (fc_embed).")
+      .min(1)
+      .max(kMaxLayerSize);
   image_fields(s, "input", &O::input_channels, &O::input_height, &O::input_width);
   s.check([](const O& o, FieldChecker& c) {
     for (const auto& [name, side] :

@@ -8,6 +8,7 @@
 #include <torch/nn/modules/linear.h>
 
 #include "wscsl/config/image_fields.hpp"
+#include "wscsl/config/limits.hpp"
 
 namespace wscsl::vae_encoder {
 
@@ -16,7 +17,9 @@ Schema<VaeEncoderOptions> VaeEncoder::schema() {
   Schema<O> s(
       "VAE encoder of the CBIR paper (Pérez Rey et al., Tables 1–2): convolutions and dense "
       "layers with ReLU, then two dense heads; φ = [μ ; log σ²] of size 2L.");
-  s.field("latent_dim", &O::latent_dim, "L, the latent size (the paper: 10).").min(1);
+  s.field("latent_dim", &O::latent_dim, "L, the latent size (the paper: 10).")
+      .min(1)
+      .max(kMaxLayerSize);
   s.field("architecture", &O::architecture,
           "\"mnist_crb\" (Table 2: conv 32 and 64, 3×3 stride 2 → dense 256 → dense 128) or "
           "\"modelnet40\" (Table 1: conv 32, 32, 64, 64, 4×4 stride 2 → dense 256).",

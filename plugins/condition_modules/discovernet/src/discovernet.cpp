@@ -7,6 +7,7 @@
 #include "sequential_branch.hpp"
 #include "set_branch.hpp"
 #include "transformer_branch.hpp"
+#include "wscsl/config/limits.hpp"
 #include "wscsl/nn/distances.hpp"
 #include "wscsl/nn/scoring.hpp"
 
@@ -24,9 +25,11 @@ Schema<DiscoverNetOptions> DiscoverNet::schema() {
   s.field("num_embeddings", &O::num_embeddings,
           "K, the number of embeddings ψ_k (default: the dataset's number of conditions).")
       .min(1)
+      .max(kMaxEmbeddings)
       .default_from(facts::dataset_num_conditions);
   s.field("embedding_dim", &O::embedding_dim, "E, the size of each ψ_k (default: D).")
       .min(1)
+      .max(kMaxLayerSize)
       .default_from(facts::backbone_embedding_dim);
   s.field("projection", &O::projection,
           "\"linear\": ψ_k = normalize(W_k φ) (released code); \"residual\": ψ_k = "

@@ -1,5 +1,6 @@
 #include "lsn.hpp"
 
+#include "wscsl/config/limits.hpp"
 #include "wscsl/nn/distances.hpp"
 #include "wscsl/nn/scoring.hpp"
 
@@ -17,6 +18,7 @@ Schema<LsnOptions> Lsn::schema() {
   s.field("num_embeddings", &O::num_embeddings,
           "K, the number of latent embeddings (default: the dataset's number of conditions).")
       .min(1)
+      .max(kMaxEmbeddings)
       .default_from(facts::dataset_num_conditions);
   s.field("masks", &O::masks, nn::mask_init_doc(), nn::mask_init_choices());
   return s;

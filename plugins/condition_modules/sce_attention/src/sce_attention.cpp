@@ -1,5 +1,6 @@
 #include "sce_attention.hpp"
 
+#include "wscsl/config/limits.hpp"
 #include "wscsl/nn/distances.hpp"
 
 namespace wscsl::sce_attention {
@@ -16,11 +17,13 @@ Schema<SceAttentionOptions> SceAttention::schema() {
   s.field("num_embeddings", &O::num_embeddings,
           "K, the number of masks (`num_concepts`; default: the dataset's number of conditions).")
       .min(1)
+      .max(kMaxEmbeddings)
       .default_from(facts::dataset_num_conditions);
   s.field("masks", &O::masks, nn::mask_init_doc() + " The README's training command uses learned.",
           nn::mask_init_choices());
   s.field("hidden", &O::hidden, "Hidden units of the condition-weight branch (released: 32).")
-      .min(1);
+      .min(1)
+      .max(kMaxLayerSize);
   s.field("normalize", &O::normalize,
           "L2-normalise each ψ_k and each branch input as v/(‖v‖+1e-10) (released code); false "
           "gives the paper's Eq. 1, 2 and 9 without normalisation.");

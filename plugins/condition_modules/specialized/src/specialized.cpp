@@ -1,5 +1,6 @@
 #include "specialized.hpp"
 
+#include "wscsl/config/limits.hpp"
 #include "wscsl/nn/distances.hpp"
 #include "wscsl/nn/scoring.hpp"
 
@@ -19,6 +20,7 @@ Schema<SpecializedOptions> Specialized::schema() {
       .derived(facts::dataset_num_conditions);
   s.field("embedding_dim", &O::embedding_dim, "E, the size of each head's embedding (default: D).")
       .min(1)
+      .max(kMaxLayerSize)
       .default_from(facts::backbone_embedding_dim);
   return s;
 }

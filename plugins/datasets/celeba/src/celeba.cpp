@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "wscsl/data/triplets.hpp"
+
 namespace fs = std::filesystem;
 
 namespace wscsl::celeba {
@@ -80,9 +82,14 @@ Schema<CelebaOptions> Celeba::schema() {
   s.field("seed", &O::seed, "Seed of the drawn triplets.").min(0);
   s.field("train_triplets", &O::train_triplets,
           "Training triplets, equally many per condition (DiscoverNet: 400,000).")
-      .min(1);
-  s.field("val_triplets", &O::val_triplets, "Validation triplets (DiscoverNet: 80,000).").min(1);
-  s.field("test_triplets", &O::test_triplets, "Test triplets (DiscoverNet: 160,000).").min(1);
+      .min(1)
+      .max(kMaxTriplets);
+  s.field("val_triplets", &O::val_triplets, "Validation triplets (DiscoverNet: 80,000).")
+      .min(1)
+      .max(kMaxTriplets);
+  s.field("test_triplets", &O::test_triplets, "Test triplets (DiscoverNet: 160,000).")
+      .min(1)
+      .max(kMaxTriplets);
   add_image_options(s);
   s.check([](const O& o, FieldChecker& c) {
     if (o.variant == Variant::Attributes && o.conditions.empty())

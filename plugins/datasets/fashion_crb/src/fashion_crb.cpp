@@ -129,9 +129,10 @@ Schema<FashionCrbOptions> FashionCrb::schema() {
       .min(2)
       .max(kTestFileItems);
   s.field("train_triplets", &O::train_triplets, "Training triplets, split equally by condition.")
-      .min(1);
-  s.field("val_triplets", &O::val_triplets, "Validation triplets.").min(1);
-  s.field("test_triplets", &O::test_triplets, "Test triplets.").min(1);
+      .min(1)
+      .max(kMaxTriplets);
+  s.field("val_triplets", &O::val_triplets, "Validation triplets.").min(1).max(kMaxTriplets);
+  s.field("test_triplets", &O::test_triplets, "Test triplets.").min(1).max(kMaxTriplets);
   s.check([](const O& o, FieldChecker& c) {
     if (o.conditions.empty()) c.error("conditions", "needs at least one condition");
     if (std::set<Factor>(o.conditions.begin(), o.conditions.end()).size() != o.conditions.size())

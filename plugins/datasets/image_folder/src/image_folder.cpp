@@ -12,6 +12,7 @@
 
 #include "wscsl/data/csn_layout.hpp"
 #include "wscsl/data/csv.hpp"
+#include "wscsl/data/triplets.hpp"
 
 namespace fs = std::filesystem;
 
@@ -63,9 +64,10 @@ Schema<ImageFolderOptions> ImageFolder::schema() {
   s.field("seed", &O::seed, "Seed of the triplets drawn from the attributes.").min(0);
   s.field("train_triplets", &O::train_triplets,
           "Training triplets drawn, equally many per condition.")
-      .min(1);
-  s.field("val_triplets", &O::val_triplets, "Validation triplets drawn.").min(1);
-  s.field("test_triplets", &O::test_triplets, "Test triplets drawn.").min(1);
+      .min(1)
+      .max(kMaxTriplets);
+  s.field("val_triplets", &O::val_triplets, "Validation triplets drawn.").min(1).max(kMaxTriplets);
+  s.field("test_triplets", &O::test_triplets, "Test triplets drawn.").min(1).max(kMaxTriplets);
   add_image_options(s);
   s.check([](const O& o, FieldChecker& c) {
     check_condition_names(o.conditions, "conditions", c);

@@ -33,10 +33,14 @@ Schema<UtZapposOptions> UtZappos::schema() {
   s.field("train_triplets", &O::train_triplets,
           "Training triplets kept after pooling and shuffling every condition's list (DiscoverNet: "
           "200,000); 0 keeps all.")
-      .min(0);
+      .min(0)
+      .max(kMaxTriplets);
   s.field("val_triplets", &O::val_triplets, "Validation triplets kept (DiscoverNet: 20,000).")
-      .min(0);
-  s.field("test_triplets", &O::test_triplets, "Test triplets kept (DiscoverNet: 40,000).").min(0);
+      .min(0)
+      .max(kMaxTriplets);
+  s.field("test_triplets", &O::test_triplets, "Test triplets kept (DiscoverNet: 40,000).")
+      .min(0)
+      .max(kMaxTriplets);
   add_image_options(s);
   s.check([](const O& o, FieldChecker& c) {
     if (o.conditions.empty()) c.error("conditions", "needs at least one condition");

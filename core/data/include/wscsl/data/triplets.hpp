@@ -55,6 +55,10 @@ std::vector<Triplet> draw_triplets(const std::vector<AttributeColumn>& columns,
                                    const std::vector<std::int64_t>& members,
                                    const std::vector<std::int64_t>& counts, Rng& rng);
 
+// Most triplets a split may hold (20 million: 480 MB as [T, 3] int64), the bound every dataset's
+// triplet counts state.
+inline constexpr std::int64_t kMaxTriplets = 20'000'000;
+
 // `total` split over `parts` as equally as possible, the first `total % parts` getting one more.
 std::vector<std::int64_t> equal_shares(std::int64_t total, std::int64_t parts);
 

@@ -1,0 +1,30 @@
+// Small string helpers shared by diagnostics, the host and plugins.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wscsl {
+
+// Levenshtein distance (insertions, deletions, substitutions of single characters).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word` if it is a plausible misspelling (distance <= max(2, |word|/3)),
+// else an empty string.
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator);
+
+// Values in messages: strings quoted, everything else as written.
+std::string quote_toml(std::string_view s);
+
+// A TOML key: bare when it can be, quoted otherwise.
+std::string toml_key(const std::string& key);
+
+std::vector<std::string> split(std::string_view s, char separator);
+
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool valid_utf8(std::string_view s);
+
+}  // namespace wscsl

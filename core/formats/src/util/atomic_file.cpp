@@ -1,0 +1,107 @@
+#include "wscsl/util/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "wscsl/error.hpp"
+
+namespace wscsl {
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& path, const char* step, int error) {
+  throw Error(fmt::format("could not write {} ({} failed: {}); its previous content is unchanged",
+                          path.string(), step, std::strerror(error)));
+}
+
+}  // namespace
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  write_file_atomically(path, {content}, [](WriteStep, std::size_t) {});
+}
+
+void write_file_atomically(const std::filesystem::path& path,
+                           const std::vector<std::string_view>& parts,
+                           const std::function<void(WriteStep, std::size_t)>& on_step) {
+  const std::filesystem::path temporary =
+      path.parent_path() / fmt::format(".{}.tmp-{}", path.filename().string(), ::getpid());
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail(path, "open", errno);
+  on_step(WriteStep::opened, 0);
+  for (std::size_t part = 0; part < parts.size(); ++part) {
+    const std::string_view content = parts[part];
+    std::size_t written = 0;
+    while (written < content.size()) {
+      const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        const int error = errno;
+        ::close(fd);
+        ::unlink(temporary.c_str());
+        fail(path, "write", error);
+      }
+      written += static_cast<std::size_t>(n);
+    }
+    on_step(WriteStep::part_written, part);
+  }
+  if (::fsync(fd) != 0) {
+    const int error = errno;
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    fail(path, "fsync", error);
+  }
+  if (::close(fd) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    fail(path, "close", error);
+  }
+  on_step(WriteStep::synced, 0);
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    fail(path, "rename", error);
+  }
+  on_step(WriteStep::renamed, 0);
+  const std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+}
+
+std::string read_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status))
+    throw DataError(fmt::format("{}: no such file", path.string()));
+  if (!std::filesystem::is_regular_file(status))
+    throw DataError(
+        fmt::format("{}: not a regular file (a directory, device, FIFO or socket)", path.string()));
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw DataError(fmt::format("{}: cannot read its size: {}", path.string(), ec.message()));
+  if (size > max_bytes)
+    throw DataError(fmt::format("{}: {} bytes, more than the {} this kind of file may have",
+                                path.string(), size, max_bytes));
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw DataError(fmt::format("{}: cannot open file: {}", path.string(), std::strerror(errno)));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw DataError(fmt::format("{}: read error", path.string()));
+  return buffer.str();
+}
+
+std::string read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  std::string text = read_file(path, max_bytes);
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  return text;
+}
+
+}  // namespace wscsl

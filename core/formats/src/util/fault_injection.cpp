@@ -1,0 +1,31 @@
+#include "wscsl/util/fault_injection.hpp"
+
+#ifdef WSCSL_FAULT_INJECTION
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#endif
+
+namespace wscsl {
+
+#ifdef WSCSL_FAULT_INJECTION
+void fault_point(const char* point) {
+  static const std::string wanted = [] {
+    const char* value = std::getenv("WSCSL_FAULT_AT");
+    return std::string(value ? value : "");
+  }();
+  if (wanted.empty()) return;
+  const std::size_t colon = wanted.find(':');
+  if (wanted.compare(0, colon, point) != 0) return;
+  static long reached = 0;
+  const long nth = colon == std::string::npos ? 1 : std::atol(wanted.c_str() + colon + 1);
+  if (++reached == nth) ::kill(::getpid(), SIGKILL);
+}
+#else
+void fault_point(const char*) {}
+#endif
+
+}  // namespace wscsl
