@@ -41,14 +41,21 @@ print(len(data), f"{best * 1000:.3f}")
 PY
 )
 step_ms=$(awk -v r="$plain" 'BEGIN { printf "%.2f", 1000 / r }')
+# Steps per epoch of the default pipeline: its dataset's default train_triplets / its batch size.
+triplets=$(WSCSL_PLUGIN_PATH="$PWD/build/plugins" "$wscsl" describe dataset/fashion_crb |
+  sed -n 's/^  train_triplets (integer, default \([0-9]*\)).*/\1/p')
+batch=$(sed -n 's/^batch_size = \([0-9]*\).*/\1/p' examples/pipelines/default.toml)
+epoch_steps=$(( (triplets + batch - 1) / batch ))
+epoch_share=$(awk -v h="$hash_ms" -v s="$step_ms" -v n="$epoch_steps" \
+  'BEGIN { printf "%.4f", 100 * h / (s * n) }')
 share=$(awk -v h="$hash_ms" -v s="$step_ms" 'BEGIN { printf "%.1f", 100 * h / s }')
 ratio=$(awk -v a="$every" -v b="$plain" 'BEGIN { printf "%.2f", a / b }')
 section=$(cat <<MD
 <!-- checkpoint-cost: written by bench/checkpoint_cost.sh $steps -->
 Measured by \`bench/checkpoint_cost.sh $steps\` ($(date -u +%Y-%m-%d), 2 cores, one run): the default
 pipeline's checkpoint is $((bytes / 1024)) KiB. Hashing it (SHA-256) takes $hash_ms ms, $share % of
-one training step ($step_ms ms at $plain steps/s); at the default interval (one \`last\`
-checkpoint per epoch) that is a share of the epoch too small to measure. Writing a whole
+one training step ($step_ms ms at $plain steps/s); at the default interval, one \`last\`
+checkpoint per epoch of $epoch_steps steps, it is $epoch_share % of the training time. Writing a whole
 checkpoint after every step (serialise, hash, fsync, rename) trains at $every steps/s, ×$ratio of
 the run without checkpoints inside the epoch.
 <!-- /checkpoint-cost -->
