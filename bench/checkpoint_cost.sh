@@ -7,23 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=${1:-300}
-scripts/build.sh --target runtime >/dev/null
-wscsl=build/bin/wscsl
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source bench/common.sh
 
-measure() {  # prints steps per second; leaves the run in $work/last-run
-  rm -rf "$work/last-run"
-  "$wscsl" train examples/pipelines/default.toml --run-dir "$work/last-run" \
-    --set dataset.train_triplets=$((steps * 64)) --set trainer.epochs=1 \
-    --set trainer.validate=false --set trainer.evaluate_after=false \
-    --set trainer.log_every=$steps "$@" 2>&1 |
-    sed -n "s|.* ${steps}/${steps} (100%) \([0-9.]*\) it/s.*|\1|p"
-}
-best() {
+best() {  # the best of three rates; leaves the last run in $work/last-run
   local rate=0 r
   for _ in 1 2 3; do
-    r=$(measure "$@")
+    r=$(steps_per_second "$work/last-run" "" "$@")
     rate=$(awk -v a="$rate" -v b="$r" 'BEGIN { print (b > a ? b : a) }')
   done
   echo "$rate"

@@ -6,10 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=${1:-300}
-scripts/build.sh --target runtime >/dev/null
-wscsl=build/bin/wscsl
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source bench/common.sh
 
 # name | environment | --set arguments | "busy" to keep one core busy with another process meanwhile
 configs=(
@@ -24,12 +21,7 @@ configs=(
 )
 measure() {  # prints steps per second
   local env_setting=$1; shift  # may be empty
-  local dir="$work/run$RANDOM"
-  env $env_setting "$wscsl" train examples/pipelines/default.toml --run-dir "$dir" \
-    --set dataset.train_triplets=$((steps * 64)) --set trainer.epochs=1 \
-    --set trainer.validate=false --set trainer.evaluate_after=false \
-    --set trainer.log_every=$steps "$@" 2>&1 |
-    sed -n "s|.* ${steps}/${steps} (100%) \([0-9.]*\) it/s.*|\1|p"
+  steps_per_second "$work/run" "$env_setting" "$@"
 }
 rows=""
 base=""
