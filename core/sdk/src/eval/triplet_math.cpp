@@ -9,8 +9,28 @@
 
 namespace wscsl {
 
-torch::Tensor triplet_correctness(const torch::Tensor& close, const torch::Tensor& far) {
-  return (close < far).to(torch::kDouble) + 0.5 * (close == far).to(torch::kDouble);
+const EnumChoices<TieRule>& tie_rule_choices() {
+  static const EnumChoices<TieRule> choices = {
+      {TieRule::Half, "half", "a tie counts as half a correct prediction"},
+      {TieRule::Strict, "strict", "a tie counts as wrong (the papers and the released code)"}};
+  return choices;
+}
+
+const char* tie_rule_doc() {
+  return "How a triplet whose two distances are equal counts: \"half\" (a collapsed embedding "
+         "scores the 50 % of chance) or \"strict\" (wrong: the papers' close < far).";
+}
+
+torch::Tensor triplet_correctness(const torch::Tensor& close, const torch::Tensor& far,
+                                  TieRule ties) {
+  const torch::Tensor correct = (close < far).to(torch::kDouble);
+  switch (ties) {
+    case TieRule::Half:
+      return correct + 0.5 * (close == far).to(torch::kDouble);
+    case TieRule::Strict:
+      return correct;
+  }
+  throw Error("internal: unknown tie rule");
 }
 
 ConditionAccuracy accuracy_by_condition(const torch::Tensor& correctness,

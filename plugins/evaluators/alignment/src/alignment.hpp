@@ -5,6 +5,7 @@
 #pragma once
 
 #include "wscsl/eval/alignment.hpp"
+#include "wscsl/eval/triplet_math.hpp"
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::alignment_eval {
@@ -17,6 +18,7 @@ struct AlignmentOptions {
   std::int64_t max_iterations = 1000;
   double tolerance = 1e-9;
   GreedyFit greedy_fit = GreedyFit::Target;
+  TieRule ties = TieRule::Half;
 };
 
 class Alignment final : public Evaluator {

@@ -152,6 +152,16 @@ TEST(Alignment, ACollapsedEmbeddingCountsHalf) {
   EXPECT_NEAR(wscsl::testing::metric(r.report, "ot_accuracy"), (1.0 + 0.5) / 2, 1e-3);
 }
 
+TEST(Alignment, UnderStrictTiesACollapsedEmbeddingCountsNothing) {
+  const EmbeddingTable t = table_with_accuracy("test", {{4, 0}, {0, 4}});
+  EmbeddingTable collapsed = t;
+  collapsed.psi = t.psi.clone();
+  collapsed.psi.select(1, 1).fill_(7.0);
+  collapsed.phi = collapsed.psi.reshape({collapsed.psi.size(0), 2});
+  const Result r = run(collapsed, collapsed, 2, "ties = \"strict\"");
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (1.0 + 0.0) / 2);
+}
+
 TEST(Alignment, NeedsConditionLabels) {
   EmbeddingTable t = table_with_accuracy("test", {{4, 0}, {0, 4}});
   auto e = wscsl::testing::build<Evaluator>("alignment");

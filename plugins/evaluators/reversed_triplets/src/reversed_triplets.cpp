@@ -49,10 +49,17 @@ Schema<ReversedTripletsOptions> ReversedTriplets::schema() {
   s.field("fractions", &O::fractions,
           "Fractions of reversed triplets of the sweep (each in [0, 1]).");
   s.field("seed", &O::seed, "Seed of the permutation that picks the reversed triplets.").min(0);
+  s.field("ties", &O::ties, tie_rule_doc(), tie_rule_choices());
   s.check([](const O& o, FieldChecker& check) {
-    for (double f : o.fractions)
+    for (std::size_t i = 0; i < o.fractions.size(); ++i) {
+      const double f = o.fractions[i];
       if (!(f >= 0.0 && f <= 1.0))
         check.error("fractions", fmt::format("every fraction must be in [0, 1], got {}", f));
+      // Each fraction names two metrics (sweep_valid@f, sweep_accuracy@f).
+      for (std::size_t j = 0; j < i; ++j)
+        if (fmt::format("{:g}", o.fractions[j]) == fmt::format("{:g}", f))
+          check.error("fractions", fmt::format("the fraction {:g} is listed twice", f));
+    }
   });
   return s;
 }
@@ -77,8 +84,8 @@ EvalReport ReversedTriplets::evaluate_impl(EvalContext& context) {
   auto [close, far] = fused_distances(context.module, table, context.batch_size, given);
   auto [r_close, r_far] =
       fused_distances(context.module, table, context.batch_size, given, TripletOrder::Reversed);
-  const torch::Tensor original = triplet_correctness(close, far);
-  const torch::Tensor reversed = triplet_correctness(r_close, r_far);
+  const torch::Tensor original = triplet_correctness(close, far, options_.ties);
+  const torch::Tensor reversed = triplet_correctness(r_close, r_far, options_.ties);
   const std::int64_t total = original.size(0);
   const auto mean = [](const torch::Tensor& t) {
     return t.numel() ? t.mean().item<double>() : 0.0;

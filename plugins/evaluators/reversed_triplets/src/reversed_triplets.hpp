@@ -16,6 +16,7 @@ struct ReversedTripletsOptions {
   PredictionMode mode = PredictionMode::Auto;
   std::vector<double> fractions = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
   std::int64_t seed = 0;
+  TieRule ties = TieRule::Half;
 };
 
 // One point of the sweep: the first round(fraction · T) triplets of a seeded permutation are

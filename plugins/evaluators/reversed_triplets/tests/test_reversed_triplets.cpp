@@ -120,3 +120,25 @@ TEST(ReversedTriplets, RejectsFractionsOutsideTheUnitInterval) {
                                                "fractions = [0.5, 1.5]")
                   .has_errors());
 }
+
+TEST(ReversedTriplets, RejectsAFractionListedTwice) {
+  const Diagnostics d = wscsl::testing::bind_diagnostics(Kind::Evaluator, "reversed_triplets",
+                                                         "fractions = [0.5, 0.50, 1.0]");
+  ASSERT_EQ(d.error_count(), 1u) << d.format();
+  EXPECT_NE(d.all()[0].message.find("the fraction 0.5 is listed twice"), std::string::npos)
+      << d.format();
+}
+
+// Under strict ties the tie of triplet (1,2,3) under ψ1 — valid ½ both ways before — is invalid
+// when reversed, so 3 of 4 reversed triplets are called valid.
+TEST(ReversedTriplets, StrictTiesAreInvalid) {
+  const torch::Tensor line = torch::tensor({0.0, 1.0, 3.0, 3.0});
+  const torch::Tensor other = torch::tensor({0.0, 3.0, 1.0, 6.0});
+  EmbeddingTable t = line_table();
+  t.psi = torch::stack({line, other}, 1).reshape({4, 2, 1}).to(torch::kFloat);
+  t.phi = t.psi.reshape({4, 2});
+  Lazy lazy;
+  const EvalReport r = run(lazy, t, "ties = \"strict\"");
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "original_valid"), 1.0);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "reversed_valid"), 3.0 / 4);
+}

@@ -8,9 +8,9 @@ namespace wscsl::triplet_accuracy {
 
 Schema<TripletAccuracyOptions> TripletAccuracy::schema() {
   Schema<TripletAccuracyOptions> s(
-      "Triplet accuracy with the module's own fused distances, overall and per condition; a tie "
-      "counts as half a correct prediction.");
+      "Triplet accuracy with the module's own fused distances, overall and per condition.");
   s.field("mode", &TripletAccuracyOptions::mode, prediction_mode_doc(), prediction_mode_choices());
+  s.field("ties", &TripletAccuracyOptions::ties, tie_rule_doc(), tie_rule_choices());
   return s;
 }
 
@@ -25,7 +25,7 @@ EvalReport TripletAccuracy::evaluate_impl(EvalContext& context) {
   const EmbeddingTable& table = context.target;
   const bool given = gives_conditions(options_.mode, context.module, table, "triplet_accuracy");
   auto [close, far] = fused_distances(context.module, table, context.batch_size, given);
-  const torch::Tensor correct = triplet_correctness(close, far);
+  const torch::Tensor correct = triplet_correctness(close, far, options_.ties);
   EvalReport report;
   const double overall = correct.numel() ? correct.mean().item<double>() : 0.0;
   report.metrics.push_back({"accuracy", overall});

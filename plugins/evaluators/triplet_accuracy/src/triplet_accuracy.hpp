@@ -1,6 +1,7 @@
 // Triplet accuracy: the fraction of triplets whose close item the model places nearer the anchor
 // than the far item, using the module's own (fused) prediction. For weakly supervised modules
-// this is the old condition-free WS-CSL criterion; ties count half.
+// this is the old condition-free WS-CSL criterion; a tie counts half, or (ties = "strict")
+// as wrong.
 #pragma once
 
 #include "wscsl/eval/triplet_math.hpp"
@@ -10,6 +11,7 @@ namespace wscsl::triplet_accuracy {
 
 struct TripletAccuracyOptions {
   PredictionMode mode = PredictionMode::Auto;
+  TieRule ties = TieRule::Half;
 };
 
 class TripletAccuracy final : public Evaluator {

@@ -37,6 +37,21 @@ TEST(TripletAccuracy, CountsTiesAsHalfOverallAndPerCondition) {
   EXPECT_EQ(r.tables[0].rows.back(), (std::vector<std::string>{"all", "0.6250", "4"}));
 }
 
+// The papers' rule: close < far strictly, so the tie of triplet 3 counts as wrong.
+TEST(TripletAccuracy, StrictTiesCountAsWrong) {
+  auto e = wscsl::testing::build<Evaluator>("triplet_accuracy", "ties = \"strict\"");
+  wscsl::testing::TableModule module(1, 1, {1.0});
+  const EvalReport r = run(*e, module, line_table());
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy"), 2.0 / 4);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy/shape"), 0.5);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy/size"), 0.5);
+  // A collapsed embedding, all ties: chance (0.5) under "half", nothing under "strict".
+  const EmbeddingTable line = line_table();
+  EmbeddingTable collapsed = line;
+  collapsed.psi = torch::zeros_like(line.psi);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(run(*e, module, collapsed), "accuracy"), 0.0);
+}
+
 TEST(TripletAccuracy, UsesTheModulesOwnFusedPrediction) {
   // Two embeddings: the first puts everything at 0 (all ties), the second is the line above.
   // Weights (0.5, 0.5) fuse them into half the line distances: same decisions as the line.

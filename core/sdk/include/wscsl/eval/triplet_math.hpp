@@ -12,8 +12,17 @@
 
 namespace wscsl {
 
-// 1 where close < far, 0.5 where they tie (a collapsed embedding predicts nothing), 0 otherwise.
-torch::Tensor triplet_correctness(const torch::Tensor& close, const torch::Tensor& far);
+// How a triplet whose two distances are equal is counted: as half correct (a collapsed embedding
+// then scores 50 %, the chance level), or as wrong, as the papers and the released code count it
+// (they test close < far strictly).
+enum class TieRule { Half, Strict };
+const EnumChoices<TieRule>& tie_rule_choices();
+const char* tie_rule_doc();
+
+// 1 where close < far, 0 where close > far, and where they tie 0.5 (TieRule::Half) or 0
+// (TieRule::Strict).
+torch::Tensor triplet_correctness(const torch::Tensor& close, const torch::Tensor& far,
+                                  TieRule ties);
 
 // Mean correctness per condition and column: correctness [T, K], conditions [T] with values in
 // [0, C) (other values are ignored) → accuracy [C, K] (float64; NaN for a condition without
