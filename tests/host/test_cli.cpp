@@ -260,6 +260,7 @@ TEST(Cli, ResumeFromNothingAndOneWriterPerRun) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
   const std::string me = std::to_string(::getpid());
+  ASSERT_EQ(::ftruncate(fd, 0), 0);  // the last wscsl's PID may be longer than ours
   ASSERT_EQ(::pwrite(fd, me.data(), me.size(), 0), static_cast<ssize_t>(me.size()));
   for (const std::string& command : {"eval " + run, "train --resume " + run, "embed " + run}) {
     const Output refused = run_wscsl(command);
