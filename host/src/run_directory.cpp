@@ -74,18 +74,9 @@ RunLock::RunLock(const RunDirectory& run) {
   const std::string pid = std::to_string(::getpid());
   if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0)
     throw Error(fmt::format("cannot write {}: {}", file.string(), std::strerror(errno)));
-  remove_unfinished_writes(run);
-}
-
-void remove_unfinished_writes(const RunDirectory& run) {
-  std::error_code ec;
-  for (const fs::path& dir : {run.root(), run.root() / "checkpoints"})
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      std::error_code ignored;  // a file that cannot be removed is overwritten or left alone
-      if (name.size() > 1 && name[0] == '.' && name.find(".tmp-") != std::string::npos)
-        fs::remove(it->path(), ignored);
-    }
+  // Holding the lock, no other process writes here: temporary files are a killed writer's.
+  remove_abandoned_writes(run.root());
+  remove_abandoned_writes(run.root() / "checkpoints");
 }
 
 RunLock::~RunLock() {

@@ -60,10 +60,6 @@ class RunLock {
   int fd_ = -1;
 };
 
-// Removes the temporary files of atomic writes that a killed process left in `run` (RunLock does
-// it once it holds the run: no other writer can be using them).
-void remove_unfinished_writes(const RunDirectory& run);
-
 // Whether `run` has a checkpoint to resume from. A run stopped before its first checkpoint has
 // none: its logs are emptied so that it trains again from step 0.
 bool resumable(const RunDirectory& run);

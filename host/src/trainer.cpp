@@ -152,7 +152,7 @@ class Loop {
             o_.checkpoint_every > 0 && state_.global_step % o_.checkpoint_every == 0;
         if (stop_now || periodic) {
           steps_log.flush();
-          save("last");
+          commit(false);
         }
         if (stop_now) {
           progress.finish(fmt::format(
@@ -293,13 +293,13 @@ class Loop {
     state_.step = 0;
     state_.epoch_loss_sum = 0;
     state_.epoch_loss_count = 0;
-    if (best) save("best");
-    save("last");
+    commit(best);
   }
 
-  // A checkpoint is never committed with weights or optimiser state that are not finite: the run
-  // stops, and the checkpoints already written stay as they are.
-  void save(const std::string& name) {
+  // Writes `best` (when `best`) and `last`. A checkpoint is never committed with weights or
+  // optimiser state that are not finite: the run stops, and the checkpoints already written stay
+  // as they are.
+  void commit(bool best) {
     const std::string broken = first_non_finite(*model_, *optimizer_);
     if (!broken.empty())
       throw Error(
@@ -307,11 +307,10 @@ class Loop {
                       "written, those already in {} are kept (lower trainer.lr or "
                       "trainer.weight_decay)",
                       broken, state_.global_step, run_.root().string()));
-    if (name == "last") {
-      run_.rotate_last(o_.keep_last);
-      fault_point(faults::kAfterRotate);
-    }
-    save_checkpoint(run_.checkpoint(name), *model_, optimizer_.get(), state_);
+    if (best) save_checkpoint(run_.checkpoint("best"), *model_, optimizer_.get(), state_);
+    run_.rotate_last(o_.keep_last);
+    fault_point(faults::kAfterRotate);
+    save_checkpoint(run_.checkpoint("last"), *model_, optimizer_.get(), state_);
   }
 
   Pipeline& p_;

@@ -33,14 +33,14 @@ SourceLocation location_of(const toml::source_region& region, const std::string&
   throw ConfigError(std::move(d));
 }
 
-// TOML++ 3.3 recurses once per nesting level — per bracket or brace, and per part of a dotted key
-// or table header ([a.b.c], a.b.c = 1) — so absurd nesting is rejected before it can overflow the
-// stack (toml++ issues #292, PR #242). A key is read at the start of a line, in a table header and
-// after `{` or `,` in an inline table; elsewhere a dot belongs to a value (1.5, a date).
 std::string too_deep_message() {
   return fmt::format("keys and values nested deeper than {} levels are not supported", kMaxNesting);
 }
 
+// TOML++ 3.3 recurses once per nesting level — per bracket or brace, and per part of a dotted key
+// or table header ([a.b.c], a.b.c = 1) — so absurd nesting is rejected before it can overflow the
+// stack (toml++ issues #292, PR #242). A key is read at the start of a line, in a table header and
+// after `{` or `,` in an inline table; elsewhere a dot belongs to a value (1.5, a date).
 void check_nesting(const std::string& text, const std::string& origin) {
   int line = 1, column = 0;
   enum class Open { Header, Array, InlineTable };

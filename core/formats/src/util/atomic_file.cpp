@@ -20,6 +20,14 @@ namespace {
                           path.string(), step, std::strerror(error)));
 }
 
+// ".<name>.tmp-<pid>" beside the target: hidden, and unique to the writing process.
+constexpr std::string_view kTemporaryInfix = ".tmp-";
+
+std::filesystem::path temporary_for(const std::filesystem::path& path) {
+  return path.parent_path() /
+         fmt::format(".{}{}{}", path.filename().string(), kTemporaryInfix, ::getpid());
+}
+
 }  // namespace
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
@@ -29,8 +37,7 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 void write_file_atomically(const std::filesystem::path& path,
                            const std::vector<std::string_view>& parts,
                            const std::function<void(WriteStep, std::size_t)>& on_step) {
-  const std::filesystem::path temporary =
-      path.parent_path() / fmt::format(".{}.tmp-{}", path.filename().string(), ::getpid());
+  const std::filesystem::path temporary = temporary_for(path);
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail(path, "open", errno);
   on_step(WriteStep::opened, 0);
@@ -73,6 +80,16 @@ void write_file_atomically(const std::filesystem::path& path,
   if (dir_fd >= 0) {
     ::fsync(dir_fd);
     ::close(dir_fd);
+  }
+}
+
+void remove_abandoned_writes(const std::filesystem::path& dir) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code ignored;  // one that cannot be removed is left alone
+    if (name.size() > 1 && name[0] == '.' && name.find(kTemporaryInfix) != std::string::npos)
+      std::filesystem::remove(it->path(), ignored);
   }
 }
 

@@ -140,24 +140,30 @@ TEST(Alignment, FitsOnOneSplitAndAppliesToAnother) {
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(fitted.report, "gr_accuracy"), (0.25 + 1.0) / 2);
 }
 
-TEST(Alignment, ACollapsedEmbeddingCountsHalf) {
-  // Every distance ties under a collapsed embedding: accuracy 0.5 on every condition.
+// Condition a is found by ψ1 (4 of 4), b by ψ2 — which is then collapsed: every distance ties.
+namespace {
+
+EmbeddingTable with_second_embedding_collapsed() {
   const EmbeddingTable t = table_with_accuracy("test", {{4, 0}, {0, 4}});
   EmbeddingTable collapsed = t;
   collapsed.psi = t.psi.clone();
   collapsed.psi.select(1, 1).fill_(7.0);
   collapsed.phi = collapsed.psi.reshape({collapsed.psi.size(0), 2});
+  return collapsed;
+}
+
+}  // namespace
+
+TEST(Alignment, ACollapsedEmbeddingCountsHalf) {
+  // Every distance ties under a collapsed embedding: accuracy 0.5 on every condition.
+  const EmbeddingTable collapsed = with_second_embedding_collapsed();
   const Result r = run(collapsed, collapsed, 2);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (1.0 + 0.5) / 2);
   EXPECT_NEAR(wscsl::testing::metric(r.report, "ot_accuracy"), (1.0 + 0.5) / 2, 1e-3);
 }
 
 TEST(Alignment, UnderStrictTiesACollapsedEmbeddingCountsNothing) {
-  const EmbeddingTable t = table_with_accuracy("test", {{4, 0}, {0, 4}});
-  EmbeddingTable collapsed = t;
-  collapsed.psi = t.psi.clone();
-  collapsed.psi.select(1, 1).fill_(7.0);
-  collapsed.phi = collapsed.psi.reshape({collapsed.psi.size(0), 2});
+  const EmbeddingTable collapsed = with_second_embedding_collapsed();
   const Result r = run(collapsed, collapsed, 2, "ties = \"strict\"");
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (1.0 + 0.0) / 2);
 }

@@ -43,6 +43,16 @@ class Lazy final : public ConditionModule {
   }
 };
 
+// ψ1 is the line (0, 1, 3, 3), ψ2 another line (0, 3, 1, 6) that orders most pairs the other way.
+EmbeddingTable two_lines_table() {
+  const torch::Tensor line = torch::tensor({0.0, 1.0, 3.0, 3.0});
+  const torch::Tensor other = torch::tensor({0.0, 3.0, 1.0, 6.0});
+  EmbeddingTable t = line_table();
+  t.psi = torch::stack({line, other}, 1).reshape({4, 2, 1}).to(torch::kFloat);
+  t.phi = t.psi.reshape({4, 2});
+  return t;
+}
+
 EvalReport run(ConditionModule& m, const EmbeddingTable& t, const std::string& options = "") {
   auto e = wscsl::testing::build<Evaluator>("reversed_triplets", options);
   return wscsl::testing::run_evaluator(*e, m, t, t,
@@ -67,11 +77,7 @@ TEST(ReversedTriplets, ALazyModuleCallsReversedTripletsValidToo) {
   // way. Close minus far, (ψ1, ψ2), for each triplet and its reversed version:
   // (0,1,2): (−2, +2) and (+2, −2); (0,2,1): the same swapped; (2,3,0): (−3, +4) and (+3, −4):
   // valid both ways. (1,2,3): (0, −1) valid, reversed (0, +1) picks the tie under ψ1: ½.
-  const torch::Tensor line = torch::tensor({0.0, 1.0, 3.0, 3.0});
-  const torch::Tensor other = torch::tensor({0.0, 3.0, 1.0, 6.0});
-  EmbeddingTable t = line_table();
-  t.psi = torch::stack({line, other}, 1).reshape({4, 2, 1}).to(torch::kFloat);
-  t.phi = t.psi.reshape({4, 2});
+  const EmbeddingTable t = two_lines_table();
   Lazy lazy;
   const EvalReport r = run(lazy, t);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "original_valid"), 1.0);
@@ -132,11 +138,7 @@ TEST(ReversedTriplets, RejectsAFractionListedTwice) {
 // Under strict ties the tie of triplet (1,2,3) under ψ1 — valid ½ both ways before — is invalid
 // when reversed, so 3 of 4 reversed triplets are called valid.
 TEST(ReversedTriplets, StrictTiesAreInvalid) {
-  const torch::Tensor line = torch::tensor({0.0, 1.0, 3.0, 3.0});
-  const torch::Tensor other = torch::tensor({0.0, 3.0, 1.0, 6.0});
-  EmbeddingTable t = line_table();
-  t.psi = torch::stack({line, other}, 1).reshape({4, 2, 1}).to(torch::kFloat);
-  t.phi = t.psi.reshape({4, 2});
+  const EmbeddingTable t = two_lines_table();
   Lazy lazy;
   const EvalReport r = run(lazy, t, "ties = \"strict\"");
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "original_valid"), 1.0);

@@ -24,6 +24,10 @@ void write_file_atomically(const std::filesystem::path& path,
                            const std::vector<std::string_view>& parts,
                            const std::function<void(WriteStep, std::size_t)>& on_step);
 
+// Removes from `dir` the temporary files of atomic writes whose process died before renaming
+// them. Only safe while no other process writes into `dir` (a run directory under its lock).
+void remove_abandoned_writes(const std::filesystem::path& dir);
+
 // Largest files wscsl reads whole: checkpoints and weights, and text inputs (attribute and index
 // files, triplet lists, results).
 inline constexpr std::uintmax_t kMaxBinaryFileBytes = std::uintmax_t{16} << 30;
