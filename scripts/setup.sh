@@ -12,6 +12,8 @@ packages=(
   libssl-dev                             # SHA-256 of checkpoints (OpenSSL's libcrypto)
   libopencv-dev libgtest-dev
   dataset-fashion-mnist                  # the images of the embedded Fashion-CRB benchmark
+  python3-torch python3-torchvision python3-pil  # parity tests against torchvision and PIL;
+                                         # scripts/convert-weights.py
 )
 if [ "${1:-}" = "fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)

@@ -1,8 +1,13 @@
 #include "wscsl/testing/fixtures.hpp"
 
 #include <array>
+#include <cmath>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
 
 #include "wscsl/error.hpp"
+#include "wscsl/nn/state_dict.hpp"
 
 namespace wscsl::testing {
 
@@ -118,6 +123,57 @@ torch::Tensor parameter(const torch::nn::Module& module, const std::string& name
   for (const auto& p : module.named_parameters())
     if (p.key() == name) return p.value();
   throw Error("the module has no parameter '" + name + "'");
+}
+
+namespace {
+
+void add_batch_norm(nn::StateDict& dict, const std::string& name, std::int64_t channels,
+                    torch::Generator& rng) {
+  const auto uniform = [&](double low, double high) {
+    return torch::empty({channels}).uniform_(low, high, rng);
+  };
+  dict.emplace_back(name + ".weight", uniform(0.5, 1.5));
+  dict.emplace_back(name + ".bias", uniform(-0.2, 0.2));
+  dict.emplace_back(name + ".running_mean", uniform(-0.3, 0.3));
+  dict.emplace_back(name + ".running_var", uniform(0.5, 2.0));
+  dict.emplace_back(name + ".num_batches_tracked", torch::tensor(std::int64_t{100}));
+}
+
+void add_conv(nn::StateDict& dict, const std::string& name, std::int64_t out, std::int64_t in,
+              std::int64_t kernel, torch::Generator& rng) {
+  const double std = std::sqrt(2.0 / static_cast<double>(kernel * kernel * out));
+  dict.emplace_back(name + ".weight",
+                    torch::empty({out, in, kernel, kernel}).normal_(0.0, std, rng));
+}
+
+}  // namespace
+
+void write_resnet18_weights(const std::filesystem::path& file, int input_channels,
+                            std::uint64_t seed) {
+  torch::Generator rng = at::detail::createCPUGenerator(seed);
+  nn::StateDict dict;
+  add_conv(dict, "conv1", 64, input_channels, 7, rng);
+  add_batch_norm(dict, "bn1", 64, rng);
+  std::int64_t in = 64;
+  for (const auto& [layer, out] :
+       {std::pair{"layer1", 64}, std::pair{"layer2", 128}, std::pair{"layer3", 256}}) {
+    for (int block = 0; block < 2; ++block) {
+      const std::string prefix = fmt::format("{}.{}.", layer, block);
+      add_conv(dict, prefix + "conv1", out, block == 0 ? in : out, 3, rng);
+      add_batch_norm(dict, prefix + "bn1", out, rng);
+      add_conv(dict, prefix + "conv2", out, out, 3, rng);
+      add_batch_norm(dict, prefix + "bn2", out, rng);
+      if (block == 0 && in != out) {
+        add_conv(dict, prefix + "downsample.0", out, in, 1, rng);
+        add_batch_norm(dict, prefix + "downsample.1", out, rng);
+      }
+    }
+    in = out;
+  }
+  dict.emplace_back("layer4.0.conv1.weight", torch::zeros({4, 4, 3, 3}));
+  dict.emplace_back("fc.weight", torch::zeros({10, 4}));
+  dict.emplace_back("fc.bias", torch::zeros({10}));
+  nn::write_state_dict(file, dict);
 }
 
 }  // namespace wscsl::testing

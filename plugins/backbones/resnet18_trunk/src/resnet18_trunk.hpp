@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include <torch/nn/modules/linear.h>
 
@@ -12,8 +13,14 @@
 
 namespace wscsl::resnet18_trunk {
 
+// What of the trunk's batch normalisation stays fixed while training, as the released code's
+// --fix_BN (statistics) and --freeze_BN (all).
+enum class FreezeBn { None, Statistics, All };
+
 struct Resnet18TrunkOptions {
   std::int64_t embedding_dim = 64;
+  std::string weights;  // a torchvision ResNet-18 state dict; empty: random initialisation
+  FreezeBn freeze_bn = FreezeBn::None;
   std::int64_t input_channels = 0;  // from the dataset
   std::int64_t input_height = 0;    // from the dataset
   std::int64_t input_width = 0;     // from the dataset
@@ -30,12 +37,19 @@ class Resnet18Trunk final : public Backbone {
   explicit Resnet18Trunk(const Options& options);
 
   std::int64_t embedding_dim() const override { return options_.embedding_dim; }
+  // Batch normalisation stays in evaluation mode when its statistics are frozen.
+  void train(bool on = true) override;
+
+  // layer3's map of a 112-px image pooled to 256 features: φ before fc_embed.
+  torch::Tensor features(const torch::Tensor& images);
 
  protected:
   torch::Tensor forward_images(const torch::Tensor& images) override;
 
  private:
   torch::Tensor stem(const torch::Tensor& images);  // conv1 → bn1 → ReLU → 3×3 max-pool, stride 2
+  void load_weights(const std::string& file);
+  std::vector<torch::nn::BatchNorm2d> batch_norms() const;
 
   Options options_;
   // Named as the reference's state-dict keys (conv1, bn1, layer1.0.conv1, ..., fc_embed).

@@ -97,4 +97,11 @@ TripletInput random_triplets(ConditionModule& module, std::int64_t batch, std::i
 // The parameter of `module` (or of a submodule) named `name`, e.g. "masks.weight"; throws if none.
 torch::Tensor parameter(const torch::nn::Module& module, const std::string& name);
 
+// A torchvision ResNet-18 state dict with torchvision's names and the shapes resnet18_trunk
+// loads (conv1 over `input_channels`, bn1, layer1-3 with their num_batches_tracked), random
+// values drawn from `seed`, and a small layer4 and fc entry that a trunk must ignore; written to
+// `file` as torch.save would.
+void write_resnet18_weights(const std::filesystem::path& file, int input_channels = 3,
+                            std::uint64_t seed = 0);
+
 }  // namespace wscsl::testing

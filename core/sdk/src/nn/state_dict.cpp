@@ -1,0 +1,127 @@
+#include "wscsl/nn/state_dict.hpp"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <caffe2/serialize/inline_container.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include "wscsl/error.hpp"
+#include "wscsl/util/atomic_file.hpp"
+
+namespace wscsl::nn {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool starts_with(const std::string& bytes, std::string_view prefix) {
+  return bytes.compare(0, prefix.size(), prefix) == 0;
+}
+
+[[noreturn]] void refuse(const fs::path& file, const std::string& why) {
+  throw DataError(fmt::format("{}: {}", file.string(), why));
+}
+
+std::string shape(const torch::Tensor& t) {
+  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
+}
+
+}  // namespace
+
+StateDict read_state_dict(const fs::path& file) {
+  const std::string bytes = read_file(file);
+  constexpr std::string_view kZip = "PK\x03\x04";
+  constexpr std::string_view kLegacy = "\x80\x02\x8a\x0a";  // pickle protocol 2, then the magic
+  constexpr std::string_view kOrderedDict =
+      "\x80\x02"
+      "ccollections\nOrderedDict\n";
+  if (starts_with(bytes, kLegacy))
+    refuse(file,
+           "saved in PyTorch's format from before 1.6, which only Python can read: convert it "
+           "once with scripts/convert-weights.py");
+  if (!starts_with(bytes, kZip))
+    refuse(file, "not a file written by torch.save (it is no zip archive)");
+  c10::IValue value;
+  try {
+    std::istringstream archive(bytes);
+    caffe2::serialize::PyTorchStreamReader reader(&archive);
+    if (reader.hasRecord("data.pkl")) {
+      const auto [data, size] = reader.getRecord("data.pkl");
+      const std::string_view pickle(static_cast<const char*>(data.get()), size);
+      // An OrderedDict at the top (tensors carry empty ones for their hooks further on).
+      if (pickle.substr(0, kOrderedDict.size()) == kOrderedDict)
+        refuse(file,
+               "holds an OrderedDict (what model.state_dict() returns), which LibTorch's reader "
+               "cannot rebuild: save dict(model.state_dict()) instead, or convert the file with "
+               "scripts/convert-weights.py");
+    }
+    value = torch::jit::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
+  } catch (const c10::Error& e) {
+    const std::string why = e.what_without_backtrace();
+    refuse(file, fmt::format("truncated or damaged: LibTorch cannot read it ({})",
+                             why.substr(0, why.find('\n'))));
+  }
+  if (!value.isGenericDict())
+    refuse(file, fmt::format("holds a {} where a dict of tensors was expected",
+                             value.type()->repr_str()));
+  StateDict tensors;
+  for (const auto& entry : value.toGenericDict()) {
+    if (!entry.key().isString())
+      refuse(file, fmt::format("has a {} key where names of tensors were expected",
+                               entry.key().type()->repr_str()));
+    const std::string& name = entry.key().toStringRef();
+    if (!entry.value().isTensor())
+      refuse(file,
+             fmt::format("'{}' is a {}, not a tensor", name, entry.value().type()->repr_str()));
+    tensors.emplace_back(name, entry.value().toTensor());
+  }
+  return tensors;
+}
+
+void write_state_dict(const fs::path& file, const StateDict& tensors) {
+  c10::Dict<std::string, torch::Tensor> dict;
+  for (const auto& [name, tensor] : tensors)
+    dict.insert(name, tensor.detach().cpu().contiguous());
+  const std::vector<char> bytes = torch::jit::pickle_save(dict);
+  write_file_atomically(file, std::string_view(bytes.data(), bytes.size()));
+}
+
+std::vector<std::string> load_state_dict(torch::nn::Module& module, const StateDict& tensors,
+                                         const StateDictMatch& match) {
+  std::map<std::string, torch::Tensor> own;
+  for (const auto& p : module.named_parameters(/*recurse=*/true))
+    own.emplace(p.key(), p.value());
+  for (const auto& b : module.named_buffers(/*recurse=*/true))
+    own.emplace(b.key(), b.value());
+
+  std::vector<std::string> problems;
+  std::map<std::string, const torch::Tensor*> found;  // those that fit
+  std::set<std::string> in_file;
+  for (const auto& [name, tensor] : tensors) {
+    if (match.ignored(name)) continue;
+    in_file.insert(name);
+    const auto it = own.find(name);
+    if (it == own.end()) {
+      problems.push_back(fmt::format("unexpected entry '{}'", name));
+    } else if (!tensor.sizes().equals(it->second.sizes())) {
+      problems.push_back(fmt::format("'{}' is {} in the file and {} here", name, shape(tensor),
+                                     shape(it->second)));
+    } else {
+      found.emplace(name, &tensor);
+    }
+  }
+  for (const auto& [name, tensor] : own)
+    if (in_file.count(name) == 0 && !match.optional(name))
+      problems.push_back(fmt::format("missing entry '{}'", name));
+  if (!problems.empty()) return problems;
+
+  torch::NoGradGuard no_grad;
+  for (const auto& [name, tensor] : found)
+    own.at(name).copy_(tensor->to(own.at(name).dtype()));
+  return problems;
+}
+
+}  // namespace wscsl::nn

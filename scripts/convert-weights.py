@@ -1,0 +1,39 @@
+#!/usr/bin/python3
+"""Re-saves PyTorch weights as a plain dict of tensors in PyTorch's zip format, the form wscsl
+reads (LibTorch cannot rebuild an OrderedDict, nor read files saved before PyTorch 1.6).
+
+    scripts/convert-weights.py resnet18-5c106cde.pth resnet18-torchvision.pt
+
+IN is anything torch.load opens that holds a state dict: torchvision's published files, a
+model.state_dict() saved with torch.save, or a training checkpoint with a "state_dict" entry
+(its "module." prefixes, left by DataParallel, are removed). Needs Debian's python3-torch.
+"""
+import sys
+
+import torch
+
+
+def state_dict_of(loaded, source):
+    if isinstance(loaded, dict) and "state_dict" in loaded and isinstance(loaded["state_dict"], dict):
+        loaded = loaded["state_dict"]
+    if not isinstance(loaded, dict):
+        sys.exit(f"{source}: holds a {type(loaded).__name__}, not a state dict")
+    tensors = {}
+    for name, value in loaded.items():
+        if not torch.is_tensor(value):
+            sys.exit(f"{source}: '{name}' is a {type(value).__name__}, not a tensor")
+        tensors[name[len("module."):] if name.startswith("module.") else name] = value.detach().cpu()
+    return tensors
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: scripts/convert-weights.py IN OUT")
+    source, target = sys.argv[1], sys.argv[2]
+    tensors = state_dict_of(torch.load(source, map_location="cpu", weights_only=True), source)
+    torch.save(tensors, target)
+    print(f"{target}: {len(tensors)} tensors from {source}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+// wscsl against the libraries researchers use, on what make_torchvision_reference.py wrote with
+// Debian's python3-torch, python3-torchvision and python3-pil (WSCSL_PARITY_DIR): the ResNet-18
+// trunk loaded from torchvision's state dicts gives torchvision's features and φ, and real JPEG and
+// PNG files decode, resize and crop to PIL + torchvision's bytes.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "resnet18_trunk.hpp"
+#include "wscsl/data/image_file.hpp"
+#include "wscsl/data/resample.hpp"
+#include "wscsl/nn/state_dict.hpp"
+
+namespace fs = std::filesystem;
+using namespace wscsl;
+
+namespace {
+
+fs::path reference_dir() {
+  const char* dir = std::getenv("WSCSL_PARITY_DIR");
+  if (!dir) throw std::runtime_error("WSCSL_PARITY_DIR is not set (ctest sets it)");
+  return dir;
+}
+
+torch::Tensor entry(const nn::StateDict& dict, const std::string& name) {
+  for (const auto& [key, tensor] : dict)
+    if (key == name) return tensor;
+  throw std::runtime_error("the reference has no '" + name + "'");
+}
+
+std::shared_ptr<resnet18_trunk::Resnet18Trunk> trunk_from(const fs::path& weights) {
+  resnet18_trunk::Resnet18TrunkOptions options;
+  options.input_channels = 3;
+  options.input_height = options.input_width = 112;
+  options.weights = weights.string();
+  auto trunk = std::make_shared<resnet18_trunk::Resnet18Trunk>(options);
+  trunk->eval();
+  return trunk;
+}
+
+double max_difference(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a - b).abs().max().item<double>();
+}
+
+}  // namespace
+
+TEST(TorchvisionParity, TrunkGivesTorchvisionsFeaturesAndPhi) {
+  const fs::path dir = reference_dir();
+  const nn::StateDict reference = nn::read_state_dict(dir / "trunk_reference.pt");
+  const torch::Tensor images = entry(reference, "images");
+  torch::NoGradGuard no_grad;
+
+  const auto whole = trunk_from(dir / "resnet18.pt");  // torchvision's keys + fc_embed
+  EXPECT_LE(max_difference(whole->features(images), entry(reference, "features")), 1e-5);
+  EXPECT_LE(max_difference(whole->embed(images), entry(reference, "phi")), 1e-5);
+
+  // torchvision's own files, through scripts/convert-weights.py: the same trunk up to fc_embed.
+  for (const char* converted : {"resnet18_converted.pt", "resnet18_legacy_converted.pt"})
+    EXPECT_LE(
+        max_difference(trunk_from(dir / converted)->features(images), entry(reference, "features")),
+        1e-5)
+        << converted;
+}
+
+TEST(TorchvisionParity, UnconvertedTorchvisionFilesAreRefusedWithTheWayOut) {
+  const fs::path dir = reference_dir();
+  for (const char* file : {"resnet18_ordered.pt", "resnet18_legacy.pt"}) {
+    try {
+      trunk_from(dir / file);
+      ADD_FAILURE() << file << " was accepted";
+    } catch (const DataError& e) {
+      EXPECT_NE(std::string(e.what()).find("scripts/convert-weights.py"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(TorchvisionParity, ImagesDecodeResizeAndCropAsPilAndTorchvision) {
+  const fs::path dir = reference_dir();
+  const nn::StateDict reference = nn::read_state_dict(dir / "images_reference.pt");
+  ASSERT_GE(reference.size(), 6u);
+  for (const auto& [name, expected] : reference) {
+    const DecodedImage decoded = read_image_file(dir / "images" / name, kDefaultMaxImagePixels);
+    ASSERT_TRUE(decoded.problem.empty()) << name << ": " << decoded.problem;
+    torch::Tensor ours = torch::empty({3, 112, 112}, torch::kUInt8);
+    resize_and_center_crop(decoded.image, 112, ours.data_ptr<std::uint8_t>());
+    const torch::Tensor differ = ours.ne(expected);
+    EXPECT_EQ(differ.sum().item<std::int64_t>(), 0)
+        << name << ": " << differ.sum().item<std::int64_t>() << " of 37632 values differ, by up to "
+        << max_difference(ours.to(torch::kInt), expected.to(torch::kInt));
+  }
+}
