@@ -34,9 +34,13 @@ std::vector<DeclaredMetric> declared_metrics(const Pipeline& pipeline) {
     for (const MetricSpec& spec : e.evaluator->contract().metrics) {
       const std::vector<std::string> names = expand_metric_name(spec.name, conditions);
       const std::vector<std::string> columns = expand_metric_name(spec.column, conditions);
-      for (std::size_t i = 0; i < names.size(); ++i)
-        metrics.push_back({e.name + "/" + names[i],
-                           columns.size() == names.size() ? columns[i] : columns.front()});
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        std::string column = columns.size() == names.size() ? columns[i] : columns.front();
+        // A second evaluator of a type (e.g. the papers' strict tie rule beside the default) is
+        // told apart by its name.
+        if (!column.empty() && e.name != e.type) column += " (" + e.name + ")";
+        metrics.push_back({e.name + "/" + names[i], std::move(column)});
+      }
     }
   }
   return metrics;

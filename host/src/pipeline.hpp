@@ -21,7 +21,8 @@ struct WeightedLoss {
 };
 
 struct NamedEvaluator {
-  std::string name;
+  std::string name;  // its table's `name`, else its type
+  std::string type;
   std::shared_ptr<Evaluator> evaluator;
 };
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "pipeline.hpp"
 #include "pipelines.hpp"
@@ -59,6 +60,24 @@ TEST(Pipeline, BuildsEveryComponentAndResolvesDefaults) {
   EXPECT_EQ(cm->find("temperature")->as_number(), 1.0);
   EXPECT_EQ(p.resolved.find("losses")->items()[0].find("weight")->as_number(), 1.0);
   EXPECT_EQ(p.resolved.find("trainer")->find("optimizer")->as_string(), "adam");
+}
+
+TEST(Pipeline, ASecondEvaluatorOfATypeHasItsNameInItsBenchColumns) {
+  const Pipeline p = build_pipeline(parse_toml(test::tiny_pipeline() + R"(
+[[evaluators]]
+type = "alignment"
+name = "strict"
+ties = "strict"
+)",
+                                               "p.toml"),
+                                    "p.toml", test::in_tree_plugins());
+  std::map<std::string, std::string> column_of;
+  for (const DeclaredMetric& m : declared_metrics(p))
+    column_of[m.name] = m.column;
+  EXPECT_EQ(column_of.at("alignment/gr_accuracy"), "GR");
+  EXPECT_EQ(column_of.at("strict/gr_accuracy"), "GR (strict)");
+  EXPECT_EQ(column_of.at("strict/ot_accuracy"),
+            column_of.at("alignment/ot_accuracy") + " (strict)");
 }
 
 TEST(Pipeline, ResolvedTomlIsAValidPipelineThatResolvesToItself) {
