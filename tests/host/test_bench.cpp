@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "bench.hpp"
+#include "bench_suite.hpp"
 #include "bench_tables.hpp"
 #include "results.hpp"
 #include "wscsl/error.hpp"
@@ -40,6 +41,24 @@ TEST(Bench, ColumnsAreTheDeclaredOnesInOrderOfFirstAppearance) {
   EXPECT_EQ(columns[1].heading, "MAP color");  // the declaration's order, not alphabetical
   EXPECT_EQ(columns[2].metric, "retrieval/map/background");
   EXPECT_EQ(columns[3].metric, "triplet_accuracy/accuracy");
+}
+
+TEST(Bench, EveryExampleSuiteReadsAndNamesExistingPipelines) {
+  namespace fs = std::filesystem;
+  std::size_t suites = 0;
+  for (const auto& entry : fs::directory_iterator(WSCSL_SOURCE_DIR "/examples/suites")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++suites;
+    try {
+      const Suite suite = read_suite(entry.path());
+      EXPECT_FALSE(suite.methods.empty()) << entry.path();
+      for (const SuiteMethod& m : suite.methods)
+        EXPECT_TRUE(fs::is_regular_file(m.pipeline)) << entry.path() << ": " << m.pipeline;
+    } catch (const ConfigError& e) {
+      ADD_FAILURE() << e.what();
+    }
+  }
+  EXPECT_GE(suites, 1u);
 }
 
 TEST(Results, JsonRoundTripKeepsOrderNamesAndMissingValues) {
