@@ -69,6 +69,22 @@ void mirror_script_tensors(torch::nn::Module& owner, const torch::jit::Module& s
   }
 }
 
+torch::Tensor run_script_method(torch::jit::Module& script, const std::string& method,
+                                std::vector<c10::IValue> inputs, const fs::path& file,
+                                const std::string& inputs_text) {
+  c10::IValue out;
+  try {
+    out = script.get_method(method)(std::move(inputs));
+  } catch (const std::exception& e) {
+    throw DataError(fmt::format("{}: {} failed on {}: {}", file.string(), method, inputs_text,
+                                script_error_line(e)));
+  }
+  if (!out.isTensor())
+    throw DataError(fmt::format("{}: {} returned a {} on {}, not a tensor", file.string(), method,
+                                out.type()->repr_str(), inputs_text));
+  return out.toTensor();
+}
+
 std::string script_error_line(const std::exception& e) {
   const auto* c10_error = dynamic_cast<const c10::Error*>(&e);
   std::string text = c10_error ? c10_error->what_without_backtrace() : e.what();

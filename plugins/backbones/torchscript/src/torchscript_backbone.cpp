@@ -33,27 +33,18 @@ TorchScriptBackbone::TorchScriptBackbone(const Options& options)
 std::int64_t TorchScriptBackbone::probe_embedding_dim(const Options& options) {
   const std::vector<std::int64_t> shape = {2, options.input_channels, options.input_height,
                                            options.input_width};
-  c10::IValue out;
+  const std::string images = fmt::format("images [{}]", fmt::join(shape, ", "));
+  torch::Tensor phi;
   {
     torch::NoGradGuard no_grad;
     script_.eval();
-    try {
-      out = script_.forward({torch::zeros(shape)});
-    } catch (const std::exception& e) {
-      throw DataError(fmt::format("{}: forward failed on images [{}]: {}", options.file,
-                                  fmt::join(shape, ", "), nn::script_error_line(e)));
-    }
+    phi = nn::run_script_method(script_, "forward", {torch::zeros(shape)}, options.file, images);
     script_.train();
   }
-  if (!out.isTensor())
-    throw DataError(fmt::format("{}: forward returned a {}, not a tensor φ [B, D]", options.file,
-                                out.type()->repr_str()));
-  const torch::Tensor phi = out.toTensor();
   if (phi.dim() != 2 || phi.size(0) != 2 || !phi.is_floating_point())
     throw DataError(fmt::format(
-        "{}: forward must return floating φ [B, D]; for images [{}] it returned {} [{}]",
-        options.file, fmt::join(shape, ", "), c10::toString(phi.scalar_type()),
-        fmt::join(phi.sizes(), ", ")));
+        "{}: forward must return floating φ [B, D]; for {} it returned {} [{}]", options.file,
+        images, c10::toString(phi.scalar_type()), fmt::join(phi.sizes(), ", ")));
   if (script_.hasattr("embedding_dim")) {
     const c10::IValue declared = script_.attr("embedding_dim");
     if (!declared.isInt() || declared.toInt() != phi.size(1))

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <torch/csrc/jit/api/module.h>
 #include <torch/nn/module.h>
@@ -22,6 +23,13 @@ torch::jit::Module load_script_module(const std::filesystem::path& file,
 // computes with. Parameters require gradients when `trainable`.
 void mirror_script_tensors(torch::nn::Module& owner, const torch::jit::Module& script,
                            bool trainable);
+
+// Runs `method` of `script` on `inputs` (described in messages as `inputs_text`, e.g. "images
+// [2, 3, 32, 32]"), for the checks a plugin makes when it is built. Throws wscsl::DataError naming
+// `file` when the method fails or returns anything but a tensor.
+torch::Tensor run_script_method(torch::jit::Module& script, const std::string& method,
+                                std::vector<c10::IValue> inputs, const std::filesystem::path& file,
+                                const std::string& inputs_text);
 
 // The line of a TorchScript interpreter error that says what failed (its last non-empty line,
 // after the traceback), e.g. "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x16 and
