@@ -61,7 +61,7 @@ void mirror_script_tensors(torch::nn::Module& owner, const torch::jit::Module& s
                            bool trainable) {
   for (const auto& p : script.named_parameters(/*recurse=*/true)) {
     const auto [path, name] = split_last(p.name);
-    submodule(owner, path).register_parameter(name, p.value, trainable);
+    submodule(owner, path).register_parameter(name, p.value, trainable && p.value.requires_grad());
   }
   for (const auto& b : script.named_buffers(/*recurse=*/true)) {
     const auto [path, name] = split_last(b.name);

@@ -18,7 +18,8 @@ namespace {
 constexpr std::int64_t kDim = 5;
 
 // A scripted linear backbone for 1 × 4 × 4 images, as torch.jit.script would make one in Python:
-// φ = flatten(images) Wᵀ · sub.scale, doubled in training mode (to see the mode reach it).
+// φ = flatten(images) Wᵀ · sub.scale, doubled in training mode (to see the mode reach it), and a
+// parameter saved with requires_grad = False.
 torch::jit::Module linear_script(const std::string& forward_source, bool with_dim_attribute = true,
                                  std::int64_t declared_dim = kDim) {
   torch::jit::Module sub("sub");
@@ -26,7 +27,8 @@ torch::jit::Module linear_script(const std::string& forward_source, bool with_di
   sub.register_buffer("scale", torch::full({1}, 3.0));
   torch::jit::Module m("linear");
   m.register_attribute("training", c10::BoolType::get(), true);
-  m.register_parameter("weight", torch::randn({kDim, 16}), false);
+  m.register_parameter("weight", torch::randn({kDim, 16}).requires_grad_(), false);
+  m.register_parameter("frozen_bias", torch::zeros({kDim}), false);  // requires_grad = False
   m.register_module("sub", sub);
   if (with_dim_attribute) m.register_attribute("embedding_dim", c10::IntType::get(), declared_dim);
   m.define(forward_source);
@@ -89,6 +91,9 @@ TEST(TorchScriptBackbone, ItsTensorsTrainUnderTheirPythonNames) {
   ASSERT_NE(m.named_parameters().find("weight"), nullptr);
   ASSERT_NE(m.named_buffers().find("sub.scale"), nullptr);
   EXPECT_TRUE(m.named_parameters().find("weight")->requires_grad());
+  ASSERT_NE(m.named_parameters().find("frozen_bias"), nullptr);
+  EXPECT_FALSE(m.named_parameters().find("frozen_bias")->requires_grad())
+      << "a parameter frozen in Python stays frozen";
 
   const torch::Tensor images = torch::rand({3, 1, 4, 4});
   const torch::Tensor before = b->embed(images).detach();

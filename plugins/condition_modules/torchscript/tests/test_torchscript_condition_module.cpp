@@ -28,8 +28,8 @@ torch::jit::Module script(const std::vector<std::string>& methods,
                           const std::string& supervision = "", bool with_k = true) {
   torch::jit::Module m("method");
   m.register_attribute("training", c10::BoolType::get(), true);
-  m.register_parameter("proj", torch::randn({kK * kE, kD}), false);
-  m.register_parameter("gate", torch::randn({kK, kD}), false);
+  m.register_parameter("proj", torch::randn({kK * kE, kD}).requires_grad_(), false);
+  m.register_parameter("gate", torch::randn({kK, kD}).requires_grad_(), false);
   if (with_k) m.register_attribute("num_embeddings", c10::IntType::get(), kK);
   if (!supervision.empty())
     m.register_attribute("supervision", c10::StringType::get(), supervision);

@@ -20,7 +20,8 @@ torch::jit::Module load_script_module(const std::filesystem::path& file,
 // Registers every parameter and buffer of `script` in `owner` under the same dotted names (a
 // parameter "layers.0.weight" becomes owner's submodule "layers", its submodule "0", parameter
 // "weight"), sharing the tensors: what an optimiser or a checkpoint writes into them, the script
-// computes with. Parameters require gradients when `trainable`.
+// computes with. Parameters keep the requires_grad they were saved with (frozen in Python, frozen
+// here) unless `trainable` is false, which freezes them all.
 void mirror_script_tensors(torch::nn::Module& owner, const torch::jit::Module& script,
                            bool trainable);
 
