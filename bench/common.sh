@@ -1,5 +1,5 @@
 # Shared by the bench scripts (sourced, after `cd` to the checkout): builds the runtime and
-# defines `steps_per_second` and `replace_section`. Needs $steps (steps per measurement) set by the
+# defines `steps_per_second`, `best_of_three`, `ratio` and `replace_section`. Needs $steps (steps per measurement) set by the
 # script.
 scripts/build.sh --target runtime >/dev/null
 wscsl=build/bin/wscsl
@@ -19,6 +19,21 @@ steps_per_second() {
     --set trainer.validate=false --set trainer.evaluate_after=false \
     --set trainer.log_every="$steps" "$@" 2>&1 |
     sed -n "s|.* ${steps}/${steps} (100%) \([0-9.]*\) it/s.*|\1|p"
+}
+
+# best_of_three <command...>: runs a command that prints a rate three times; prints the highest.
+best_of_three() {
+  local best=0 rate
+  for _ in 1 2 3; do
+    rate=$("$@")
+    best=$(awk -v a="$best" -v b="$rate" 'BEGIN { print (b > a ? b : a) }')
+  done
+  echo "$best"
+}
+
+# ratio <rate> <base>: rate / base with two decimals.
+ratio() {
+  awk -v r="$1" -v b="$2" 'BEGIN { printf "%.2f", r / b }'
 }
 
 # replace_section <file> <name> <text>: replaces what lies between "<!-- <name>" and

@@ -32,15 +32,11 @@ for entry in "${configs[@]}"; do
     sh -c 'while :; do :; done' &
     busy_pid=$!
   fi
-  rate=0
-  for _ in 1 2 3; do
-    # shellcheck disable=SC2086
-    r=$(measure "$env_setting" $args)
-    rate=$(awk -v a="$rate" -v b="$r" 'BEGIN { print (b > a ? b : a) }')
-  done
+  # shellcheck disable=SC2086
+  rate=$(best_of_three measure "$env_setting" $args)
   [ -z "$busy_pid" ] || kill "$busy_pid"
   [ -n "$base" ] || base=$rate
-  ratio=$(awk -v r="$rate" -v b="$base" 'BEGIN { printf "%.2f", r / b }')
+  ratio=$(ratio "$rate" "$base")
   rows+="| $name | $rate | $ratio |"$'\n'
   echo "$name: $rate steps/s (×$ratio)"
 done

@@ -22,13 +22,9 @@ rows=""
 base=""
 for entry in "${configs[@]}"; do
   IFS='|' read -r name pipeline <<<"$entry"
-  rate=0
-  for _ in 1 2 3; do
-    r=$(steps_per_second "$work/run" "")
-    rate=$(awk -v a="$rate" -v b="$r" 'BEGIN { print (b > a ? b : a) }')
-  done
+  rate=$(best_of_three steps_per_second "$work/run" "")
   [ -n "$base" ] || base=$rate
-  ratio=$(awk -v r="$rate" -v b="$base" 'BEGIN { printf "%.2f", r / b }')
+  ratio=$(ratio "$rate" "$base")
   rows+="| $name | $rate | $ratio |"$'\n'
   echo "$name: $rate steps/s (×$ratio)"
 done
