@@ -1,5 +1,7 @@
 #include "torchscript_condition_module.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -21,6 +23,30 @@ Supervision supervision_of(const torch::jit::Module& script, const std::string& 
                   value.isString() ? "\"" + value.toStringRef() + "\"" : value.type()->repr_str()));
 }
 
+// The names in the module's `aux_terms: List[str]` attribute (none when it has none); throws
+// DataError naming the file when the attribute is not a list of strings or aux is missing.
+std::vector<std::string> aux_terms_of(const torch::jit::Module& script, const std::string& file) {
+  std::vector<std::string> names;
+  if (!script.hasattr("aux_terms")) {
+    if (script.find_method("aux"))
+      throw DataError(fmt::format(
+          "{}: it has an aux method but no aux_terms: List[str] attribute naming what it returns",
+          file));
+    return names;
+  }
+  const c10::IValue value = script.attr("aux_terms");
+  if (!value.isList()) throw DataError(fmt::format("{}: aux_terms must be a List[str]", file));
+  for (const c10::IValue& name : value.toListRef()) {
+    if (!name.isString()) throw DataError(fmt::format("{}: aux_terms must be a List[str]", file));
+    names.push_back(name.toStringRef());
+  }
+  if (!names.empty() && !script.find_method("aux"))
+    throw DataError(fmt::format(
+        "{}: it declares aux_terms but has no method aux(phi_a, phi_c, phi_f) -> Dict[str, Tensor]",
+        file));
+  return names;
+}
+
 std::string shape_of(const torch::Tensor& t) {
   return fmt::format("{} [{}]", c10::toString(t.scalar_type()), fmt::join(t.sizes(), ", "));
 }
@@ -33,8 +59,10 @@ Schema<TorchScriptConditionModuleOptions> TorchScriptConditionModule::schema() {
       "A condition module written in Python: a TorchScript module (torch.jit.save) with "
       "embed(phi [B, D]) -> psi [B, K, E], weights(phi_a, phi_c, phi_f) -> [B, K] (rows summing "
       "to 1; not needed when its supervision attribute is \"conditioned\") and optionally "
-      "distances(psi_a, psi_b) -> [B, K] (default: Euclidean); K is its num_embeddings: int "
-      "attribute. The fused distance is Σ_k w_k d_k, as for wscsl's own modules.");
+      "distances(psi_a, psi_b) -> [B, K] (default: Euclidean) and aux(phi_a, phi_c, phi_f) -> "
+      "Dict[str, Tensor] (per-triplet terms for losses, named by its aux_terms: List[str]); K is "
+      "its num_embeddings: int attribute. The fused distance is Σ_k w_k d_k, as for wscsl's own "
+      "modules.");
   s.field("file", &O::file, "The TorchScript file (.pt), relative to the pipeline's folder.")
       .path()
       .required();
@@ -50,9 +78,11 @@ Contract TorchScriptConditionModule::contract_of(const Options& options) {
   if (options.file.empty()) return c;
   // A file that cannot be read or declares nonsense is reported when the module is built.
   try {
-    if (supervision_of(nn::load_script_module(options.file, {}), options.file) ==
-        Supervision::Conditioned)
+    const torch::jit::Module script = nn::load_script_module(options.file, {});
+    if (supervision_of(script, options.file) == Supervision::Conditioned)
       c.needs = {{Resource::TripletConditions}};
+    for (const std::string& name : aux_terms_of(script, options.file))
+      c.provides.push_back({Resource::AuxTerm, name});
   } catch (const Error&) {
   }
   return c;
@@ -71,6 +101,7 @@ TorchScriptConditionModule::TorchScriptConditionModule(const Options& options)
         fmt::format("{}: the module needs an attribute num_embeddings: int (K)", options.file));
   k_ = script_.attr("num_embeddings").toInt();
   own_distances_ = script_.find_method("distances").has_value();
+  aux_terms_ = aux_terms_of(script_, options.file);
   probe(options);
   nn::mirror_script_tensors(*this, script_, options.trainable);
 }
@@ -113,7 +144,38 @@ void TorchScriptConditionModule::probe(const Options& options) {
           "{}: the rows of weights must sum to 1 (a softmax over K); for {} one sums to {:.6g}",
           file, inputs, 1 + off));
   }
+  if (!aux_terms_.empty()) run_aux(phi(), phi(), phi(), file);
   script_.train();
+}
+
+std::map<std::string, torch::Tensor> TorchScriptConditionModule::run_aux(const torch::Tensor& phi_a,
+                                                                         const torch::Tensor& phi_c,
+                                                                         const torch::Tensor& phi_f,
+                                                                         const std::string& file) {
+  const c10::IValue out = script_.run_method("aux", phi_a, phi_c, phi_f);
+  std::map<std::string, torch::Tensor> terms;
+  if (out.isGenericDict())
+    for (const auto& entry : out.toGenericDict())
+      if (entry.key().isString() && entry.value().isTensor())
+        terms.emplace(entry.key().toStringRef(), entry.value().toTensor());
+  if (file.empty()) return terms;  // while training, the probe has checked the form
+  std::vector<std::string> returned;
+  for (const auto& [name, tensor] : terms) {
+    returned.push_back(name);
+    if (tensor.dim() != 1 || tensor.size(0) != phi_a.size(0) || !tensor.is_floating_point())
+      throw DataError(
+          fmt::format("{}: aux term '{}' must be a floating per-triplet [B] tensor; "
+                      "for B = {} it is {}",
+                      file, name, phi_a.size(0), shape_of(tensor)));
+  }
+  std::vector<std::string> declared = aux_terms_;
+  std::sort(declared.begin(), declared.end());
+  if (returned != declared)
+    throw DataError(
+        fmt::format("{}: aux must return a Dict[str, Tensor] with exactly its "
+                    "aux_terms ({}); it returned [{}]",
+                    file, fmt::join(declared, ", "), fmt::join(returned, ", ")));
+  return terms;
 }
 
 void TorchScriptConditionModule::train(bool on) {
@@ -136,8 +198,10 @@ TripletScores TorchScriptConditionModule::score_impl(const TripletInput& in) {
       supervision_ == Supervision::Conditioned
           ? nn::condition_one_hot(in.conditions, k_)
           : script_.run_method("weights", in.phi_anchor, in.phi_close, in.phi_far).toTensor();
-  return nn::expected_distances(distances(in.psi_anchor, in.psi_close),
-                                distances(in.psi_anchor, in.psi_far), weights);
+  TripletScores scores = nn::expected_distances(distances(in.psi_anchor, in.psi_close),
+                                                distances(in.psi_anchor, in.psi_far), weights);
+  if (!aux_terms_.empty()) scores.aux = run_aux(in.phi_anchor, in.phi_close, in.phi_far);
+  return scores;
 }
 
 }  // namespace wscsl::torchscript_condition_module

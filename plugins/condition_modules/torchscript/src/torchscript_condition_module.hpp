@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <torch/csrc/jit/api/module.h>
 
@@ -39,12 +41,18 @@ class TorchScriptConditionModule final : public ConditionModule {
  private:
   // Checks every method on a small random batch, in eval mode, and reads E.
   void probe(const Options& options);
+  // aux(φ_a, φ_c, φ_f) as named per-triplet tensors, exactly the declared aux_terms.
+  std::map<std::string, torch::Tensor> run_aux(const torch::Tensor& phi_a,
+                                               const torch::Tensor& phi_c,
+                                               const torch::Tensor& phi_f,
+                                               const std::string& file = "");
 
   torch::jit::Module script_;
   std::int64_t k_ = 0;
   std::int64_t e_ = 0;
   Supervision supervision_ = Supervision::Weak;
   bool own_distances_ = false;
+  std::vector<std::string> aux_terms_;  // what its aux method returns, by name
 };
 
 }  // namespace wscsl::torchscript_condition_module

@@ -120,6 +120,46 @@ TEST(TorchScriptConditionModule, AConditionedModuleSelectsTheTripletsCondition) 
   }
 }
 
+TEST(TorchScriptConditionModule, ItsAuxTermsReachTheScoresAndItsContract) {
+  wscsl::testing::ScratchDir dir("torchscript_module");
+  torch::jit::Module m = script({kEmbed, kWeights, R"(
+def aux(self, phi_a, phi_c, phi_f):
+    return {"gate_norm": phi_a.mm(self.gate.t()).abs().sum(1)}
+)"});
+  m.register_attribute("aux_terms", c10::ListType::ofStrings(),
+                       c10::List<std::string>({"gate_norm"}));
+  const fs::path file = save(m, dir, "aux.pt");
+  auto module = module_from(file);
+  TorchScriptConditionModule::Options options;
+  options.file = file.string();
+  const Contract contract = TorchScriptConditionModule::contract_of(options);
+  ASSERT_EQ(contract.provides.size(), 1u);
+  EXPECT_EQ(contract.provides[0].resource, Resource::AuxTerm);
+  EXPECT_EQ(contract.provides[0].name, "gate_norm");
+  const TripletInput in = wscsl::testing::random_triplets(*module, 4, kD);
+  const TripletScores s = module->score(in);
+  ASSERT_EQ(s.aux.count("gate_norm"), 1u);
+  EXPECT_TRUE(torch::allclose(s.aux.at("gate_norm"),
+                              in.phi_anchor.mm(param(*module, "gate").t()).abs().sum(1)));
+
+  torch::jit::Module wrong = script({kEmbed, kWeights, R"(
+def aux(self, phi_a, phi_c, phi_f):
+    return {"other": phi_a.sum(1)}
+)"});
+  wrong.register_attribute("aux_terms", c10::ListType::ofStrings(),
+                           c10::List<std::string>({"gate_norm"}));
+  const std::string message = build_error(save(wrong, dir, "wrong_aux.pt"));
+  EXPECT_NE(message.find("exactly its aux_terms (gate_norm); it returned [other]"),
+            std::string::npos)
+      << message;
+  const std::string undeclared = build_error(save(script({kEmbed, kWeights, R"(
+def aux(self, phi_a, phi_c, phi_f):
+    return {"other": phi_a.sum(1)}
+)"}),
+                                                  dir, "undeclared_aux.pt"));
+  EXPECT_NE(undeclared.find("has an aux method but no aux_terms"), std::string::npos) << undeclared;
+}
+
 TEST(TorchScriptConditionModule, EveryUnusableModuleIsOneSentenceAtBuildTime) {
   wscsl::testing::ScratchDir dir("torchscript_module");
   const auto error_of = [&](const torch::jit::Module& m, const std::string& name) {
