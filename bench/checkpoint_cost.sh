@@ -50,13 +50,5 @@ the run without checkpoints inside the epoch.
 <!-- /checkpoint-cost -->
 MD
 )
-python3 - docs/reliability.md "$section" <<'PY'
-import re, sys
-path, section = sys.argv[1], sys.argv[2]
-text = open(path).read()
-pattern = re.compile(r"<!-- checkpoint-cost.*?<!-- /checkpoint-cost -->", re.S)
-if not pattern.search(text):
-    sys.exit("docs/reliability.md has no checkpoint-cost section to replace")
-open(path, "w").write(pattern.sub(lambda _: section, text))
-PY
+replace_section docs/reliability.md checkpoint-cost "$section"
 echo "$section"

@@ -2,7 +2,7 @@
 # Training throughput of the default pipeline's step under a few settings, as ratios to the first
 # row, all from one run of this script (the best of three measurements per row: this machine is
 # shared, so compare ratios from one run, not absolute times).
-# Writes docs/benchmarks.md.  Usage: bench/throughput.sh [steps per measurement, default 300]
+# Writes its section of docs/benchmarks.md.  Usage: bench/throughput.sh [steps per measurement, default 300]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=${1:-300}
@@ -32,21 +32,16 @@ for entry in "${configs[@]}"; do
     sh -c 'while :; do :; done' &
     busy_pid=$!
   fi
-  rate=0
-  for _ in 1 2 3; do
-    # shellcheck disable=SC2086
-    r=$(measure "$env_setting" $args)
-    rate=$(awk -v a="$rate" -v b="$r" 'BEGIN { print (b > a ? b : a) }')
-  done
+  # shellcheck disable=SC2086
+  rate=$(best_of_three measure "$env_setting" $args)
   [ -z "$busy_pid" ] || kill "$busy_pid"
   [ -n "$base" ] || base=$rate
-  ratio=$(awk -v r="$rate" -v b="$base" 'BEGIN { printf "%.2f", r / b }')
+  ratio=$(ratio "$rate" "$base")
   rows+="| $name | $rate | $ratio |"$'\n'
   echo "$name: $rate steps/s (×$ratio)"
 done
-{
-  echo "# Benchmarks"
-  echo
+section=$(
+  echo "<!-- throughput: written by bench/throughput.sh $steps -->"
   echo "## Training throughput (\`bench/throughput.sh $steps\`)"
   echo
   echo "Steps of 64 triplets per second on Fashion-CRB with the default pipeline: the best of three"
@@ -63,5 +58,7 @@ done
   echo "| setting | steps/s | ratio |"
   echo "|---|---:|---:|"
   printf "%s" "$rows"
-} > docs/benchmarks.md
+  echo "<!-- /throughput -->"
+)
+replace_section docs/benchmarks.md throughput "$section"
 echo "wrote docs/benchmarks.md"

@@ -3,6 +3,7 @@
 #include <csignal>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "clock.hpp"
 #include "npy.hpp"
@@ -11,6 +12,7 @@
 #include "trainer.hpp"
 #include "triplet_files.hpp"
 #include "wscsl/error.hpp"
+#include "wscsl/nn/state_dict.hpp"
 #include "wscsl/util/atomic_file.hpp"
 #include "wscsl/util/text.hpp"
 
@@ -126,6 +128,26 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args) {
                table.phi.size(1), table.psi.size(1), table.psi.size(2), table.triplets.size(0));
   }
   fmt::print("embeddings of {} written to {}\n", checkpoint.string(), out.string());
+  return 0;
+}
+
+int run_export_weights(const GlobalOptions& global, const ExportWeightsArgs& args) {
+  const auto [run, checkpoint] = run_and_checkpoint(args.target);
+  const RunLock lock(run);
+  OpenPipeline opened = open_pipeline(global, run.resolved(), {});
+  auto model = opened.pipeline.model();
+  load_checkpoint(checkpoint, *model, nullptr, false);
+  nn::StateDict tensors;
+  for (const auto& p : model->named_parameters())
+    tensors.emplace_back(p.key(), p.value());
+  for (const auto& b : model->named_buffers())
+    tensors.emplace_back(b.key(), b.value());
+  nn::write_state_dict(args.output, tensors);
+  if (args.list)
+    for (const auto& [name, tensor] : tensors)
+      fmt::print("  {} [{}]\n", name, fmt::join(tensor.sizes(), ", "));
+  fmt::print("{} tensors of {} written to {} (Python: torch.load(\"{}\"))\n", tensors.size(),
+             checkpoint.string(), args.output.string(), args.output.string());
   return 0;
 }
 

@@ -41,6 +41,16 @@ struct EmbedArgs {
 // factor columns' names, one a line).
 int run_embed(const GlobalOptions& global, const EmbedArgs& args);
 
+struct ExportWeightsArgs {
+  std::filesystem::path target;  // a run directory or a checkpoint inside one
+  std::filesystem::path output;
+  bool list = false;  // also print every tensor's name and shape
+};
+// Writes the checkpoint's parameters and buffers as a plain dict of tensors that torch.load reads
+// in Python, named <component>.<the plugin's own names> (backbone.…, condition_module.…,
+// loss_<i>.…).
+int run_export_weights(const GlobalOptions& global, const ExportWeightsArgs& args);
+
 int run_check(const GlobalOptions& global, const std::filesystem::path& pipeline,
               const std::vector<std::string>& overrides);
 // The dataset of a pipeline file (every component is built, so the file is checked whole).

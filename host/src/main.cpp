@@ -100,6 +100,17 @@ int main(int argc, char** argv) {
   make_cmd->add_flag("--half-reverse", make.half_reverse,
                      "Also write DiscoverNet's _half_reverse lists (a random half reversed)");
 
+  ExportWeightsArgs export_weights;
+  auto* export_weights_cmd = app.add_subcommand(
+      "export-weights",
+      "Write a run's trained weights (its best checkpoint) as a state dict torch.load reads");
+  export_weights_cmd
+      ->add_option("target", export_weights.target, "Run directory or checkpoint file")
+      ->required();
+  export_weights_cmd->add_option("--out", export_weights.output, "Output file (.pt)")->required();
+  export_weights_cmd->add_flag("--list", export_weights.list,
+                               "Print every tensor's name and shape");
+
   DatasetArgs export_args;
   std::filesystem::path export_out;
   auto* export_cmd = app.add_subcommand(
@@ -152,6 +163,7 @@ int main(int argc, char** argv) {
     if (check_cmd->parsed()) return run_check(global, check_path, check_overrides);
     if (make_cmd->parsed()) return run_make_triplets(global, make_args, make);
     if (export_cmd->parsed()) return run_export(global, export_args, export_out);
+    if (export_weights_cmd->parsed()) return run_export_weights(global, export_weights);
     if (plugins_cmd->parsed()) return run_plugins(global, plugins_json);
     if (describe_cmd->parsed())
       return run_describe(global, describe_what,

@@ -14,6 +14,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,8 @@ struct Output {
   std::string text;  // stdout and stderr
 };
 
-Output run_wscsl(const std::string& arguments) {
-  const std::string command =
-      std::string("WSCSL_PLUGIN_PATH=" WSCSL_PLUGIN_DIR " " WSCSL_BINARY " ") + arguments + " 2>&1";
+Output run_command(const std::string& command_line) {
+  const std::string command = command_line + " 2>&1";
   Output out;
   FILE* pipe = ::popen(command.c_str(), "r");
   std::array<char, 4096> buffer{};
@@ -42,6 +42,18 @@ Output run_wscsl(const std::string& arguments) {
   const int raw = ::pclose(pipe);
   out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return out;
+}
+
+Output run_wscsl(const std::string& arguments) {
+  return run_command("WSCSL_PLUGIN_PATH=" WSCSL_PLUGIN_DIR " " WSCSL_BINARY " " + arguments);
+}
+
+std::size_t count_lines_starting(const std::string& text, const std::string& prefix) {
+  std::istringstream lines(text);
+  std::size_t n = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(prefix, 0) == 0) ++n;
+  return n;
 }
 
 std::string read_text(const std::filesystem::path& path) {
@@ -230,6 +242,24 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   EXPECT_EQ(phi.size(), header + rows * 8 * 4);
   EXPECT_EQ(read_text(dir / "embeddings" / "conditions.txt"),
             "category\ncolor\nrotation\nbackground\n");
+
+  // The trained weights, as Python's torch.load reads them, under the model's names.
+  const fs::path weights = dir / "weights.pt";
+  const Output exported =
+      run_wscsl("export-weights " + run + " --out " + weights.string() + " --list");
+  EXPECT_EQ(exported.status, 0) << exported.text;
+  EXPECT_NE(exported.text.find("  backbone."), std::string::npos) << exported.text;
+  EXPECT_NE(exported.text.find("  condition_module."), std::string::npos) << exported.text;
+  const Output python =
+      run_command(WSCSL_PYTHON
+                  " -c \"import sys, torch; d = torch.load(sys.argv[1]); "
+                  "assert all(torch.is_tensor(v) and torch.isfinite(v).all() for v in d.values()); "
+                  "print(len(d), sorted({k.split('.')[0] for k in d}))\" " +
+                  weights.string());
+  EXPECT_EQ(python.status, 0) << python.text;
+  const std::size_t listed = count_lines_starting(exported.text, "  ");
+  EXPECT_EQ(python.text, std::to_string(listed) + " ['backbone', 'condition_module']\n");
+
   const Output no_split = run_wscsl("embed " + run + " --split tset");
   EXPECT_EQ(no_split.status, 1);
   EXPECT_NE(no_split.text.find("has no split 'tset'"), std::string::npos) << no_split.text;

@@ -1,0 +1,214 @@
+#include "torchscript_condition_module.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "wscsl/nn/scoring.hpp"
+#include "wscsl/nn/script_module.hpp"
+
+namespace wscsl::torchscript_condition_module {
+namespace {
+
+// The module's `supervision` attribute ("weak" when it has none); throws DataError naming the
+// file for anything else.
+Supervision supervision_of(const torch::jit::Module& script, const std::string& file) {
+  if (!script.hasattr("supervision")) return Supervision::Weak;
+  const c10::IValue value = script.attr("supervision");
+  if (value.isString() && value.toStringRef() == "weak") return Supervision::Weak;
+  if (value.isString() && value.toStringRef() == "conditioned") return Supervision::Conditioned;
+  throw DataError(
+      fmt::format("{}: its supervision attribute must be \"weak\" or \"conditioned\", not {}", file,
+                  value.isString() ? "\"" + value.toStringRef() + "\"" : value.type()->repr_str()));
+}
+
+// The names in the module's `aux_terms: List[str]` attribute (none when it has none); throws
+// DataError naming the file when the attribute is not a list of strings or aux is missing.
+std::vector<std::string> aux_terms_of(const torch::jit::Module& script, const std::string& file) {
+  std::vector<std::string> names;
+  if (!script.hasattr("aux_terms")) {
+    if (script.find_method("aux"))
+      throw DataError(fmt::format(
+          "{}: it has an aux method but no aux_terms: List[str] attribute naming what it returns",
+          file));
+    return names;
+  }
+  const c10::IValue value = script.attr("aux_terms");
+  if (!value.isList()) throw DataError(fmt::format("{}: aux_terms must be a List[str]", file));
+  for (const c10::IValue& name : value.toListRef()) {
+    if (!name.isString()) throw DataError(fmt::format("{}: aux_terms must be a List[str]", file));
+    names.push_back(name.toStringRef());
+  }
+  if (!names.empty() && !script.find_method("aux"))
+    throw DataError(fmt::format(
+        "{}: it declares aux_terms but has no method aux(phi_a, phi_c, phi_f) -> Dict[str, Tensor]",
+        file));
+  return names;
+}
+
+std::string shape_of(const torch::Tensor& t) {
+  return fmt::format("{} [{}]", c10::toString(t.scalar_type()), fmt::join(t.sizes(), ", "));
+}
+
+}  // namespace
+
+Schema<TorchScriptConditionModuleOptions> TorchScriptConditionModule::schema() {
+  using O = TorchScriptConditionModuleOptions;
+  Schema<O> s(
+      "A condition module written in Python: a TorchScript module (torch.jit.save) with "
+      "embed(phi [B, D]) -> psi [B, K, E], weights(phi_a, phi_c, phi_f) -> [B, K] (rows summing "
+      "to 1; not needed when its supervision attribute is \"conditioned\") and optionally "
+      "distances(psi_a, psi_b) -> [B, K] (default: Euclidean) and aux(phi_a, phi_c, phi_f) -> "
+      "Dict[str, Tensor] (per-triplet terms for losses, named by its aux_terms: List[str]); K is "
+      "its num_embeddings: int attribute. The fused distance is Σ_k w_k d_k, as for wscsl's own "
+      "modules.");
+  s.field("file", &O::file, "The TorchScript file (.pt), relative to the pipeline's folder.")
+      .path()
+      .required();
+  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
+      .min(1)
+      .derived(facts::backbone_embedding_dim);
+  s.field("trainable", &O::trainable, "Train the module's parameters; false keeps them as saved.");
+  return s;
+}
+
+Contract TorchScriptConditionModule::contract_of(const Options& options) {
+  Contract c;
+  if (options.file.empty()) return c;
+  // A file that cannot be read or declares nonsense is reported when the module is built.
+  try {
+    const torch::jit::Module script = nn::load_script_module(options.file, {});
+    if (supervision_of(script, options.file) == Supervision::Conditioned)
+      c.needs = {{Resource::TripletConditions}};
+    for (const std::string& name : aux_terms_of(script, options.file))
+      c.provides.push_back({Resource::AuxTerm, name});
+  } catch (const Error&) {
+  }
+  return c;
+}
+
+TorchScriptConditionModule::TorchScriptConditionModule(const Options& options)
+    : script_(nn::load_script_module(options.file, {"embed"})) {
+  supervision_ = supervision_of(script_, options.file);
+  if (supervision_ == Supervision::Weak && !script_.find_method("weights"))
+    throw DataError(fmt::format(
+        "{}: a weakly supervised module (no supervision attribute, or \"weak\") needs a method "
+        "weights(phi_a, phi_c, phi_f) -> [B, K]",
+        options.file));
+  if (!script_.hasattr("num_embeddings") || !script_.attr("num_embeddings").isInt())
+    throw DataError(
+        fmt::format("{}: the module needs an attribute num_embeddings: int (K)", options.file));
+  k_ = script_.attr("num_embeddings").toInt();
+  own_distances_ = script_.find_method("distances").has_value();
+  aux_terms_ = aux_terms_of(script_, options.file);
+  probe(options);
+  nn::mirror_script_tensors(*this, script_, options.trainable);
+}
+
+void TorchScriptConditionModule::probe(const Options& options) {
+  const std::string& file = options.file;
+  torch::NoGradGuard no_grad;
+  script_.eval();
+  const std::vector<std::int64_t> phi_shape = {2, options.input_dim};
+  const std::string phi_text = fmt::format("phi [{}]", fmt::join(phi_shape, ", "));
+  const auto phi = [&] { return torch::randn(phi_shape); };
+
+  const torch::Tensor psi = nn::run_script_method(script_, "embed", {phi()}, file, phi_text);
+  if (psi.dim() != 3 || psi.size(0) != 2 || psi.size(1) != k_ || !psi.is_floating_point())
+    throw DataError(
+        fmt::format("{}: embed must return floating psi [B, K = {}, E]; for {} it "
+                    "returned {}",
+                    file, k_, phi_text, shape_of(psi)));
+  e_ = psi.size(2);
+  const auto expect_per_embedding = [&](const torch::Tensor& t, const std::string& method,
+                                        const std::string& inputs) {
+    if (t.dim() != 2 || t.size(0) != 2 || t.size(1) != k_ || !t.is_floating_point())
+      throw DataError(fmt::format("{}: {} must return floating [B, K = {}]; for {} it returned {}",
+                                  file, method, k_, inputs, shape_of(t)));
+  };
+  if (own_distances_) {
+    const std::string psi_text = fmt::format("psi_a, psi_b [2, {}, {}]", k_, e_);
+    expect_per_embedding(
+        nn::run_script_method(script_, "distances", {psi, psi.flip(0)}, file, psi_text),
+        "distances", psi_text);
+  }
+  if (supervision_ == Supervision::Weak) {
+    const std::string inputs = "phi_a, phi_c, phi_f " + phi_text.substr(4);
+    const torch::Tensor w =
+        nn::run_script_method(script_, "weights", {phi(), phi(), phi()}, file, inputs);
+    expect_per_embedding(w, "weights", inputs);
+    const double off = (w.sum(1) - 1).abs().max().item<double>();
+    if (!(off <= 1e-4))
+      throw DataError(fmt::format(
+          "{}: the rows of weights must sum to 1 (a softmax over K); for {} one sums to {:.6g}",
+          file, inputs, 1 + off));
+  }
+  if (!aux_terms_.empty()) run_aux(phi(), phi(), phi(), file);
+  script_.train();
+}
+
+std::map<std::string, torch::Tensor> TorchScriptConditionModule::run_aux(const torch::Tensor& phi_a,
+                                                                         const torch::Tensor& phi_c,
+                                                                         const torch::Tensor& phi_f,
+                                                                         const std::string& file) {
+  const c10::IValue out = script_.run_method("aux", phi_a, phi_c, phi_f);
+  std::map<std::string, torch::Tensor> terms;
+  if (out.isGenericDict())
+    for (const auto& entry : out.toGenericDict())
+      if (entry.key().isString() && entry.value().isTensor())
+        terms.emplace(entry.key().toStringRef(), entry.value().toTensor());
+  if (file.empty()) return terms;  // while training, the probe has checked the form
+  std::vector<std::string> returned;
+  for (const auto& [name, tensor] : terms) {
+    returned.push_back(name);
+    if (tensor.dim() != 1 || tensor.size(0) != phi_a.size(0) || !tensor.is_floating_point())
+      throw DataError(
+          fmt::format("{}: aux term '{}' must be a floating per-triplet [B] tensor; "
+                      "for B = {} it is {}",
+                      file, name, phi_a.size(0), shape_of(tensor)));
+  }
+  std::vector<std::string> declared = aux_terms_;
+  std::sort(declared.begin(), declared.end());
+  if (returned != declared)
+    throw DataError(
+        fmt::format("{}: aux must return a Dict[str, Tensor] with exactly its "
+                    "aux_terms ({}); it returned [{}]",
+                    file, fmt::join(declared, ", "), fmt::join(returned, ", ")));
+  return terms;
+}
+
+void TorchScriptConditionModule::train(bool on) {
+  torch::nn::Module::train(on);
+  script_.train(on);
+}
+
+torch::Tensor TorchScriptConditionModule::embed_impl(const torch::Tensor& phi) {
+  return script_.run_method("embed", phi).toTensor();
+}
+
+torch::Tensor TorchScriptConditionModule::distances_impl(const torch::Tensor& psi_a,
+                                                         const torch::Tensor& psi_b) {
+  if (!own_distances_) return ConditionModule::distances_impl(psi_a, psi_b);
+  return script_.run_method("distances", psi_a, psi_b).toTensor();
+}
+
+TripletScores TorchScriptConditionModule::score_impl(const TripletInput& in) {
+  const torch::Tensor weights =
+      supervision_ == Supervision::Conditioned
+          ? nn::condition_one_hot(in.conditions, k_)
+          : script_.run_method("weights", in.phi_anchor, in.phi_close, in.phi_far).toTensor();
+  TripletScores scores = nn::expected_distances(distances(in.psi_anchor, in.psi_close),
+                                                distances(in.psi_anchor, in.psi_far), weights);
+  if (!aux_terms_.empty()) scores.aux = run_aux(in.phi_anchor, in.phi_close, in.phi_far);
+  return scores;
+}
+
+}  // namespace wscsl::torchscript_condition_module
+
+WSCSL_PLUGIN(torchscript_condition_module, "0.1.0",
+             "Condition modules written in Python: a TorchScript module's embed and weights") {
+  registrar
+      .add<wscsl::ConditionModule, wscsl::torchscript_condition_module::TorchScriptConditionModule>(
+          "torchscript");
+}

@@ -1,0 +1,58 @@
+// A condition module written in Python: a TorchScript module with embed(φ) → ψ [B, K, E] and, for
+// weakly supervised methods, weights(φ_a, φ_c, φ_f) → [B, K]; wscsl fuses the distances as for its
+// own modules, so any loss trains it and every evaluator evaluates it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <torch/csrc/jit/api/module.h>
+
+#include "wscsl/sdk.hpp"
+
+namespace wscsl::torchscript_condition_module {
+
+struct TorchScriptConditionModuleOptions {
+  std::string file;
+  std::int64_t input_dim = 0;  // D, from the backbone
+  bool trainable = true;
+};
+
+class TorchScriptConditionModule final : public ConditionModule {
+ public:
+  using Options = TorchScriptConditionModuleOptions;
+  static Schema<Options> schema();
+  // A module whose `supervision` attribute is "conditioned" needs the triplets' conditions.
+  static Contract contract_of(const Options& options);
+  explicit TorchScriptConditionModule(const Options& options);
+
+  std::int64_t num_embeddings() const override { return k_; }
+  std::int64_t output_dim() const override { return e_; }
+  Supervision supervision() const override { return supervision_; }
+  void train(bool on = true) override;
+
+ protected:
+  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  TripletScores score_impl(const TripletInput& input) override;
+  torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
+
+ private:
+  // Checks every method on a small random batch, in eval mode, and reads E.
+  void probe(const Options& options);
+  // aux(φ_a, φ_c, φ_f) as named per-triplet tensors, exactly the declared aux_terms.
+  std::map<std::string, torch::Tensor> run_aux(const torch::Tensor& phi_a,
+                                               const torch::Tensor& phi_c,
+                                               const torch::Tensor& phi_f,
+                                               const std::string& file = "");
+
+  torch::jit::Module script_;
+  std::int64_t k_ = 0;
+  std::int64_t e_ = 0;
+  Supervision supervision_ = Supervision::Weak;
+  bool own_distances_ = false;
+  std::vector<std::string> aux_terms_;  // what its aux method returns, by name
+};
+
+}  // namespace wscsl::torchscript_condition_module

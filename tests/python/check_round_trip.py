@@ -1,0 +1,47 @@
+#!/usr/bin/python3
+"""Checks in Python what wscsl did with two scripted modules: loads the weights `wscsl
+export-weights` wrote into the scripted backbone and condition module, runs them (eval mode) on
+the test images `wscsl export` wrote, and compares φ and ψ with `wscsl embed`'s files to 1e-5.
+
+Usage: check_round_trip.py SCRIPTS_DIR DATA_DIR RUN_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import torch
+from PIL import Image
+
+
+def load_part(script_file, weights, prefix):
+    module = torch.jit.load(script_file)
+    state = {k[len(prefix):]: v for k, v in weights.items() if k.startswith(prefix)}
+    module.load_state_dict(state, strict=True)
+    return module.eval()
+
+
+def main():
+    scripts, data, run = sys.argv[1:]
+    weights = torch.load(os.path.join(run, "weights.pt"))
+    backbone = load_part(os.path.join(scripts, "convnet.pt"), weights, "backbone.")
+    module = load_part(os.path.join(scripts, "discovernet_set.pt"), weights, "condition_module.")
+
+    embeddings = os.path.join(run, "embeddings")
+    ids = np.load(os.path.join(embeddings, "test_image_ids.npy"))
+    # The test split's image ids are its own (0 … M−1), as `wscsl export` names its files.
+    images = np.stack([np.asarray(Image.open(os.path.join(data, "images", "test", f"{i}.png"))
+                                  .convert("RGB")) for i in ids])
+    images = torch.from_numpy(images).permute(0, 3, 1, 2).float() / 255.0
+    with torch.no_grad():
+        phi = backbone(images)
+        psi = module.embed(phi)
+    for name, ours in (("phi", phi), ("psi", psi)):
+        theirs = torch.from_numpy(np.load(os.path.join(embeddings, f"test_{name}.npy")))
+        difference = (ours - theirs).abs().max().item()
+        print(f"{name} {list(ours.shape)}: largest difference {difference:.3g}")
+        if not difference <= 1e-5:
+            sys.exit(f"Python's {name} differs from wscsl embed's by {difference}")
+
+
+if __name__ == "__main__":
+    main()
