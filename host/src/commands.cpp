@@ -3,7 +3,6 @@
 #include <csignal>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "clock.hpp"
 #include "npy.hpp"
@@ -14,6 +13,7 @@
 #include "wscsl/error.hpp"
 #include "wscsl/nn/state_dict.hpp"
 #include "wscsl/util/atomic_file.hpp"
+#include "wscsl/util/tensor_text.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;
@@ -145,7 +145,7 @@ int run_export_weights(const GlobalOptions& global, const ExportWeightsArgs& arg
   nn::write_state_dict(args.output, tensors);
   if (args.list)
     for (const auto& [name, tensor] : tensors)
-      fmt::print("  {} [{}]\n", name, fmt::join(tensor.sizes(), ", "));
+      fmt::print("  {} {}\n", name, shape_of(tensor));
   fmt::print("{} tensors of {} written to {} (Python: torch.load(\"{}\"))\n", tensors.size(),
              checkpoint.string(), args.output.string(), args.output.string());
   return 0;

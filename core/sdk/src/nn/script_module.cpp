@@ -52,8 +52,10 @@ torch::jit::Module load_script_module(const fs::path& file,
   }
   for (const std::string& method : methods)
     if (!module.find_method(method))
-      throw DataError(
-          fmt::format("{}: the TorchScript module has no method '{}'", file.string(), method));
+      throw DataError(fmt::format(
+          "{}: the TorchScript module has no method '{}' (torch.jit.script compiles only forward "
+          "and what it calls: mark the method @torch.jit.export)",
+          file.string(), method));
   return module;
 }
 

@@ -2,31 +2,24 @@
 
 #include <map>
 #include <set>
-#include <sstream>
 
+#include <caffe2/serialize/in_memory_adapter.h>
 #include <caffe2/serialize/inline_container.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
+#include "wscsl/util/tensor_text.hpp"
+#include "wscsl/util/text.hpp"
 
 namespace wscsl::nn {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool starts_with(const std::string& bytes, std::string_view prefix) {
-  return bytes.compare(0, prefix.size(), prefix) == 0;
-}
-
 [[noreturn]] void refuse(const fs::path& file, const std::string& why) {
   throw DataError(fmt::format("{}: {}", file.string(), why));
-}
-
-std::string shape(const torch::Tensor& t) {
-  return fmt::format("[{}]", fmt::join(t.sizes(), ", "));
 }
 
 }  // namespace
@@ -46,13 +39,13 @@ StateDict read_state_dict(const fs::path& file) {
     refuse(file, "not a file written by torch.save (it is no zip archive)");
   c10::IValue value;
   try {
-    std::istringstream archive(bytes);
-    caffe2::serialize::PyTorchStreamReader reader(&archive);
+    caffe2::serialize::PyTorchStreamReader reader(
+        std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(), bytes.size()));
     if (reader.hasRecord("data.pkl")) {
       const auto [data, size] = reader.getRecord("data.pkl");
       const std::string_view pickle(static_cast<const char*>(data.get()), size);
       // An OrderedDict at the top (tensors carry empty ones for their hooks further on).
-      if (pickle.substr(0, kOrderedDict.size()) == kOrderedDict)
+      if (starts_with(pickle, kOrderedDict))
         refuse(file,
                "holds an OrderedDict (what model.state_dict() returns), which LibTorch's reader "
                "cannot rebuild: save dict(model.state_dict()) instead, or convert the file with "
@@ -107,8 +100,8 @@ std::vector<std::string> load_state_dict(torch::nn::Module& module, const StateD
     if (it == own.end()) {
       problems.push_back(fmt::format("unexpected entry '{}'", name));
     } else if (!tensor.sizes().equals(it->second.sizes())) {
-      problems.push_back(fmt::format("'{}' is {} in the file and {} here", name, shape(tensor),
-                                     shape(it->second)));
+      problems.push_back(fmt::format("'{}' is {} in the file and {} here", name, shape_of(tensor),
+                                     shape_of(it->second)));
     } else {
       found.emplace(name, &tensor);
     }

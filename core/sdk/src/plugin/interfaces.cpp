@@ -10,9 +10,23 @@
 #include "wscsl/plugin/evaluator.hpp"
 #include "wscsl/plugin/loss.hpp"
 #include "wscsl/plugin/registrar.hpp"
+#include "wscsl/util/tensor_text.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace wscsl {
+
+std::string shape_of(const at::Tensor& t) {
+  if (!t.defined()) return "an undefined tensor";
+  std::string s = "[";
+  for (int64_t i = 0; i < t.dim(); ++i)
+    s += (i ? ", " : "") + std::to_string(t.size(i));
+  return s + "]";
+}
+
+std::string dtype_and_shape_of(const at::Tensor& t) {
+  if (!t.defined()) return shape_of(t);
+  return std::string(c10::toString(t.scalar_type())) + " " + shape_of(t);
+}
 
 Component::~Component() = default;
 Registrar::~Registrar() = default;
@@ -68,14 +82,6 @@ auto guarded(const Component& c, const char* call, F&& f) -> decltype(f()) {
   } catch (const std::exception& e) {
     throw ComponentError(fmt::format("{} failed in {}: {}", who(c), call, e.what()));
   }
-}
-
-std::string shape_of(const at::Tensor& t) {
-  if (!t.defined()) return "an undefined tensor";
-  std::string s = "[";
-  for (int64_t i = 0; i < t.dim(); ++i)
-    s += (i ? ", " : "") + std::to_string(t.size(i));
-  return s + "]";
 }
 
 [[noreturn]] void broke_contract(const Component& c, const std::string& what) {

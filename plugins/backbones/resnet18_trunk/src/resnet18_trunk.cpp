@@ -9,20 +9,12 @@
 #include "wscsl/config/image_fields.hpp"
 #include "wscsl/config/limits.hpp"
 #include "wscsl/nn/state_dict.hpp"
+#include "wscsl/util/text.hpp"
 
 namespace wscsl::resnet18_trunk {
 namespace {
 
 constexpr std::int64_t kPoolSide = 7;  // the reference's nn.AvgPool2d(7)
-
-bool starts_with(const std::string& name, std::string_view prefix) {
-  return name.compare(0, prefix.size(), prefix) == 0;
-}
-
-bool ends_with(const std::string& name, std::string_view suffix) {
-  return name.size() >= suffix.size() &&
-         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 
 std::int64_t halve(std::int64_t side) {  // a stride-2 layer with "same" padding
   return (side - 1) / 2 + 1;

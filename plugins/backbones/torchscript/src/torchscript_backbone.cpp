@@ -5,6 +5,7 @@
 
 #include "wscsl/config/image_fields.hpp"
 #include "wscsl/nn/script_module.hpp"
+#include "wscsl/util/tensor_text.hpp"
 
 namespace wscsl::torchscript_backbone {
 
@@ -42,9 +43,8 @@ std::int64_t TorchScriptBackbone::probe_embedding_dim(const Options& options) {
     script_.train();
   }
   if (phi.dim() != 2 || phi.size(0) != 2 || !phi.is_floating_point())
-    throw DataError(fmt::format(
-        "{}: forward must return floating φ [B, D]; for {} it returned {} [{}]", options.file,
-        images, c10::toString(phi.scalar_type()), fmt::join(phi.sizes(), ", ")));
+    throw DataError(fmt::format("{}: forward must return floating φ [B, D]; for {} it returned {}",
+                                options.file, images, dtype_and_shape_of(phi)));
   if (script_.hasattr("embedding_dim")) {
     const c10::IValue declared = script_.attr("embedding_dim");
     if (!declared.isInt() || declared.toInt() != phi.size(1))

@@ -147,6 +147,7 @@ def embed(self, images):
 )"),
                                                   dir, "no_forward.pt"));
   EXPECT_NE(no_forward.find("has no method 'forward'"), std::string::npos) << no_forward;
+  EXPECT_NE(no_forward.find("mark the method @torch.jit.export"), std::string::npos) << no_forward;
 
   const std::string flat = build_error(save(linear_script(R"(
 def forward(self, images):

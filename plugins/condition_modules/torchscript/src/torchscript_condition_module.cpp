@@ -2,11 +2,13 @@
 
 #include <algorithm>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "wscsl/nn/scoring.hpp"
 #include "wscsl/nn/script_module.hpp"
+#include "wscsl/util/tensor_text.hpp"
 
 namespace wscsl::torchscript_condition_module {
 namespace {
@@ -45,10 +47,6 @@ std::vector<std::string> aux_terms_of(const torch::jit::Module& script, const st
         "{}: it declares aux_terms but has no method aux(phi_a, phi_c, phi_f) -> Dict[str, Tensor]",
         file));
   return names;
-}
-
-std::string shape_of(const torch::Tensor& t) {
-  return fmt::format("{} [{}]", c10::toString(t.scalar_type()), fmt::join(t.sizes(), ", "));
 }
 
 }  // namespace
@@ -112,20 +110,22 @@ void TorchScriptConditionModule::probe(const Options& options) {
   script_.eval();
   const std::vector<std::int64_t> phi_shape = {2, options.input_dim};
   const std::string phi_text = fmt::format("phi [{}]", fmt::join(phi_shape, ", "));
-  const auto phi = [&] { return torch::randn(phi_shape); };
+  // Its own generator: building the module leaves the run's random stream as it was.
+  torch::Generator rng = at::detail::createCPUGenerator(0);
+  const auto phi = [&] { return torch::randn(phi_shape, rng); };
 
   const torch::Tensor psi = nn::run_script_method(script_, "embed", {phi()}, file, phi_text);
   if (psi.dim() != 3 || psi.size(0) != 2 || psi.size(1) != k_ || !psi.is_floating_point())
     throw DataError(
         fmt::format("{}: embed must return floating psi [B, K = {}, E]; for {} it "
                     "returned {}",
-                    file, k_, phi_text, shape_of(psi)));
+                    file, k_, phi_text, dtype_and_shape_of(psi)));
   e_ = psi.size(2);
   const auto expect_per_embedding = [&](const torch::Tensor& t, const std::string& method,
                                         const std::string& inputs) {
     if (t.dim() != 2 || t.size(0) != 2 || t.size(1) != k_ || !t.is_floating_point())
       throw DataError(fmt::format("{}: {} must return floating [B, K = {}]; for {} it returned {}",
-                                  file, method, k_, inputs, shape_of(t)));
+                                  file, method, k_, inputs, dtype_and_shape_of(t)));
   };
   if (own_distances_) {
     const std::string psi_text = fmt::format("psi_a, psi_b [2, {}, {}]", k_, e_);
@@ -144,29 +144,20 @@ void TorchScriptConditionModule::probe(const Options& options) {
           "{}: the rows of weights must sum to 1 (a softmax over K); for {} one sums to {:.6g}",
           file, inputs, 1 + off));
   }
-  if (!aux_terms_.empty()) run_aux(phi(), phi(), phi(), file);
+  if (!aux_terms_.empty()) check_aux(run_aux(phi(), phi(), phi()), phi_shape[0], file);
   script_.train();
 }
 
-std::map<std::string, torch::Tensor> TorchScriptConditionModule::run_aux(const torch::Tensor& phi_a,
-                                                                         const torch::Tensor& phi_c,
-                                                                         const torch::Tensor& phi_f,
-                                                                         const std::string& file) {
-  const c10::IValue out = script_.run_method("aux", phi_a, phi_c, phi_f);
-  std::map<std::string, torch::Tensor> terms;
-  if (out.isGenericDict())
-    for (const auto& entry : out.toGenericDict())
-      if (entry.key().isString() && entry.value().isTensor())
-        terms.emplace(entry.key().toStringRef(), entry.value().toTensor());
-  if (file.empty()) return terms;  // while training, the probe has checked the form
+void TorchScriptConditionModule::check_aux(const std::map<std::string, torch::Tensor>& terms,
+                                           std::int64_t batch, const std::string& file) const {
   std::vector<std::string> returned;
   for (const auto& [name, tensor] : terms) {
     returned.push_back(name);
-    if (tensor.dim() != 1 || tensor.size(0) != phi_a.size(0) || !tensor.is_floating_point())
+    if (tensor.dim() != 1 || tensor.size(0) != batch || !tensor.is_floating_point())
       throw DataError(
           fmt::format("{}: aux term '{}' must be a floating per-triplet [B] tensor; "
                       "for B = {} it is {}",
-                      file, name, phi_a.size(0), shape_of(tensor)));
+                      file, name, batch, dtype_and_shape_of(tensor)));
   }
   std::vector<std::string> declared = aux_terms_;
   std::sort(declared.begin(), declared.end());
@@ -175,6 +166,16 @@ std::map<std::string, torch::Tensor> TorchScriptConditionModule::run_aux(const t
         fmt::format("{}: aux must return a Dict[str, Tensor] with exactly its "
                     "aux_terms ({}); it returned [{}]",
                     file, fmt::join(declared, ", "), fmt::join(returned, ", ")));
+}
+
+std::map<std::string, torch::Tensor> TorchScriptConditionModule::run_aux(
+    const torch::Tensor& phi_a, const torch::Tensor& phi_c, const torch::Tensor& phi_f) {
+  const c10::IValue out = script_.run_method("aux", phi_a, phi_c, phi_f);
+  std::map<std::string, torch::Tensor> terms;
+  if (out.isGenericDict())
+    for (const auto& entry : out.toGenericDict())
+      if (entry.key().isString() && entry.value().isTensor())
+        terms.emplace(entry.key().toStringRef(), entry.value().toTensor());
   return terms;
 }
 

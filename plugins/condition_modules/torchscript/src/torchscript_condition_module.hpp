@@ -41,11 +41,14 @@ class TorchScriptConditionModule final : public ConditionModule {
  private:
   // Checks every method on a small random batch, in eval mode, and reads E.
   void probe(const Options& options);
-  // aux(φ_a, φ_c, φ_f) as named per-triplet tensors, exactly the declared aux_terms.
+  // aux(φ_a, φ_c, φ_f) as named tensors (its string keys and tensor values; the probe has
+  // checked that they are exactly the declared aux_terms, each [B]).
   std::map<std::string, torch::Tensor> run_aux(const torch::Tensor& phi_a,
                                                const torch::Tensor& phi_c,
-                                               const torch::Tensor& phi_f,
-                                               const std::string& file = "");
+                                               const torch::Tensor& phi_f);
+  // Throws DataError naming `file` unless `terms` are exactly the aux_terms, each [batch].
+  void check_aux(const std::map<std::string, torch::Tensor>& terms, std::int64_t batch,
+                 const std::string& file) const;
 
   torch::jit::Module script_;
   std::int64_t k_ = 0;

@@ -24,6 +24,14 @@ std::string toml_key(const std::string& key);
 
 std::vector<std::string> split(std::string_view s, char separator);
 
+// C++20's string_view::starts_with and ends_with, for C++17.
+inline bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+inline bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
 // Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
 bool valid_utf8(std::string_view s);
 
