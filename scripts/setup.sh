@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   g++ cmake make ccache
   libtorch-dev libopenblas0-openmp       # LibTorch; OpenBLAS instead of the 18× slower reference BLAS
+  libgloo-dev                            # Gloo headers for c10d's CPU process group (--nproc)
   libboost-dev                           # Boost.DLL (header-only with BOOST_DLL_USE_STD_FS)
   libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev nlohmann-json3-dev
   libssl-dev                             # SHA-256 of checkpoints (OpenSSL's libcrypto)
