@@ -64,6 +64,7 @@ void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model
   archive.write("best_value", c10::IValue(state.best_value));
   archive.write("best_epoch", c10::IValue(state.best_epoch));
   archive.write("threads", c10::IValue(state.threads));
+  archive.write("world_size", c10::IValue(state.world_size));
   archive.write("config", c10::IValue(state.config));
   {
     auto generator = at::detail::getDefaultCPUGenerator();
@@ -129,6 +130,9 @@ TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Modu
   state.best_value = read_value("best_value").to<double>();
   state.best_epoch = read_value("best_epoch").toInt();
   state.threads = read_value("threads").toInt();
+  // Checkpoints from before data-parallel training were all written by one process.
+  if (c10::IValue world_size; archive.try_read("world_size", world_size))
+    state.world_size = world_size.toInt();
   state.config = read_value("config").toStringRef();
   if (state.global_step != sealed.manifest.global_step)
     fail(path, fmt::format("damaged: its manifest says step {}, its archive step {}",

@@ -24,8 +24,9 @@ struct TrainingState {
   std::int64_t epoch_loss_count = 0;
   double best_value = std::numeric_limits<double>::quiet_NaN();
   std::int64_t best_epoch = -1;
-  std::int64_t threads = 0;  // intra-op threads the run used
-  std::string config;        // the resolved pipeline (without provenance) the run trains
+  std::int64_t threads = 0;     // intra-op threads the run used
+  std::int64_t world_size = 1;  // processes that trained it
+  std::string config;           // the resolved pipeline (without provenance) the run trains
 };
 
 // Writes everything needed to continue bit-identically. The file is replaced atomically, so a

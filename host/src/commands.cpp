@@ -1,10 +1,14 @@
 #include "commands.hpp"
 
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "clock.hpp"
+#include "communicator.hpp"
 #include "npy.hpp"
 #include "pipeline.hpp"
 #include "run_evaluation.hpp"
@@ -27,6 +31,31 @@ extern "C" void on_stop_signal(int) {
   std::signal(SIGTERM, SIG_DFL);
 }
 
+// A failure in one process of a job ends that process at once, so that the others see the lost
+// connection and stop too instead of waiting out a collective that cannot complete; rank 0's
+// checkpoints are committed atomically, so nothing saved is lost.
+template <class Body>
+int as_rank(const Communicator& comm, const std::string& after_failure, Body&& body) {
+  if (comm.size() == 1) return body();
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    fmt::print(stderr, "wscsl: error: {}{}{}\n",
+               starts_with(what, "rank ") ? "" : fmt::format("rank {}: ", comm.rank()), what,
+               after_failure);
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+}
+
+// Where this process's progress goes: only rank 0 reports.
+std::FILE* progress_output(const Communicator& comm) {
+  if (comm.is_root()) return stdout;
+  static std::FILE* null = std::fopen("/dev/null", "w");
+  return null;
+}
+
 void print_results(const EvaluationResult& result) {
   fmt::print("{}", format_text(result.tables));
   for (const fs::path& a : result.artifacts)
@@ -40,34 +69,63 @@ void install_stop_handlers() {
   std::signal(SIGTERM, on_stop_signal);
 }
 
-int run_train(const GlobalOptions& global, const TrainArgs& args) {
+fs::path default_run_directory(const fs::path& pipeline) {
+  return fs::path("runs") /
+         (pipeline.stem().string() + "-" + now_text("%Y%m%d-%H%M%S", TimeZone::Local));
+}
+
+void check_training(const GlobalOptions& global, const TrainArgs& args, int processes) {
+  GlobalOptions job = global;
+  job.processes = processes;
+  open_pipeline(job, args.resume ? RunDirectory::open(args.run_dir).resolved() : args.pipeline,
+                args.overrides);
+}
+
+int run_train(const GlobalOptions& global, const TrainArgs& args, const World& world) {
   fs::path run_root = args.run_dir;
   fs::path source = args.pipeline;
   if (args.resume) source = RunDirectory::open(run_root).resolved();
-  OpenPipeline opened = open_pipeline(global, source, args.overrides);
+  GlobalOptions job = global;
+  job.processes = world.size;
+  OpenPipeline opened = open_pipeline(job, source, args.overrides);
   Pipeline& pipeline = opened.pipeline;
-  if (run_root.empty())
-    run_root = fs::path("runs") /
-               (source.stem().string() + "-" + now_text("%Y%m%d-%H%M%S", TimeZone::Local));
-  const RunDirectory run =
-      args.resume ? RunDirectory::open(run_root) : RunDirectory::create(run_root);
-  const RunLock lock(run);
+  if (pipeline.trainer.threads == 0 && world.local_size > 1)
+    pipeline.trainer.threads = std::max(1, pipeline.trainer.resolved_threads() / world.local_size);
+  if (run_root.empty()) run_root = default_run_directory(source);
+  const auto comm =
+      Communicator::join(world, std::chrono::seconds(pipeline.trainer.collective_timeout_s));
+  // Rank 0 alone writes into the run directory; the others read its checkpoints to resume.
+  const RunDirectory run = !comm->is_root() ? RunDirectory(run_root)
+                           : args.resume    ? RunDirectory::open(run_root)
+                                            : RunDirectory::create(run_root);
+  std::optional<RunLock> lock;
+  if (comm->is_root()) lock.emplace(run);
   TrainRequest request;
-  request.resume = args.resume && resumable(run);
-  if (args.resume && !request.resume)
+  request.resume =
+      args.resume && (comm->is_root() ? resumable(run) : !run.last_checkpoints().empty());
+  request.out = progress_output(*comm);
+  request.stop_after_steps = args.stop_after_steps;
+  if (args.resume && !request.resume && comm->is_root())
     fmt::print("{} stopped before its first checkpoint: training it again from step 0\n",
                run.root().string());
-  fmt::print("run {} — {} threads, seed {}\n", run.root().string(),
-             pipeline.trainer.resolved_threads(), pipeline.trainer.seed);
+  if (comm->is_root())
+    fmt::print("run {} — {}{} threads, seed {}\n", run.root().string(),
+               world.size > 1 ? fmt::format("{} processes × ", world.size) : "",
+               pipeline.trainer.resolved_threads(), pipeline.trainer.seed);
   install_stop_handlers();
-  request.stop_after_steps = args.stop_after_steps;
-  const TrainResult result = train(pipeline, run, request);
-  if (result.outcome == TrainOutcome::Interrupted) return 130;
-  if (result.test) {
-    print_results(*result.test);
-    fmt::print("\nresults written to {}\n", run.results_markdown().string());
-  }
-  return 0;
+  const std::string after_failure = fmt::format(
+      "; every process of the job stops, and the checkpoints in {} are intact "
+      "(continue with `wscsl train --resume {} --nproc {}`)",
+      run.root().string(), run.root().string(), world.size);
+  return as_rank(*comm, after_failure, [&] {
+    const TrainResult result = train(pipeline, run, request, *comm);
+    if (result.outcome == TrainOutcome::Interrupted) return 130;
+    if (result.test) {
+      print_results(*result.test);
+      fmt::print("\nresults written to {}\n", run.results_markdown().string());
+    }
+    return 0;
+  });
 }
 
 namespace {
@@ -84,20 +142,26 @@ std::pair<RunDirectory, fs::path> run_and_checkpoint(const fs::path& target) {
 
 }  // namespace
 
-int run_eval(const GlobalOptions& global, const EvalArgs& args) {
+int run_eval(const GlobalOptions& global, const EvalArgs& args, const World& world) {
   const auto [run, checkpoint] = run_and_checkpoint(args.target);
-  const RunLock lock(run);
   OpenPipeline opened = open_pipeline(global, run.resolved(), args.overrides);
   Pipeline& pipeline = opened.pipeline;
-  const EvaluationResult result = evaluate_run(pipeline, run, checkpoint);
-  print_results(result);
-  fmt::print("\nresults written to {}\n", run.results_markdown().string());
-  return 0;
+  const auto comm =
+      Communicator::join(world, std::chrono::seconds(pipeline.trainer.collective_timeout_s));
+  std::optional<RunLock> lock;
+  if (comm->is_root()) lock.emplace(run);
+  return as_rank(*comm, "", [&] {
+    const auto result =
+        evaluate_run(pipeline, run, comm->is_root() ? checkpoint : fs::path(), *comm);
+    if (!result) return 0;
+    print_results(*result);
+    fmt::print("\nresults written to {}\n", run.results_markdown().string());
+    return 0;
+  });
 }
 
-int run_embed(const GlobalOptions& global, const EmbedArgs& args) {
+int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& world) {
   const auto [run, checkpoint] = run_and_checkpoint(args.target);
-  const RunLock lock(run);
   OpenPipeline opened = open_pipeline(global, run.resolved(), args.overrides);
   Pipeline& pipeline = opened.pipeline;
   const DatasetInfo info = pipeline.dataset->info();
@@ -105,30 +169,44 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args) {
     if (!info.has_split(split))
       throw Error(fmt::format("{} has no split '{}' (it has: {})", pipeline.dataset->label(), split,
                               join(info.splits, ", ")));
-  auto model = pipeline.model();
-  load_checkpoint(checkpoint, *model, nullptr, false);
-  const fs::path out = args.output.empty() ? run.root() / "embeddings" : args.output;
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) throw Error(fmt::format("cannot create {}: {}", out.string(), ec.message()));
-  std::string names;
-  for (const std::string& name : info.condition_names())
-    names += name + "\n";
-  write_file_atomically(out / "conditions.txt", names);
-  for (const std::string& split : args.splits) {
-    const EmbeddingTable table = embed_split(pipeline, split, pipeline.trainer.eval_batch_size);
-    const auto file = [&](const std::string& what) { return out / (split + "_" + what + ".npy"); };
-    write_npy(file("phi"), table.phi);
-    write_npy(file("psi"), table.psi);
-    write_npy(file("image_ids"), table.image_ids);
-    write_npy(file("triplets"), table.triplets);
-    if (table.factors.defined()) write_npy(file("factors"), table.factors);
-    if (table.conditions.defined()) write_npy(file("conditions"), table.conditions);
-    fmt::print("{}: {} images (φ {}-D, {} ψ of {}-D), {} triplets\n", split, table.phi.size(0),
-               table.phi.size(1), table.psi.size(1), table.psi.size(2), table.triplets.size(0));
-  }
-  fmt::print("embeddings of {} written to {}\n", checkpoint.string(), out.string());
-  return 0;
+  const auto comm =
+      Communicator::join(world, std::chrono::seconds(pipeline.trainer.collective_timeout_s));
+  std::optional<RunLock> lock;
+  if (comm->is_root()) lock.emplace(run);
+  return as_rank(*comm, "", [&] {
+    auto model = pipeline.model();
+    if (comm->is_root()) load_checkpoint(checkpoint, *model, nullptr, false);
+    comm->broadcast(model_state(*model));
+    const fs::path out = args.output.empty() ? run.root() / "embeddings" : args.output;
+    if (comm->is_root()) {
+      std::error_code ec;
+      fs::create_directories(out, ec);
+      if (ec) throw Error(fmt::format("cannot create {}: {}", out.string(), ec.message()));
+      std::string names;
+      for (const std::string& name : info.condition_names())
+        names += name + "\n";
+      write_file_atomically(out / "conditions.txt", names);
+    }
+    for (const std::string& split : args.splits) {
+      const EmbeddingTable table =
+          embed_split(pipeline, split, pipeline.trainer.eval_batch_size, *comm);
+      if (!comm->is_root()) continue;
+      const auto file = [&](const std::string& what) {
+        return out / (split + "_" + what + ".npy");
+      };
+      write_npy(file("phi"), table.phi);
+      write_npy(file("psi"), table.psi);
+      write_npy(file("image_ids"), table.image_ids);
+      write_npy(file("triplets"), table.triplets);
+      if (table.factors.defined()) write_npy(file("factors"), table.factors);
+      if (table.conditions.defined()) write_npy(file("conditions"), table.conditions);
+      fmt::print("{}: {} images (φ {}-D, {} ψ of {}-D), {} triplets\n", split, table.phi.size(0),
+                 table.phi.size(1), table.psi.size(1), table.psi.size(2), table.triplets.size(0));
+    }
+    if (comm->is_root())
+      fmt::print("embeddings of {} written to {}\n", checkpoint.string(), out.string());
+    return 0;
+  });
 }
 
 int run_export_weights(const GlobalOptions& global, const ExportWeightsArgs& args) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "session.hpp"
+#include "world.hpp"
 
 namespace wscsl::host {
 
@@ -21,13 +22,19 @@ struct TrainArgs {
   std::vector<std::string> overrides;
   std::int64_t stop_after_steps = 0;
 };
-int run_train(const GlobalOptions& global, const TrainArgs& args);
+// With several processes (`world`), each trains on its share of every batch and rank 0 writes.
+int run_train(const GlobalOptions& global, const TrainArgs& args, const World& world);
+// Builds and checks the pipeline `args` trains for `processes` processes (throws ConfigError).
+void check_training(const GlobalOptions& global, const TrainArgs& args, int processes);
+// runs/<pipeline>-<local time>: where a run goes without --run-dir.
+std::filesystem::path default_run_directory(const std::filesystem::path& pipeline);
 
 struct EvalArgs {
   std::filesystem::path target;  // a run directory or a checkpoint inside one
   std::vector<std::string> overrides;
 };
-int run_eval(const GlobalOptions& global, const EvalArgs& args);
+// With several processes, each embeds a share of the images and rank 0 evaluates.
+int run_eval(const GlobalOptions& global, const EvalArgs& args, const World& world);
 
 struct EmbedArgs {
   std::filesystem::path target;  // a run directory or a checkpoint inside one
@@ -39,7 +46,7 @@ struct EmbedArgs {
 // <split>_image_ids.npy [M], <split>_factors.npy [M, F] and <split>_triplets.npy [T, 3] (row
 // indices) with <split>_conditions.npy [T] where the split has them, and conditions.txt (the
 // factor columns' names, one a line).
-int run_embed(const GlobalOptions& global, const EmbedArgs& args);
+int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& world);
 
 struct ExportWeightsArgs {
   std::filesystem::path target;  // a run directory or a checkpoint inside one

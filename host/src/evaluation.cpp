@@ -6,7 +6,8 @@
 
 namespace wscsl::host {
 
-EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size) {
+EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size,
+                           const Communicator& comm) {
   const SplitData& data = pipeline.dataset->split(split);
   torch::NoGradGuard no_grad;
   const bool was_training = pipeline.backbone->is_training();
@@ -22,17 +23,22 @@ EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::in
   table.conditions = data.conditions;
   table.reversed = data.reversed;
   if (data.factors.defined()) table.factors = data.factors.index_select(0, ids);
+  // Each process embeds its own contiguous share of the images.
+  const std::int64_t first = ids.size(0) * comm.rank() / comm.size();
+  const std::int64_t last = ids.size(0) * (comm.rank() + 1) / comm.size();
   std::vector<torch::Tensor> phi, psi;
-  for (std::int64_t begin = 0; begin < ids.size(0); begin += batch_size) {
-    const torch::Tensor batch = ids.slice(0, begin, std::min(ids.size(0), begin + batch_size));
+  for (std::int64_t begin = first; begin < last; begin += batch_size) {
+    const torch::Tensor batch = ids.slice(0, begin, std::min(last, begin + batch_size));
     const torch::Tensor images = pipeline.dataset->images(split, batch, ImageRequest{});
     phi.push_back(pipeline.backbone->embed(images));
     psi.push_back(pipeline.condition_module->embed(phi.back()));
   }
-  table.phi = phi.empty() ? torch::zeros({0, pipeline.backbone->embedding_dim()}) : torch::cat(phi);
-  table.psi = psi.empty() ? torch::zeros({0, pipeline.condition_module->num_embeddings(),
-                                          pipeline.condition_module->output_dim()})
-                          : torch::cat(psi);
+  table.phi = comm.gather_rows(phi.empty() ? torch::zeros({0, pipeline.backbone->embedding_dim()})
+                                           : torch::cat(phi));
+  table.psi =
+      comm.gather_rows(psi.empty() ? torch::zeros({0, pipeline.condition_module->num_embeddings(),
+                                                   pipeline.condition_module->output_dim()})
+                                   : torch::cat(psi));
   if (was_training) {
     pipeline.backbone->train();
     pipeline.condition_module->train();
@@ -72,11 +78,8 @@ EvaluationResult evaluate(Pipeline& pipeline, const EmbeddingTable& fit,
   return result;
 }
 
-EvaluationResult evaluate_test(Pipeline& pipeline, const std::filesystem::path& artifact_dir) {
-  const std::int64_t batch = pipeline.trainer.eval_batch_size;
-  const EmbeddingTable val = embed_split(pipeline, "val", batch);
-  const EmbeddingTable test = embed_split(pipeline, "test", batch);
-  return evaluate(pipeline, val, test, true, artifact_dir);
+EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size) {
+  return embed_split(pipeline, split, batch_size, *Communicator::single());
 }
 
 namespace {

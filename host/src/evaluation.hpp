@@ -5,12 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "communicator.hpp"
 #include "pipeline.hpp"
 
 namespace wscsl::host {
 
 // Embeds each image that a triplet of `split` references, once, in eval mode and without
-// gradients. Rows follow ascending image id; the table's triplets index rows.
+// gradients. Rows follow ascending image id; the table's triplets index rows. With several
+// processes each embeds a disjoint share of the images and every process gets the whole table.
+EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size,
+                           const Communicator& comm);
 EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size);
 
 struct NamedMetric {
@@ -31,9 +35,6 @@ struct EvaluationResult {
 EvaluationResult evaluate(Pipeline& pipeline, const EmbeddingTable& fit,
                           const EmbeddingTable& target, bool final,
                           const std::filesystem::path& artifact_dir);
-
-// Fits on the validation split and evaluates the test split (the final evaluation of a run).
-EvaluationResult evaluate_test(Pipeline& pipeline, const std::filesystem::path& artifact_dir);
 
 // Tables as aligned plain text, and as Markdown.
 std::string format_text(const std::vector<ReportTable>& tables);

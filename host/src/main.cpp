@@ -6,6 +6,7 @@
 
 #include "bench.hpp"
 #include "commands.hpp"
+#include "launcher.hpp"
 #include "triplet_files.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/version.hpp"
@@ -15,6 +16,21 @@ namespace {
 int fail(const std::string& message, int status) {
   fmt::print(stderr, "{}\n", message);
   return status;
+}
+
+// The command line of one rank: this one without --nproc.
+std::vector<std::string> rank_arguments(int argc, char** argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--nproc") {
+      ++i;
+      continue;
+    }
+    if (arg.rfind("--nproc=", 0) == 0) continue;
+    args.push_back(arg);
+  }
+  return args;
 }
 
 }  // namespace
@@ -41,6 +57,14 @@ int main(int argc, char** argv) {
   train_cmd->add_option("--set", train.overrides, "Override a pipeline key: --set trainer.lr=0.01");
   train_cmd->add_option("--stop-after-steps", train.stop_after_steps,
                         "Checkpoint and stop after this many steps in total (resumable)");
+  int nproc = 1;
+  const auto add_nproc = [&nproc](CLI::App* command) {
+    command
+        ->add_option("--nproc", nproc,
+                     "Run as N data-parallel processes on this machine (rank 0 reports)")
+        ->check(CLI::Range(1, 1024));
+  };
+  add_nproc(train_cmd);
 
   EvalArgs eval;
   auto* eval_cmd =
@@ -56,6 +80,8 @@ int main(int argc, char** argv) {
   embed_cmd->add_option("--split", embed.splits, "Split to export (repeatable; default: test)");
   embed_cmd->add_option("--output", embed.output, "Directory (default: <run>/embeddings)");
   embed_cmd->add_option("--set", embed.overrides, "Override a pipeline key");
+  add_nproc(eval_cmd);
+  add_nproc(embed_cmd);
 
   BenchArgs bench;
   auto* bench_cmd = app.add_subcommand(
@@ -141,6 +167,14 @@ int main(int argc, char** argv) {
   }
 
   try {
+    const bool data_parallel = train_cmd->parsed() || eval_cmd->parsed() || embed_cmd->parsed();
+    const World world = data_parallel ? world_from_environment(std::getenv) : World{};
+    if (nproc > 1 && world.size > 1)
+      return fail(fmt::format("wscsl: error: --nproc starts its own processes, but this one is "
+                              "already rank {} of {} described by {}",
+                              world.rank, world.size, world.source),
+                  2);
+    std::vector<std::string> rank_args = rank_arguments(argc, argv);
     if (train_cmd->parsed()) {
       if (!resume.empty()) {
         if (!train.pipeline.empty() || !train.run_dir.empty())
@@ -150,10 +184,19 @@ int main(int argc, char** argv) {
       } else if (train.pipeline.empty()) {
         return fail("wscsl: error: train needs a pipeline file (or --resume RUN_DIR)", 2);
       }
-      return run_train(global, train);
+      if (nproc > 1) {
+        check_training(global, train, nproc);
+        if (!train.resume && train.run_dir.empty())
+          rank_args.insert(rank_args.end(),
+                           {"--run-dir", default_run_directory(train.pipeline).string()});
+        return launch_local(nproc, rank_args);
+      }
+      return run_train(global, train, world);
     }
-    if (eval_cmd->parsed()) return run_eval(global, eval);
-    if (embed_cmd->parsed()) return run_embed(global, embed);
+    if ((eval_cmd->parsed() || embed_cmd->parsed()) && nproc > 1)
+      return launch_local(nproc, rank_args);
+    if (eval_cmd->parsed()) return run_eval(global, eval, world);
+    if (embed_cmd->parsed()) return run_embed(global, embed, world);
     if (bench_cmd->parsed()) {
       std::string command_line = "wscsl";
       for (int i = 1; i < argc; ++i)

@@ -67,11 +67,31 @@ std::vector<fs::path> pipeline_plugin_paths(const ConfigNode& root) {
   return paths;
 }
 
-Pipeline build_pipeline(const ConfigNode& root, const fs::path& source, const Registry& registry) {
+namespace {
+
+// Processes share every batch equally.
+void check_batch_split(const TrainerOptions& trainer, const ConfigNode& root, int processes,
+                       Diagnostics& diagnostics) {
+  if (trainer.batch_size % processes == 0) return;
+  const ConfigNode* table = root.find("trainer");
+  const ConfigNode* value = table ? table->find("batch_size") : nullptr;
+  diagnostics.error(
+      value ? value->location() : SourceLocation{root.location().file},
+      fmt::format("[trainer] 'batch_size' = {} cannot be shared equally by {} processes (choose "
+                  "a multiple of {})",
+                  trainer.batch_size, processes, processes));
+}
+
+}  // namespace
+
+Pipeline build_pipeline(const ConfigNode& root, const fs::path& source, const Registry& registry,
+                        int processes) {
   Diagnostics diagnostics;
   BuiltPipeline built = build_components(root, source, registry, diagnostics);
   if (!diagnostics.has_errors()) check_contracts(built, registry, diagnostics);
   if (!diagnostics.has_errors()) check_select_metric(built.pipeline, root, diagnostics);
+  if (!diagnostics.has_errors())
+    check_batch_split(built.pipeline.trainer, root, processes, diagnostics);
   if (diagnostics.has_errors()) throw ConfigError(diagnostics);
   Pipeline& p = built.pipeline;
   p.resolved.set("trainer", TrainerOptions::schema().to_config(p.trainer));

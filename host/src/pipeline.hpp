@@ -61,8 +61,9 @@ std::vector<std::filesystem::path> pipeline_plugin_paths(const ConfigNode& root)
 
 // Binds and constructs every component (no data is read) and checks the contracts between them.
 // Seeds LibTorch with trainer.seed and sets the thread count before any parameter is initialised.
-// Collects every problem and throws one ConfigError.
+// Collects every problem and throws one ConfigError. `processes` share each batch (it must
+// divide trainer.batch_size).
 Pipeline build_pipeline(const ConfigNode& root, const std::filesystem::path& source,
-                        const Registry& registry);
+                        const Registry& registry, int processes = 1);
 
 }  // namespace wscsl::host

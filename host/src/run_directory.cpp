@@ -137,6 +137,9 @@ void RunDirectory::truncate_logs(std::int64_t epochs_done, std::int64_t global_s
     const std::int64_t epoch = metrics_line_epoch(line);
     return epoch >= 0 && epoch <= epochs_done;
   });
+  filter_lines(replicas(), [&](const std::string& line) {
+    return !line.empty() && std::stoll(line.substr(0, line.find('\t'))) <= epochs_done;
+  });
 }
 
 }  // namespace wscsl::host

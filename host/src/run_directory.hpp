@@ -1,6 +1,6 @@
 // The files of one training run:
 //   resolved.toml  metrics.jsonl  curves.png  steps.tsv  checkpoints/{last,best}.pt  results.md
-//   results.json  plots/
+//   results.json  plots/  replicas.tsv
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,8 @@ class RunDirectory {
   std::filesystem::path results_json() const { return root_ / "results.json"; }
   std::filesystem::path artifacts() const { return root_ / "plots"; }
   std::filesystem::path curves() const { return root_ / "curves.png"; }
+  // With several processes: per epoch, the SHA-256 of each process's parameters.
+  std::filesystem::path replicas() const { return root_ / "replicas.tsv"; }
 
   // Keeps only what a checkpoint at (`epochs_done` completed epochs, `global_step`) covers, so a
   // resumed run appends exactly where the checkpoint left off.

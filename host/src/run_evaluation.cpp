@@ -22,11 +22,29 @@ fs::path checkpoint_for_evaluation(const RunDirectory& run) {
   return chosen;
 }
 
+std::vector<at::Tensor> model_state(torch::nn::Module& model) {
+  std::vector<at::Tensor> state = model.parameters();
+  for (const at::Tensor& b : model.buffers())
+    state.push_back(b);
+  return state;
+}
+
 EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,
                               const fs::path& checkpoint) {
+  return *evaluate_run(pipeline, run, checkpoint, *Communicator::single());
+}
+
+std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, const RunDirectory& run,
+                                             const fs::path& checkpoint, const Communicator& comm) {
   auto model = pipeline.model();
-  const TrainingState state = load_checkpoint(checkpoint, *model, nullptr, false);
-  EvaluationResult result = evaluate_test(pipeline, run.artifacts());
+  TrainingState state;
+  if (comm.is_root()) state = load_checkpoint(checkpoint, *model, nullptr, false);
+  comm.broadcast(model_state(*model));
+  const std::int64_t batch = pipeline.trainer.eval_batch_size;
+  const EmbeddingTable val = embed_split(pipeline, "val", batch, comm);
+  const EmbeddingTable test = embed_split(pipeline, "test", batch, comm);
+  if (!comm.is_root()) return std::nullopt;
+  EvaluationResult result = evaluate(pipeline, val, test, true, run.artifacts());
   std::string markdown =
       fmt::format("# Results\n\nCheckpoint `{}` (after epoch {}), pipeline `{}`.\n",
                   checkpoint.string(), state.epoch, run.resolved().string());

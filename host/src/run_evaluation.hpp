@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 
 #include "evaluation.hpp"
 #include "pipeline.hpp"
@@ -16,5 +17,14 @@ std::filesystem::path checkpoint_for_evaluation(const RunDirectory& run);
 // Evaluates `checkpoint` on the test split and writes results.md and results.json.
 EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,
                               const std::filesystem::path& checkpoint);
+// The same with several processes: rank 0 reads `checkpoint` (the others pass an empty path) and
+// sends its weights to every process, each embeds a share of the images, and rank 0 evaluates,
+// writes and returns the results; the other processes return nothing.
+std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, const RunDirectory& run,
+                                             const std::filesystem::path& checkpoint,
+                                             const Communicator& comm);
+
+// The model's parameters and buffers, in one order on every process.
+std::vector<at::Tensor> model_state(torch::nn::Module& model);
 
 }  // namespace wscsl::host

@@ -24,7 +24,7 @@ OpenPipeline open_pipeline(const GlobalOptions& global, const fs::path& file,
   const ConfigNode root = read_pipeline(file, overrides);
   OpenPipeline opened;
   opened.session = std::make_unique<Session>(global, pipeline_plugin_paths(root));
-  opened.pipeline = build_pipeline(root, file, opened.session->registry());
+  opened.pipeline = build_pipeline(root, file, opened.session->registry(), global.processes);
   return opened;
 }
 

@@ -13,6 +13,7 @@ namespace wscsl::host {
 
 struct GlobalOptions {
   std::vector<std::filesystem::path> plugin_paths;  // --plugin-path, searched first
+  int processes = 1;  // of the data-parallel job the command runs in (--nproc or the environment)
 };
 
 // The registry with every plugin from the search path (and a pipeline's [plugins] paths).

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "checkpoint.hpp"
+#include "communicator.hpp"
 #include "evaluation.hpp"
 #include "pipeline.hpp"
 #include "run_directory.hpp"
@@ -27,7 +28,12 @@ struct TrainResult {
 };
 
 // Trains `pipeline` in `run`. A stop (stop_after_steps or a signal) writes the `last` checkpoint
-// and returns; `--resume` then continues exactly where it stopped.
+// and returns; `--resume` then continues exactly where it stopped. With several processes
+// (`comm`), each trains on its share of every batch with the data order of one process; rank 0
+// alone writes into `run`, and only rank 0's result holds the test evaluation.
+TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request,
+                  const Communicator& comm);
+// One process.
 TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request);
 
 // Asks a running train() to checkpoint and return at the next step boundary (signal-safe).

@@ -61,6 +61,11 @@ Schema<TrainerOptions> TrainerOptions::schema() {
           "newest that verifies.")
       .min(1)
       .max(100);
+  s.field("collective_timeout_s", &O::collective_timeout_s,
+          "With several processes: seconds a process waits for the others (to join, or in a "
+          "collective) before the run stops with the rank and step named.")
+      .min(1)
+      .max(86400);
   s.field("log_every", &O::log_every,
           "Steps between progress lines when the output is not a terminal.")
       .min(1);

@@ -32,6 +32,7 @@ struct TrainerOptions {
   SelectMode select_mode = SelectMode::Max;
   std::int64_t checkpoint_every = 0;
   std::int64_t keep_last = 2;
+  std::int64_t collective_timeout_s = 300;
   std::int64_t log_every = 100;
   std::int64_t eval_batch_size = 1024;
   bool evaluate_after = true;

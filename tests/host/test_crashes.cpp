@@ -19,9 +19,14 @@
 #include <nlohmann/json.hpp>
 
 #include "pipelines.hpp"
+#include "processes.hpp"
 #include "wscsl/util/fault_injection.hpp"
 
 namespace fs = std::filesystem;
+
+using wscsl::test::Finished;
+using wscsl::test::Launch;
+using wscsl::test::read_text;
 
 namespace {
 
@@ -29,67 +34,6 @@ namespace {
 // 4 epochs of 5 steps.
 const char* const kTrainer =
     " --set trainer.checkpoint_every=1 --set trainer.threads=1 --set trainer.epochs=4";
-
-struct Finished {
-  bool killed = false;  // by SIGKILL
-  int status = -1;      // the exit status otherwise
-  std::string text;     // stdout and stderr
-};
-
-class Launch {
- public:
-  // Starts `wscsl <arguments>` with `fault` (empty: none) as WSCSL_FAULT_AT, after the shell
-  // commands `setup` (e.g. limits).
-  Launch(const std::string& arguments, const std::string& fault, const fs::path& log,
-         const std::string& setup = "")
-      : log_(log) {
-    const std::string command =
-        setup + " exec env WSCSL_PLUGIN_PATH=" WSCSL_PLUGIN_DIR " WSCSL_FAULT_AT='" + fault +
-        "' " WSCSL_BINARY " " + arguments + " >" + log.string() + " 2>&1";
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-  }
-  // Kills it unless it ends within `seconds`, then waits for it.
-  Finished kill_after(double seconds) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (::waitpid(pid_, &raw_, WNOHANG) == pid_) return finished();
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    ::kill(pid_, SIGKILL);
-    return wait();
-  }
-  Finished wait() {
-    ::waitpid(pid_, &raw_, 0);
-    return finished();
-  }
-
- private:
-  Finished finished() const {
-    Finished f;
-    f.killed = WIFSIGNALED(raw_) && WTERMSIG(raw_) == SIGKILL;
-    f.status = WIFEXITED(raw_) ? WEXITSTATUS(raw_) : -1;
-    std::ifstream in(log_);
-    std::ostringstream text;
-    text << in.rdbuf();
-    f.text = text.str();
-    return f;
-  }
-
-  fs::path log_;
-  pid_t pid_ = -1;
-  int raw_ = 0;
-};
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // metrics.jsonl without its wall-clock field.
 std::string metrics_without_time(const fs::path& file) {

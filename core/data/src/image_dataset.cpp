@@ -197,7 +197,7 @@ at::Tensor ImageDataset::load_images(const std::string&, const at::Tensor& ids,
     std::uint8_t* pixels = batch.data_ptr<std::uint8_t>();
     const std::int64_t size = options_.image_size;
     for (std::size_t i = 0; i < wanted.size(); ++i) {
-      const std::uint64_t draw = mix_seed(mix_seed(request.seed, static_cast<std::uint64_t>(i)),
+      const std::uint64_t draw = mix_seed(mix_seed(request.seed, request.first_position + i),
                                           static_cast<std::uint64_t>(wanted[i]));
       if (draw >> 63)
         flip_horizontally(pixels + static_cast<std::int64_t>(i) * store_.image_bytes(), 3 * size,

@@ -40,6 +40,12 @@ Schema<ConvNetOptions> ConvNet::schema() {
           "spatial layout that orientation needs.",
           EnumChoices<Pooling>{{Pooling::Average, "average", "global average pooling"},
                                {Pooling::Flatten, "flatten", "the whole final feature map"}});
+  s.field("normalization", &O::normalization,
+          "\"batch\": batch norm after every convolution; \"none\": no normalisation, so that "
+          "a step does not depend on how a batch is split (e.g. over data-parallel processes, "
+          "which each normalise by their own share).",
+          EnumChoices<Normalization>{{Normalization::Batch, "batch", "batch norm"},
+                                     {Normalization::None, "none", "no normalisation"}});
   image_fields(s, "input", &O::input_channels, &O::input_height, &O::input_width);
   return s;
 }
@@ -59,11 +65,13 @@ ConvNet::ConvNet(const Options& options) : options_(options) {
     if (strided) height = (height + 1) / 2, width = (width + 1) / 2;  // 3×3, padding 1, stride 2
     for (std::int64_t i = 0; i < options.convs_per_stage; ++i) {
       const std::int64_t stride = strided && i == 0 ? 2 : 1;
-      nn::Conv2d conv(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(false));
+      // Batch norm's shift makes a bias redundant.
+      const bool bias = options.normalization == Normalization::None;
+      nn::Conv2d conv(nn::Conv2dOptions(in, out, 3).stride(stride).padding(1).bias(bias));
       // He initialisation over fan-out, as the reference ResNet trunk does.
       nn::init::normal_(conv->weight, 0.0, std::sqrt(2.0 / static_cast<double>(9 * out)));
       features_->push_back(conv);
-      features_->push_back(nn::BatchNorm2d(out));
+      if (options.normalization == Normalization::Batch) features_->push_back(nn::BatchNorm2d(out));
       features_->push_back(nn::ReLU(nn::ReLUOptions(true)));
       in = out;
     }

@@ -10,6 +10,7 @@ namespace wscsl::convnet {
 
 enum class Downsample { MaxPool, Stride };
 enum class Pooling { Average, Flatten };
+enum class Normalization { Batch, None };
 
 struct ConvNetOptions {
   std::int64_t width = 32;           // channels of the first stage; doubled at every stage
@@ -18,6 +19,7 @@ struct ConvNetOptions {
   std::int64_t embedding_dim = 64;   // D, the size of φ
   Downsample downsample = Downsample::MaxPool;
   Pooling pooling = Pooling::Average;
+  Normalization normalization = Normalization::Batch;
   std::int64_t input_channels = 0;  // from the dataset
   std::int64_t input_height = 0;    // from the dataset
   std::int64_t input_width = 0;     // from the dataset

@@ -42,6 +42,21 @@ TEST(ConvNet, StridedStagesHalveTheResolutionWithoutPooling) {
   EXPECT_EQ(strided, 2);
 }
 
+TEST(ConvNet, WithoutNormalisationEachImageIsEmbeddedAlone) {
+  auto net = wscsl::testing::build<Backbone>(
+      "convnet", "width = 4\ndepth = 2\nnormalization = \"none\"\n", images(3, 16, 16));
+  // depth stages × conv (weight and bias) + the head; no batch-norm layer at all.
+  EXPECT_EQ(net->parameters().size(), 2u * 2u + 2u);
+  EXPECT_TRUE(net->buffers().empty());
+  // In training mode too, an image's embedding does not depend on the rest of its batch.
+  net->train();
+  const torch::Tensor batch = torch::rand({4, 3, 16, 16});
+  const torch::Tensor whole = net->embed(batch);
+  const torch::Tensor halves =
+      torch::cat({net->embed(batch.narrow(0, 0, 2)), net->embed(batch.narrow(0, 2, 2))});
+  EXPECT_TRUE(torch::allclose(whole, halves, 1e-6, 1e-6));
+}
+
 TEST(ConvNet, FlattenHeadSeesTheWholeFeatureMap) {
   const Facts facts = images(3, 28, 20);
   // 28×20 → strided stages 14×10 → 7×5: the head reads 8 · 35 features.

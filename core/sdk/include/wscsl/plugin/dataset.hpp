@@ -61,7 +61,11 @@ struct SplitAttributes {
 
 struct ImageRequest {
   bool augment = false;    // training-time augmentation (e.g. random flips)
-  std::uint64_t seed = 0;  // derive all augmentation randomness from this (and the image id)
+  std::uint64_t seed = 0;  // derive all augmentation randomness from this, the image id and its
+                           // position: first_position + its index in the request
+  // Where the request's first image sits in the step's whole batch: processes that share a batch
+  // each request their part, and the augmentation must not depend on how it was shared.
+  std::uint64_t first_position = 0;
 };
 
 class Dataset : public Component {

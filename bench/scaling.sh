@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Data-parallel scaling on this machine: steps per second of the default pipeline and of a
+# ResNet-18 pipeline at 112 px with 1 process × 1 thread, 1 process × 2 threads and 2 processes ×
+# 1 thread (`--nproc 2`), all in one run, as ratios to the first; then the validation OT accuracy
+# of the default pipeline trained by 1 and by 2 processes (mean over 3 seeds).
+# Writes its section of docs/benchmarks.md.
+# Usage: bench/scaling.sh [steps per default-pipeline measurement, default 300]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+steps=${1:-300}
+source bench/common.sh
+
+default_rate() {  # <train arguments...>: steps/s of the default pipeline, best of three
+  best_of_three steps_per_second "$work/run" "" --set trainer.batch_size=64 "$@"
+}
+
+# Fashion-CRB's own images and triplets, upscaled to 112 px for a ResNet-18 trunk.
+"$wscsl" export examples/pipelines/default.toml --out "$work/crb" >/dev/null
+cat >"$work/resnet.toml" <<TOML
+[dataset]
+type = "image_folder"
+root = "$work/crb/images"
+attributes = "$work/crb/attributes.csv"
+triplets = "$work/crb"
+conditions = ["category", "color", "rotation", "background"]
+image_size = 112
+
+[backbone]
+type = "resnet18_trunk"
+embedding_dim = 64
+
+[condition_module]
+type = "discovernet"
+
+[[losses]]
+type = "margin"
+
+[trainer]
+batch_size = 64
+TOML
+resnet_steps=$((steps / 30 > 4 ? steps / 30 : 4))
+resnet_rate() {  # <train arguments...>: steps/s of the ResNet-18 pipeline, one measurement
+  local saved=$steps
+  steps=$resnet_steps
+  pipeline="$work/resnet.toml" steps_per_second "$work/run" "" "$@"
+  steps=$saved
+}
+
+configs=(
+  "1 process × 1 thread|--set trainer.threads=1"
+  "1 process × 2 threads|--set trainer.threads=2"
+  "2 processes × 1 thread|--set trainer.threads=1 --nproc 2"
+)
+rows=""
+default_base="" resnet_base=""
+for entry in "${configs[@]}"; do
+  IFS='|' read -r name args <<<"$entry"
+  # shellcheck disable=SC2086
+  d=$(default_rate $args)
+  # shellcheck disable=SC2086
+  r=$(resnet_rate $args)
+  [ -n "$default_base" ] || default_base=$d
+  [ -n "$resnet_base" ] || resnet_base=$r
+  rows+="| $name | $d | $(ratio "$d" "$default_base") | $r | $(ratio "$r" "$resnet_base") |"$'\n'
+  echo "$name: default $d steps/s, ResNet-18 $r steps/s"
+done
+
+# Validation OT accuracy of the default pipeline (its 5 epochs, best epoch) by 1 and 2 processes.
+accuracy() {  # <seed> <train arguments...>: the best validation alignment/ot_accuracy
+  local seed=$1
+  shift
+  rm -rf "$work/acc"
+  "$wscsl" train examples/pipelines/default.toml --run-dir "$work/acc" --set trainer.seed="$seed" \
+    --set trainer.threads=1 --set trainer.evaluate_after=false "$@" >/dev/null
+  python3 - "$work/acc/metrics.jsonl" <<'PY'
+import json, sys
+print(max(json.loads(l)["val/alignment/ot_accuracy"] for l in open(sys.argv[1])))
+PY
+}
+acc_rows=""
+declare -A means
+for procs in 1 2; do
+  values=()
+  for seed in 1 2 3; do
+    if [ "$procs" = 1 ]; then values+=("$(accuracy "$seed")"); else values+=("$(accuracy "$seed" --nproc 2)"); fi
+  done
+  means[$procs]=$(printf "%s\n" "${values[@]}" | awk '{ s += $1 } END { printf "%.4f", s / NR }')
+  acc_rows+="| $procs | $(printf "%s / " "${values[@]}" | sed 's| / $||') | ${means[$procs]} |"$'\n'
+  echo "$procs process(es): OT accuracy ${values[*]} (mean ${means[$procs]})"
+done
+difference=$(awk -v a="${means[2]}" -v b="${means[1]}" 'BEGIN { printf "%+.4f", a - b }')
+
+section=$(
+  echo "<!-- scaling: written by bench/scaling.sh $steps -->"
+  echo "## Data-parallel scaling (\`bench/scaling.sh $steps\`)"
+  echo
+  echo "Steps of 64 triplets per second (the global batch; with 2 processes each takes 32), all in"
+  echo "one run on $(nproc) cores ($(date -u +%Y-%m-%d)), ratios to the first row: the default pipeline"
+  echo "(best of three measurements of $steps steps) and a ResNet-18 trunk at 112 px on Fashion-CRB's"
+  echo "images upscaled (\`wscsl export\`, then \`image_folder\`; one measurement of $resnet_steps steps)."
+  echo "\`--nproc 2\` runs two processes that average gradients over Gloo on loopback"
+  echo "(docs/distributed.md)."
+  echo
+  echo "| processes × threads | default steps/s | ratio | ResNet-18 112 px steps/s | ratio |"
+  echo "|---|---:|---:|---:|---:|"
+  printf "%s" "$rows"
+  echo
+  echo "Validation OT accuracy of the default pipeline (best of its 5 epochs) trained by one and by"
+  echo "two processes with the same global batch, seeds 1, 2, 3:"
+  echo
+  echo "| processes | seeds 1 / 2 / 3 | mean |"
+  echo "|---:|---|---:|"
+  printf "%s" "$acc_rows"
+  echo
+  echo "Two processes minus one: $difference."
+  echo "<!-- /scaling -->"
+)
+if ! grep -q "<!-- scaling" docs/benchmarks.md; then
+  printf "\n<!-- scaling -->\n<!-- /scaling -->\n" >>docs/benchmarks.md
+fi
+replace_section docs/benchmarks.md scaling "$section"
+echo "wrote docs/benchmarks.md"

@@ -1,0 +1,241 @@
+#include "communicator.hpp"
+
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+#include <torch/version.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/csrc/distributed/c10d/reducer.hpp>
+
+#include <cstdlib>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "wscsl/util/text.hpp"
+
+namespace wscsl::host {
+namespace {
+
+std::string reason_of(const std::exception& e) {
+  if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) return c10->what_without_backtrace();
+  return e.what();
+}
+
+class NoAveraging : public GradientAverager {
+ public:
+  void prepare(const at::Tensor&) override {}
+};
+
+class SingleProcess : public Communicator {
+ public:
+  SingleProcess() : Communicator(World{}) {}
+  void broadcast(std::vector<at::Tensor>) const override {}
+  void sum(at::Tensor&) const override {}
+  at::Tensor gather_rows(const at::Tensor& rows) const override { return rows; }
+  std::unique_ptr<GradientAverager> gradient_averager(
+      const std::vector<at::Tensor>&, const std::vector<std::string>&) const override {
+    return std::make_unique<NoAveraging>();
+  }
+};
+
+// DDP's bucketing engine: hooks on each parameter's gradient accumulator launch the all-reduce
+// of a bucket as soon as its gradients are ready, and backward returns averaged gradients.
+class ReducerAverager : public GradientAverager {
+ public:
+  ReducerAverager(const std::vector<at::Tensor>& parameters, const std::vector<std::string>& names,
+                  const c10::intrusive_ptr<c10d::ProcessGroup>& group) {
+    const std::vector<bool> sparse(parameters.size(), false);
+    auto [buckets, limits] = c10d::compute_bucket_assignment_by_size(
+        parameters,
+        {static_cast<std::size_t>(c10d::kDefaultFirstBucketBytes),
+         static_cast<std::size_t>(c10d::kDefaultBucketBytesCap)},
+        sparse);
+    // Gradients become ready roughly in reverse order of the parameters, as DDP assumes too.
+    std::reverse(buckets.begin(), buckets.end());
+    std::reverse(limits.begin(), limits.end());
+    std::unordered_map<std::size_t, std::string> indexed_names;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      indexed_names[i] = names[i];
+    reducer_ = std::make_unique<c10d::Reducer>(
+        parameters, std::move(buckets), std::move(limits), group, sparse,
+        c10d::kDefaultBucketBytesCap, /*find_unused_parameters=*/false,
+        /*gradient_as_bucket_view=*/false, std::move(indexed_names),
+        c10d::kDefaultFirstBucketBytes);
+  }
+
+  void prepare(const at::Tensor& loss) override {
+    try {
+      reducer_->prepare_for_backward({loss});
+    } catch (const std::exception& e) {
+      throw CollectiveError(fmt::format(
+          "data-parallel training needs every trainable parameter to receive a gradient in "
+          "every step ({})",
+          reason_of(e)));
+    }
+  }
+
+ private:
+  std::unique_ptr<c10d::Reducer> reducer_;
+};
+
+bool is_loopback(const std::string& address) {
+  return address == "localhost" || starts_with(address, "127.") || address == "::1";
+}
+
+std::shared_ptr<::gloo::transport::Device> gloo_device(const World& world) {
+  if (is_loopback(world.master_address))
+    return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"))
+    return c10d::ProcessGroupGloo::createDeviceForInterface(interface);
+  return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+// LibTorch 2 splits a process group from its backends; the Reducer takes the group.
+c10::intrusive_ptr<c10d::ProcessGroup> as_process_group(
+    const c10::intrusive_ptr<c10d::Store>& store, const World& world,
+    c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo, std::chrono::seconds timeout) {
+#if TORCH_VERSION_MAJOR >= 2
+  auto group = c10::make_intrusive<c10d::ProcessGroup>(
+      store, world.rank, world.size,
+      c10::make_intrusive<c10d::ProcessGroup::Options>("gloo", timeout));
+  group->setBackend(c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, gloo);
+  group->setDefaultBackend(c10d::ProcessGroup::BackendType::GLOO);
+  return group;
+#else
+  (void)store, (void)world, (void)timeout;
+  return gloo;
+#endif
+}
+
+Error not_all_joined(const World& world, const std::string& master, std::chrono::seconds timeout,
+                     const std::string& reason) {
+  return Error(
+      fmt::format("rank {}: not all {} ranks of {} joined the rendezvous on {} within "
+                  "{} s (is WORLD_SIZE right, and did every rank start?): {}",
+                  world.rank, world.size, world.source, master, timeout.count(), reason));
+}
+
+class GlooCommunicator : public Communicator {
+ public:
+  GlooCommunicator(const World& world, std::chrono::seconds timeout) : Communicator(world) {
+    c10d::TCPStoreOptions options;
+    options.port = world.master_port;
+    options.isServer = world.rank == 0;
+    options.numWorkers = static_cast<std::size_t>(world.size);
+    options.waitWorkers = true;
+    options.timeout = timeout;
+    const std::string master = fmt::format("{}:{}", world.master_address, world.master_port);
+    try {
+      store_ = c10::make_intrusive<c10d::TCPStore>(world.master_address, options);
+    } catch (const std::exception& e) {
+      const std::string reason = reason_of(e);
+      if (reason.find("in use") != std::string::npos)
+        throw Error(
+            fmt::format("rank 0 cannot serve the rendezvous on {}: the port is already in "
+                        "use (choose another MASTER_PORT)",
+                        master));
+      if (world.rank == 0) throw not_all_joined(world, master, timeout, reason);
+      throw Error(
+          fmt::format("rank {}: could not reach the rendezvous on {} within {} s "
+                      "(MASTER_ADDR, MASTER_PORT; is rank 0 running?): {}",
+                      world.rank, master, timeout.count(), reason));
+    }
+    auto gloo_options = c10d::ProcessGroupGloo::Options::create(timeout);
+    gloo_options->devices.push_back(gloo_device(world));
+    gloo_options->threads = 2;
+    try {
+      auto gloo =
+          c10::make_intrusive<c10d::ProcessGroupGloo>(store_, world.rank, world.size, gloo_options);
+      group_ = as_process_group(store_, world, std::move(gloo), timeout);
+    } catch (const std::exception& e) {
+      throw not_all_joined(world, master, timeout, reason_of(e));
+    }
+  }
+
+  void broadcast(std::vector<at::Tensor> tensors) const override {
+    // One flat buffer per dtype: one collective instead of one per tensor.
+    std::map<at::ScalarType, std::vector<at::Tensor>> by_type;
+    for (const at::Tensor& t : tensors)
+      by_type[t.scalar_type()].push_back(t);
+    at::NoGradGuard no_grad;
+    for (auto& [type, group] : by_type) {
+      (void)type;
+      std::vector<at::Tensor> flat{at::cat(flattened(group))};
+      wait(group_->broadcast(flat), "broadcast");
+      std::int64_t offset = 0;
+      for (at::Tensor& t : group) {
+        t.copy_(flat[0].narrow(0, offset, t.numel()).view(t.sizes()));
+        offset += t.numel();
+      }
+    }
+  }
+
+  void sum(at::Tensor& tensor) const override {
+    std::vector<at::Tensor> list{tensor};
+    wait(group_->allreduce(list), "all-reduce");
+  }
+
+  at::Tensor gather_rows(const at::Tensor& rows) const override {
+    at::Tensor count = at::full({1}, rows.size(0), at::kLong);
+    const std::vector<at::Tensor> counts = all_gather(count);
+    std::int64_t most = 0;
+    for (const at::Tensor& c : counts)
+      most = std::max(most, c.item<std::int64_t>());
+    std::vector<std::int64_t> padded_shape = rows.sizes().vec();
+    padded_shape[0] = most;
+    at::Tensor padded = at::zeros(padded_shape, rows.options());
+    padded.narrow(0, 0, rows.size(0)).copy_(rows);
+    std::vector<at::Tensor> parts = all_gather(padded);
+    for (std::size_t r = 0; r < parts.size(); ++r)
+      parts[r] = parts[r].narrow(0, 0, counts[r].item<std::int64_t>());
+    return at::cat(parts);
+  }
+
+  std::unique_ptr<GradientAverager> gradient_averager(
+      const std::vector<at::Tensor>& parameters,
+      const std::vector<std::string>& names) const override {
+    return std::make_unique<ReducerAverager>(parameters, names, group_);
+  }
+
+ private:
+  static std::vector<at::Tensor> flattened(const std::vector<at::Tensor>& tensors) {
+    std::vector<at::Tensor> flat;
+    for (const at::Tensor& t : tensors)
+      flat.push_back(t.detach().reshape({-1}));
+    return flat;
+  }
+
+  std::vector<at::Tensor> all_gather(const at::Tensor& tensor) const {
+    std::vector<std::vector<at::Tensor>> outputs(1);
+    for (int r = 0; r < size(); ++r)
+      outputs[0].push_back(at::empty_like(tensor));
+    std::vector<at::Tensor> input{tensor.contiguous()};
+    wait(group_->allgather(outputs, input), "all-gather");
+    return outputs[0];
+  }
+
+  void wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what) const {
+    try {
+      work->wait();
+    } catch (const std::exception& e) {
+      throw CollectiveError(fmt::format("rank {}: the {} failed ({})", rank(), what, reason_of(e)));
+    }
+  }
+
+  c10::intrusive_ptr<c10d::Store> store_;
+  c10::intrusive_ptr<c10d::ProcessGroup> group_;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> Communicator::join(const World& world, std::chrono::seconds timeout) {
+  if (world.size == 1) return single();
+  return std::make_unique<GlooCommunicator>(world, timeout);
+}
+
+std::unique_ptr<Communicator> Communicator::single() {
+  return std::make_unique<SingleProcess>();
+}
+
+}  // namespace wscsl::host

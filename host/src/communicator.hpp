@@ -1,0 +1,66 @@
+// The processes of a data-parallel job, joined through c10d: a TCPStore served by rank 0 for the
+// rendezvous and a Gloo process group for the collectives (NCCL where LibTorch has CUDA and the
+// model lives on a GPU). A one-process world has neither, and every collective is a no-op.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "world.hpp"
+#include "wscsl/error.hpp"
+
+namespace wscsl::host {
+
+// A collective that failed: a rank died, hung past the timeout or never joined.
+class CollectiveError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Averages gradients over the ranks during backward, bucket by bucket as PyTorch's DDP does (it
+// is DDP's own Reducer), so the all-reduce of one bucket overlaps the backward of the next.
+class GradientAverager {
+ public:
+  virtual ~GradientAverager() = default;
+  // Call before backward of `loss`, once per step.
+  virtual void prepare(const at::Tensor& loss) = 0;
+};
+
+class Communicator {
+ public:
+  // Joins `world`; rendezvous, collectives and a silent peer all give up after `timeout`.
+  // Throws Error with one sentence when the port is taken, the master cannot be reached or not
+  // every rank joins in time.
+  static std::unique_ptr<Communicator> join(const World& world, std::chrono::seconds timeout);
+  // The world of one process.
+  static std::unique_ptr<Communicator> single();
+  virtual ~Communicator() = default;
+
+  const World& world() const { return world_; }
+  int rank() const { return world_.rank; }
+  int size() const { return world_.size; }
+  bool is_root() const { return world_.rank == 0; }
+
+  // Overwrites `tensors` with rank 0's (every rank passes the same list).
+  virtual void broadcast(std::vector<at::Tensor> tensors) const = 0;
+  // Sums `tensor` over the ranks, in place.
+  virtual void sum(at::Tensor& tensor) const = 0;
+  // Every rank's `rows` (the same shape but for the first dimension, which may differ by rank)
+  // concatenated in rank order, on every rank.
+  virtual at::Tensor gather_rows(const at::Tensor& rows) const = 0;
+  // Averages the gradients of `parameters` (the same list, in the same order, on every rank).
+  virtual std::unique_ptr<GradientAverager> gradient_averager(
+      const std::vector<at::Tensor>& parameters, const std::vector<std::string>& names) const = 0;
+
+ protected:
+  explicit Communicator(World world) : world_(std::move(world)) {}
+
+ private:
+  World world_;
+};
+
+}  // namespace wscsl::host

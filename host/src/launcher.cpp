@@ -1,0 +1,172 @@
+#include "launcher.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "wscsl/error.hpp"
+
+extern char** environ;
+
+namespace wscsl::host {
+namespace {
+
+volatile std::sig_atomic_t g_signals = 0;
+pid_t g_ranks[1024];
+volatile std::sig_atomic_t g_rank_count = 0;
+
+extern "C" void forward_signal(int) {
+  ++g_signals;
+  for (int i = 0; i < g_rank_count; ++i)
+    if (g_ranks[i] > 0) ::kill(g_ranks[i], SIGTERM);
+}
+
+// A port no process listens on now, for rank 0 to serve the rendezvous on.
+std::uint16_t free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw Error(fmt::format("cannot open a socket: {}", std::strerror(errno)));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  const int error = errno;
+  ::close(fd);
+  if (!ok) throw Error(fmt::format("cannot find a free loopback port: {}", std::strerror(error)));
+  return ntohs(address.sin_port);
+}
+
+std::vector<std::string> rank_environment(int rank, int processes, std::uint16_t port) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    if (name != "MASTER_ADDR" && name != "MASTER_PORT" && name != "WORLD_SIZE" && name != "RANK" &&
+        name != "LOCAL_RANK" && name != "LOCAL_WORLD_SIZE")
+      env.push_back(entry);
+  }
+  env.push_back("MASTER_ADDR=127.0.0.1");
+  env.push_back(fmt::format("MASTER_PORT={}", port));
+  env.push_back(fmt::format("WORLD_SIZE={}", processes));
+  env.push_back(fmt::format("LOCAL_WORLD_SIZE={}", processes));
+  env.push_back(fmt::format("RANK={}", rank));
+  env.push_back(fmt::format("LOCAL_RANK={}", rank));
+  return env;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> p;
+  for (std::string& s : strings)
+    p.push_back(s.data());
+  p.push_back(nullptr);
+  return p;
+}
+
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status))
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                       strsignal(WTERMSIG(status)));
+  return fmt::format("exited with status {}", WEXITSTATUS(status));
+}
+
+int exit_code(int status) {
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+}  // namespace
+
+int launch_local(int processes, const std::vector<std::string>& args, int grace_s) {
+  if (processes < 1 || processes > 1024)
+    throw Error(fmt::format("--nproc {} is out of range (expected 1 to 1024)", processes));
+  const std::uint16_t port = free_loopback_port();
+  std::vector<std::string> argv_strings = args;
+  argv_strings.insert(argv_strings.begin(), "wscsl");
+  std::vector<char*> argv = pointers(argv_strings);
+  std::vector<std::vector<std::string>> environments;
+  for (int rank = 0; rank < processes; ++rank)
+    environments.push_back(rank_environment(rank, processes, port));
+  const pid_t launcher = ::getpid();
+
+  std::signal(SIGINT, forward_signal);
+  std::signal(SIGTERM, forward_signal);
+  std::vector<pid_t> ranks(static_cast<std::size_t>(processes), -1);
+  for (int rank = 0; rank < processes; ++rank) {
+    std::vector<char*> envp = pointers(environments[static_cast<std::size_t>(rank)]);
+    const pid_t pid = ::fork();
+    if (pid < 0) throw Error(fmt::format("cannot start rank {}: {}", rank, std::strerror(errno)));
+    if (pid == 0) {
+      // Signals reach the ranks through the launcher only, once each; a launcher that dies
+      // (even by SIGKILL) stops its ranks.
+      ::setpgid(0, 0);
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (::getppid() != launcher) ::_exit(1);
+      if (rank > 0) {
+        const int null = ::open("/dev/null", O_WRONLY);
+        if (null >= 0) ::dup2(null, STDOUT_FILENO);
+      }
+      ::execve("/proc/self/exe", argv.data(), envp.data());
+      ::_exit(127);
+    }
+    ranks[static_cast<std::size_t>(rank)] = pid;
+    g_ranks[rank] = pid;
+    g_rank_count = rank + 1;
+  }
+
+  int first_failed = -1;
+  int first_status = 0;
+  int interrupted_status = 0;
+  int running = processes;
+  auto deadline = std::chrono::steady_clock::time_point::max();
+  while (running > 0) {
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, first_failed < 0 ? 0 : WNOHANG);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid < 0) break;
+    if (pid == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        for (pid_t p : ranks)
+          if (p > 0) ::kill(p, SIGKILL);
+        deadline = std::chrono::steady_clock::time_point::max();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    int rank = 0;
+    while (rank < processes && ranks[static_cast<std::size_t>(rank)] != pid)
+      ++rank;
+    if (rank == processes) continue;
+    ranks[static_cast<std::size_t>(rank)] = -1;
+    g_ranks[rank] = -1;
+    --running;
+    const bool interrupted = g_signals > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 130;
+    if (interrupted) interrupted_status = 130;
+    if (status != 0 && !interrupted && first_failed < 0) {
+      first_failed = rank;
+      first_status = status;
+      deadline = std::chrono::steady_clock::now() + std::chrono::seconds(grace_s);
+    }
+  }
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (first_failed >= 0) {
+    fmt::print(stderr, "wscsl: rank {} of {} {}; the job stopped\n", first_failed, processes,
+               describe_status(first_status));
+    return exit_code(first_status);
+  }
+  return interrupted_status;
+}
+
+}  // namespace wscsl::host
