@@ -91,15 +91,23 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const World& world) {
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
-// LibTorch 2 splits a process group from its backends; the Reducer takes the group.
+// LibTorch 2 splits a process group from its backends; the Reducer takes the group. (Written
+// against LibTorch 2's headers; only LibTorch 1.13 is built and tested here.)
 c10::intrusive_ptr<c10d::ProcessGroup> as_process_group(
     const c10::intrusive_ptr<c10d::Store>& store, const World& world,
     c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo, std::chrono::seconds timeout) {
 #if TORCH_VERSION_MAJOR >= 2
+#if TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 6
+  (void)timeout;
+  auto group = c10::make_intrusive<c10d::ProcessGroup>(store, world.rank, world.size);
+#else
   auto group = c10::make_intrusive<c10d::ProcessGroup>(
       store, world.rank, world.size,
       c10::make_intrusive<c10d::ProcessGroup::Options>("gloo", timeout));
-  group->setBackend(c10::DeviceType::CPU, c10d::ProcessGroup::BackendType::GLOO, gloo);
+#endif
+  // Gloo reduces CUDA tensors too (through host memory).
+  for (const c10::DeviceType device : {c10::DeviceType::CPU, c10::DeviceType::CUDA})
+    group->setBackend(device, c10d::ProcessGroup::BackendType::GLOO, gloo);
   group->setDefaultBackend(c10d::ProcessGroup::BackendType::GLOO);
   return group;
 #else
