@@ -26,6 +26,7 @@ namespace fs = std::filesystem;
 
 using wscsl::test::Finished;
 using wscsl::test::Launch;
+using wscsl::test::metrics_without_time;
 using wscsl::test::read_text;
 
 namespace {
@@ -34,18 +35,6 @@ namespace {
 // 4 epochs of 5 steps.
 const char* const kTrainer =
     " --set trainer.checkpoint_every=1 --set trainer.threads=1 --set trainer.epochs=4";
-
-// metrics.jsonl without its wall-clock field.
-std::string metrics_without_time(const fs::path& file) {
-  std::istringstream in(read_text(file));
-  std::string out, line;
-  while (std::getline(in, line)) {
-    nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(line);
-    parsed.erase("seconds");
-    out += parsed.dump() + "\n";
-  }
-  return out;
-}
 
 // The next command that continues `run`: a fresh start until the run directory holds a run.
 std::string continue_run(const fs::path& pipeline, const fs::path& run) {

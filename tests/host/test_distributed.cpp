@@ -23,6 +23,7 @@
 namespace fs = std::filesystem;
 using wscsl::test::Finished;
 using wscsl::test::Launch;
+using wscsl::test::metrics_without_time;
 using wscsl::test::read_text;
 
 namespace {
@@ -52,17 +53,6 @@ std::vector<std::vector<std::string>> rows_of(const fs::path& tsv) {
     rows.push_back(cells);
   }
   return rows;
-}
-
-std::string metrics_without_time(const fs::path& file) {
-  std::istringstream in(read_text(file));
-  std::string out, line;
-  while (std::getline(in, line)) {
-    nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(line);
-    parsed.erase("seconds");
-    out += parsed.dump() + "\n";
-  }
-  return out;
 }
 
 // A socket listening on a loopback port, which it keeps busy.
