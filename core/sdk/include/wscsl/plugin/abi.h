@@ -29,7 +29,7 @@ struct wscsl_plugin_info {
   const char* name;    /* == the library file name without "libwscsl_" and ".so" */
   const char* version; /* the plugin's own version */
   const char* description;
-  const char* torch_version; /* LibTorch the plugin was compiled against, "1.13.0" */
+  const char* torch_version; /* LibTorch the plugin was compiled against, "1.13.1 cpu" */
   const char* toolchain;     /* "gcc-12;libstdc++;cxx11abi=1", see toolchain.hpp */
 };
 
