@@ -57,8 +57,9 @@ int run_train(const GlobalOptions& global, const TrainArgs& args) {
   if (args.resume && !request.resume)
     fmt::print("{} stopped before its first checkpoint: training it again from step 0\n",
                run.root().string());
-  fmt::print("run {} — {} threads, seed {}\n", run.root().string(),
-             pipeline.trainer.resolved_threads(), pipeline.trainer.seed);
+  fmt::print("run {} — {} threads, seed {}, device {}\n", run.root().string(),
+             pipeline.trainer.resolved_threads(), pipeline.trainer.seed,
+             pipeline.trainer.resolved_device().str());
   install_stop_handlers();
   request.stop_after_steps = args.stop_after_steps;
   const TrainResult result = train(pipeline, run, request);
@@ -106,7 +107,7 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args) {
       throw Error(fmt::format("{} has no split '{}' (it has: {})", pipeline.dataset->label(), split,
                               join(info.splits, ", ")));
   auto model = pipeline.model();
-  load_checkpoint(checkpoint, *model, nullptr, false);
+  load_checkpoint(checkpoint, *model, nullptr, false, pipeline.trainer.resolved_device());
   const fs::path out = args.output.empty() ? run.root() / "embeddings" : args.output;
   std::error_code ec;
   fs::create_directories(out, ec);
@@ -134,9 +135,10 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args) {
 int run_export_weights(const GlobalOptions& global, const ExportWeightsArgs& args) {
   const auto [run, checkpoint] = run_and_checkpoint(args.target);
   const RunLock lock(run);
-  OpenPipeline opened = open_pipeline(global, run.resolved(), {});
+  // Copying tensors out needs no GPU, whichever device the run trained on.
+  OpenPipeline opened = open_pipeline(global, run.resolved(), {"trainer.device=\"cpu\""});
   auto model = opened.pipeline.model();
-  load_checkpoint(checkpoint, *model, nullptr, false);
+  load_checkpoint(checkpoint, *model, nullptr, false, torch::kCPU);
   nn::StateDict tensors;
   for (const auto& p : model->named_parameters())
     tensors.emplace_back(p.key(), p.value());

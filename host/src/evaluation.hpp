@@ -10,7 +10,8 @@
 namespace wscsl::host {
 
 // Embeds each image that a triplet of `split` references, once, in eval mode and without
-// gradients. Rows follow ascending image id; the table's triplets index rows.
+// gradients, on the model's device. Rows follow ascending image id; the table's triplets index
+// rows; its tensors are on the CPU.
 EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size);
 
 struct NamedMetric {

@@ -25,7 +25,8 @@ fs::path checkpoint_for_evaluation(const RunDirectory& run) {
 EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,
                               const fs::path& checkpoint) {
   auto model = pipeline.model();
-  const TrainingState state = load_checkpoint(checkpoint, *model, nullptr, false);
+  const TrainingState state =
+      load_checkpoint(checkpoint, *model, nullptr, false, pipeline.trainer.resolved_device());
   EvaluationResult result = evaluate_test(pipeline, run.artifacts());
   std::string markdown =
       fmt::format("# Results\n\nCheckpoint `{}` (after epoch {}), pipeline `{}`.\n",

@@ -104,6 +104,7 @@ class Loop {
  public:
   Loop(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request)
       : p_(pipeline), o_(pipeline.trainer), run_(run), request_(request), model_(pipeline.model()) {
+    model_->to(device_);  // before the optimiser holds the parameters and creates its state
     std::vector<torch::Tensor> params;
     for (const torch::Tensor& t : model_->parameters())
       if (t.requires_grad()) params.push_back(t);
@@ -185,7 +186,7 @@ class Loop {
     const fs::path from = newest_verified(run_.last_checkpoints(), skipped);
     for (const std::string& reason : skipped)
       fmt::print(stderr, "wscsl: warning: skipped {}\n", reason);
-    const TrainingState saved = load_checkpoint(from, *model_, optimizer_.get(), true);
+    const TrainingState saved = load_checkpoint(from, *model_, optimizer_.get(), true, device_);
     if (saved.threads != state_.threads)
       fmt::print(stderr,
                  "wscsl: warning: the run used {} threads and now {}; the resumed losses will not "
@@ -214,7 +215,8 @@ class Loop {
     const ImageRequest request{
         true, mix_seed(mix_seed(static_cast<std::uint64_t>(o_.seed), kAugmentStream),
                        static_cast<std::uint64_t>(state_.global_step))};
-    const torch::Tensor images = p_.dataset->images("train", triplets.t().reshape({-1}), request);
+    const torch::Tensor images =
+        p_.dataset->images("train", triplets.t().reshape({-1}), request).to(device_);
     const TripletImages roles{images.narrow(0, 0, b), images.narrow(0, b, b),
                               images.narrow(0, 2 * b, b)};
     TripletInput in;
@@ -225,7 +227,7 @@ class Loop {
     in.psi_anchor = p_.condition_module->embed(in.phi_anchor);
     in.psi_close = p_.condition_module->embed(in.phi_close);
     in.psi_far = p_.condition_module->embed(in.phi_far);
-    if (conditioned) in.conditions = train.conditions.index_select(0, rows);
+    if (conditioned) in.conditions = train.conditions.index_select(0, rows).to(device_);
     const TripletScores scores = p_.condition_module->score(in);
     std::optional<TripletScores> reversed;
     if (p_.losses_need(Resource::ReversedScores)) {
@@ -318,6 +320,7 @@ class Loop {
   const RunDirectory& run_;
   TrainRequest request_;
   std::shared_ptr<torch::nn::Module> model_;
+  torch::Device device_ = o_.resolved_device();
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   TrainingState state_;
 };
