@@ -70,3 +70,15 @@ function(wscsl_add_plugin name)
     install(TARGETS ${name} LIBRARY DESTINATION "${destination}")
   endif()
 endfunction()
+
+# wscsl_torch_cuda(<variable>) sets <variable> to 1 when the LibTorch that find_package(Torch)
+# found is a CUDA build, else 0. WSCSL::sdk passes it on as WSCSL_TORCH_CUDA, part of the LibTorch
+# identity every plugin records and the host compares (toolchain.hpp). The Torch package sets
+# CAFFE2_USE_CUDA and defines torch_cuda only for CUDA builds.
+function(wscsl_torch_cuda variable)
+  if(CAFFE2_USE_CUDA OR TARGET torch_cuda)
+    set(${variable} 1 PARENT_SCOPE)
+  else()
+    set(${variable} 0 PARENT_SCOPE)
+  endif()
+endfunction()

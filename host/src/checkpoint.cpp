@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <torch/optim/adam.h>
+#include <torch/optim/sgd.h>
 #include <torch/serialize/archive.h>
 #include <torch/version.h>
 
@@ -39,6 +41,24 @@ void mark(WriteStep step, std::size_t part) {
     case WriteStep::renamed:
       fault_point(faults::kAfterRename);
       break;
+  }
+}
+
+// Moves the optimiser's per-parameter state (Adam's moments, SGD's momentum) to `device`, where the
+// parameters are.
+void move_state(torch::optim::Optimizer& optimizer, torch::Device device) {
+  const auto moved = [&](const torch::Tensor& t) { return t.defined() ? t.to(device) : t; };
+  for (auto& entry : optimizer.state()) {
+    torch::optim::OptimizerParamState& state = *entry.second;
+    if (auto* adam = dynamic_cast<torch::optim::AdamParamState*>(&state)) {
+      adam->exp_avg(moved(adam->exp_avg()));
+      adam->exp_avg_sq(moved(adam->exp_avg_sq()));
+      adam->max_exp_avg_sq(moved(adam->max_exp_avg_sq()));
+    } else if (auto* sgd = dynamic_cast<torch::optim::SGDParamState*>(&state)) {
+      sgd->momentum_buffer(moved(sgd->momentum_buffer()));
+    } else {
+      throw Error("internal: a checkpoint holds the state of an optimiser other than Adam or SGD");
+    }
   }
 }
 
@@ -101,7 +121,8 @@ std::filesystem::path newest_verified(const std::vector<std::filesystem::path>& 
 }
 
 TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
-                              torch::optim::Optimizer* optimizer, bool restore_rng) {
+                              torch::optim::Optimizer* optimizer, bool restore_rng,
+                              torch::Device device) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) fail(path, "no such checkpoint file");
   const std::string bytes = read_file(path);
@@ -109,7 +130,8 @@ TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Modu
   std::istringstream in(std::string(sealed.archive));
   torch::serialize::InputArchive archive;
   try {
-    archive.load_from(in);
+    // Onto the CPU, which every process has, whichever device wrote the tensors.
+    archive.load_from(in, torch::Device(torch::kCPU));
   } catch (const c10::Error& e) {
     fail(path, fmt::format("not a wscsl checkpoint or corrupt ({})", e.what_without_backtrace()));
   }
@@ -142,12 +164,15 @@ TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Modu
   try {
     torch::serialize::InputArchive model_archive;
     if (!archive.try_read("model", model_archive)) fail(path, "checkpoint has no model");
+    // Reading moves each parameter to the archive's device (the CPU); the model goes back whole.
     model.load(model_archive);
+    model.to(device);
     if (optimizer) {
       torch::serialize::InputArchive optimizer_archive;
       if (!archive.try_read("optimizer", optimizer_archive))
         fail(path, "checkpoint has no optimizer state");
       optimizer->load(optimizer_archive);
+      move_state(*optimizer, device);
     }
   } catch (const c10::Error& e) {
     fail(path, fmt::format("checkpoint does not fit this pipeline's model ({})",

@@ -34,10 +34,12 @@ struct TrainingState {
 void save_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
                      torch::optim::Optimizer* optimizer, const TrainingState& state);
 
-// Restores a checkpoint into `model` (and `optimizer` and the global RNG when given). Throws
-// DataError naming the file and what is damaged, missing or mismatched.
+// Restores a checkpoint into `model` (and `optimizer` and the global RNG when given) and leaves
+// the model and the optimiser's state on `device`, whichever device the checkpoint was written
+// from. Throws DataError naming the file and what is damaged, missing or mismatched.
 TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Module& model,
-                              torch::optim::Optimizer* optimizer, bool restore_rng);
+                              torch::optim::Optimizer* optimizer, bool restore_rng,
+                              torch::Device device);
 
 // The first of `candidates` (newest first) whose bytes verify. Each one skipped is reported in
 // `skipped` as the sentence saying why; when none verifies, throws DataError with those sentences.

@@ -109,9 +109,10 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
     fmt::print("{} stopped before its first checkpoint: training it again from step 0\n",
                run.root().string());
   if (comm->is_root())
-    fmt::print("run {} — {}{} threads, seed {}\n", run.root().string(),
+    fmt::print("run {} — {}{} threads, seed {}, device {}\n", run.root().string(),
                world.size > 1 ? fmt::format("{} processes × ", world.size) : "",
-               pipeline.trainer.resolved_threads(), pipeline.trainer.seed);
+               pipeline.trainer.resolved_threads(), pipeline.trainer.seed,
+               pipeline.trainer.resolved_device().str());
   install_stop_handlers();
   const std::string after_failure = fmt::format(
       "; every process of the job stops, and the checkpoints in {} are intact "
@@ -174,9 +175,7 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
   std::optional<RunLock> lock;
   if (comm->is_root()) lock.emplace(run);
   return as_rank(*comm, "", [&] {
-    auto model = pipeline.model();
-    if (comm->is_root()) load_checkpoint(checkpoint, *model, nullptr, false);
-    comm->broadcast(model_state(*model));
+    model_from_root(pipeline, checkpoint, *comm);
     const fs::path out = args.output.empty() ? run.root() / "embeddings" : args.output;
     if (comm->is_root()) {
       std::error_code ec;
@@ -212,9 +211,10 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
 int run_export_weights(const GlobalOptions& global, const ExportWeightsArgs& args) {
   const auto [run, checkpoint] = run_and_checkpoint(args.target);
   const RunLock lock(run);
-  OpenPipeline opened = open_pipeline(global, run.resolved(), {});
+  // Copying tensors out needs no GPU, whichever device the run trained on.
+  OpenPipeline opened = open_pipeline(global, run.resolved(), {"trainer.device=\"cpu\""});
   auto model = opened.pipeline.model();
-  load_checkpoint(checkpoint, *model, nullptr, false);
+  load_checkpoint(checkpoint, *model, nullptr, false, torch::kCPU);
   nn::StateDict tensors;
   for (const auto& p : model->named_parameters())
     tensors.emplace_back(p.key(), p.value());

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "wscsl/nn/device.hpp"
+
 namespace wscsl::host {
 
 EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size,
@@ -23,15 +25,18 @@ EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::in
   table.conditions = data.conditions;
   table.reversed = data.reversed;
   if (data.factors.defined()) table.factors = data.factors.index_select(0, ids);
-  // Each process embeds its own contiguous share of the images.
+  // Each process embeds its own contiguous share of the images, on the model's device; the
+  // table stays on the host, where evaluators compute.
   const std::int64_t first = ids.size(0) * comm.rank() / comm.size();
   const std::int64_t last = ids.size(0) * (comm.rank() + 1) / comm.size();
+  const torch::Device device = nn::device_of(*pipeline.model());
   std::vector<torch::Tensor> phi, psi;
   for (std::int64_t begin = first; begin < last; begin += batch_size) {
     const torch::Tensor batch = ids.slice(0, begin, std::min(last, begin + batch_size));
-    const torch::Tensor images = pipeline.dataset->images(split, batch, ImageRequest{});
-    phi.push_back(pipeline.backbone->embed(images));
-    psi.push_back(pipeline.condition_module->embed(phi.back()));
+    const torch::Tensor images = pipeline.dataset->images(split, batch, ImageRequest{}).to(device);
+    const torch::Tensor embedded = pipeline.backbone->embed(images);
+    psi.push_back(pipeline.condition_module->embed(embedded).cpu());
+    phi.push_back(embedded.cpu());
   }
   table.phi = comm.gather_rows(phi.empty() ? torch::zeros({0, pipeline.backbone->embedding_dim()})
                                            : torch::cat(phi));

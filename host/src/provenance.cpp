@@ -1,7 +1,6 @@
 #include "provenance.hpp"
 
 #include <fmt/format.h>
-#include <torch/version.h>
 
 #include "clock.hpp"
 #include "wscsl/config/toml.hpp"
@@ -16,10 +15,11 @@ std::string resolved_toml(const Pipeline& pipeline) {
   ConfigNode root = pipeline.resolved;
   ConfigNode provenance = ConfigNode::table();
   provenance.set("wscsl", ConfigNode::string(WSCSL_VERSION_STRING));
-  provenance.set("libtorch", ConfigNode::string(TORCH_VERSION));
+  provenance.set("libtorch", ConfigNode::string(WSCSL_TORCH_IDENTITY));
   provenance.set("toolchain", ConfigNode::string(WSCSL_TOOLCHAIN_FINGERPRINT));
   provenance.set("threads", ConfigNode::integer(pipeline.trainer.resolved_threads()));
   provenance.set("seed", ConfigNode::integer(pipeline.trainer.seed));
+  provenance.set("device", ConfigNode::string(pipeline.trainer.resolved_device().str()));
   provenance.set("source", ConfigNode::string(fs::absolute(pipeline.source).string()));
   provenance.set("written", ConfigNode::string(now_text("%Y-%m-%dT%H:%M:%SZ", TimeZone::Utc)));
   ConfigNode plugins = ConfigNode::table();

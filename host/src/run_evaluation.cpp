@@ -29,6 +29,20 @@ std::vector<at::Tensor> model_state(torch::nn::Module& model) {
   return state;
 }
 
+std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline, const fs::path& checkpoint,
+                                                   const Communicator& comm, TrainingState* state) {
+  auto model = pipeline.model();
+  const torch::Device device = pipeline.trainer.resolved_device();
+  if (comm.is_root()) {
+    const TrainingState loaded = load_checkpoint(checkpoint, *model, nullptr, false, device);
+    if (state) *state = loaded;
+  } else {
+    model->to(device);
+  }
+  comm.broadcast(model_state(*model));
+  return model;
+}
+
 EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,
                               const fs::path& checkpoint) {
   return *evaluate_run(pipeline, run, checkpoint, *Communicator::single());
@@ -36,10 +50,8 @@ EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,
 
 std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, const RunDirectory& run,
                                              const fs::path& checkpoint, const Communicator& comm) {
-  auto model = pipeline.model();
   TrainingState state;
-  if (comm.is_root()) state = load_checkpoint(checkpoint, *model, nullptr, false);
-  comm.broadcast(model_state(*model));
+  model_from_root(pipeline, checkpoint, comm, &state);
   const std::int64_t batch = pipeline.trainer.eval_batch_size;
   const EmbeddingTable val = embed_split(pipeline, "val", batch, comm);
   const EmbeddingTable test = embed_split(pipeline, "test", batch, comm);

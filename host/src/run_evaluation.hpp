@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "checkpoint.hpp"
 #include "evaluation.hpp"
 #include "pipeline.hpp"
 #include "run_directory.hpp"
@@ -26,5 +27,12 @@ std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, const RunDirect
 
 // The model's parameters and buffers, in one order on every process.
 std::vector<at::Tensor> model_state(torch::nn::Module& model);
+
+// The pipeline's model on trainer.device with the weights of `checkpoint`, which rank 0 reads
+// (the others pass an empty path) and sends to every process; rank 0 also fills `state`.
+std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline,
+                                                   const std::filesystem::path& checkpoint,
+                                                   const Communicator& comm,
+                                                   TrainingState* state = nullptr);
 
 }  // namespace wscsl::host

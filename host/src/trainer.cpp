@@ -112,6 +112,7 @@ class Loop {
         request_(request),
         comm_(comm),
         model_(pipeline.model()) {
+    model_->to(device_);  // before the optimiser holds the parameters and creates its state
     for (const auto& t : model_->named_parameters())
       if (t.value().requires_grad()) {
         params_.push_back(t.value());
@@ -217,7 +218,7 @@ class Loop {
     if (comm_.is_root())
       for (const std::string& reason : skipped)
         fmt::print(stderr, "wscsl: warning: skipped {}\n", reason);
-    const TrainingState saved = load_checkpoint(from, *model_, optimizer_.get(), true);
+    const TrainingState saved = load_checkpoint(from, *model_, optimizer_.get(), true, device_);
     if (saved.world_size != state_.world_size && comm_.is_root())
       fmt::print(stderr,
                  "wscsl: warning: the run was trained by {} process{} and continues with {}; "
@@ -311,7 +312,8 @@ class Loop {
                  static_cast<std::uint64_t>(state_.global_step));
     const auto role_images = [&](std::int64_t role) {
       const ImageRequest request{true, seed, static_cast<std::uint64_t>(role * batch + first)};
-      return p_.dataset->images("train", triplets.select(1, role).contiguous(), request);
+      return p_.dataset->images("train", triplets.select(1, role).contiguous(), request)
+          .to(device_);
     };
     const TripletImages roles{role_images(0), role_images(1), role_images(2)};
     TripletInput in;
@@ -322,7 +324,7 @@ class Loop {
     in.psi_anchor = p_.condition_module->embed(in.phi_anchor);
     in.psi_close = p_.condition_module->embed(in.phi_close);
     in.psi_far = p_.condition_module->embed(in.phi_far);
-    if (conditioned) in.conditions = train.conditions.index_select(0, rows);
+    if (conditioned) in.conditions = train.conditions.index_select(0, rows).to(device_);
     const TripletScores scores = p_.condition_module->score(in);
     std::optional<TripletScores> reversed;
     if (p_.losses_need(Resource::ReversedScores)) {
@@ -442,6 +444,7 @@ class Loop {
   std::shared_ptr<torch::nn::Module> model_;
   std::vector<torch::Tensor> params_;  // the trainable ones
   std::vector<std::string> param_names_;
+  torch::Device device_ = o_.resolved_device();
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<GradientAverager> averager_;  // with several processes
   TrainingState state_;

@@ -1,14 +1,73 @@
 #include "trainer_options.hpp"
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <torch/cuda.h>
 #include <torch/utils.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "wscsl/plugin/toolchain.hpp"
+
 namespace wscsl::host {
+namespace {
+
+std::optional<DeviceSetting> parse_device(const std::string& text) {
+  if (text == "auto") return DeviceSetting{DeviceKind::Auto, -1};
+  if (text == "cpu") return DeviceSetting{DeviceKind::Cpu, -1};
+  if (text == "cuda") return DeviceSetting{DeviceKind::Cuda, -1};
+  const std::string prefix = "cuda:";
+  if (text.rfind(prefix, 0) != 0 || text.size() == prefix.size() ||
+      !std::isdigit(static_cast<unsigned char>(text[prefix.size()])))
+    return std::nullopt;
+  std::int64_t index = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data() + prefix.size(), end, index);
+  if (error != std::errc() || stop != end) return std::nullopt;
+  return DeviceSetting{DeviceKind::Cuda, index};
+}
+
+std::string spell_device(const DeviceSetting& d) {
+  switch (d.kind) {
+    case DeviceKind::Auto:
+      return "auto";
+    case DeviceKind::Cpu:
+      return "cpu";
+    case DeviceKind::Cuda:
+      return d.index < 0 ? std::string("cuda") : fmt::format("cuda:{}", d.index);
+  }
+  return "auto";
+}
+
+// Why this process cannot compute on `d`, or empty when it can.
+std::string unavailable(const DeviceSetting& d) {
+  if (d.kind != DeviceKind::Cuda) return {};
+  if (!at::hasCUDA())
+    return fmt::format(
+        "\"{}\" needs CUDA, and this wscsl's LibTorch ({}) has no CUDA support; use "
+        "\"cpu\" or \"auto\", or build against a CUDA LibTorch "
+        "(docs/distributed.md)",
+        spell_device(d), WSCSL_TORCH_IDENTITY);
+  const auto count = static_cast<std::int64_t>(torch::cuda::device_count());
+  if (count == 0)
+    return fmt::format("\"{}\" needs a GPU, and none is visible; use \"cpu\" or \"auto\"",
+                       spell_device(d));
+  if (d.index >= count)
+    return fmt::format("\"{}\" names GPU {}, and {} visible (cuda:0 to cuda:{})", spell_device(d),
+                       d.index, count == 1 ? std::string("1 is") : fmt::format("{} are", count),
+                       count - 1);
+  return {};
+}
+
+}  // namespace
 
 Schema<TrainerOptions> TrainerOptions::schema() {
   using O = TrainerOptions;
@@ -72,6 +131,14 @@ Schema<TrainerOptions> TrainerOptions::schema() {
   s.field("eval_batch_size", &O::eval_batch_size, "Batch size of evaluation.").min(1);
   s.field("evaluate_after", &O::evaluate_after,
           "After training, evaluate the selected checkpoint on the test split.");
+  s.field("device", &O::device,
+          "Where the model trains and embeds: \"auto\" (CUDA when LibTorch has it and a GPU is "
+          "visible, else the CPU), \"cpu\", \"cuda\" (the first visible GPU) or \"cuda:N\". "
+          "Evaluators compute on the CPU.",
+          Spelling<DeviceSetting>{{"auto", "cpu", "cuda", "cuda:N"}, parse_device, spell_device});
+  s.check([](const O& o, FieldChecker& check) {
+    if (const std::string why = unavailable(o.device); !why.empty()) check.error("device", why);
+  });
   return s;
 }
 
@@ -90,6 +157,18 @@ double TrainerOptions::lr_at(std::int64_t epoch) const {
 int TrainerOptions::resolved_threads() const {
   if (threads > 0) return static_cast<int>(threads);
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+torch::Device TrainerOptions::resolved_device() const {
+  switch (device.kind) {
+    case DeviceKind::Auto:
+      return torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
+    case DeviceKind::Cpu:
+      return torch::kCPU;
+    case DeviceKind::Cuda:
+      return {torch::kCUDA, static_cast<c10::DeviceIndex>(device.index)};
+  }
+  return torch::kCPU;
 }
 
 bool TrainerOptions::improves(double value, double best) const {

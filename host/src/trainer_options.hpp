@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include <torch/types.h>
+
 #include "wscsl/config/schema.hpp"
 
 namespace wscsl::host {
@@ -11,6 +13,13 @@ namespace wscsl::host {
 enum class OptimizerKind { Adam, Sgd };
 enum class LrSchedule { Constant, Step, Exponential };
 enum class SelectMode { Max, Min };
+enum class DeviceKind { Auto, Cpu, Cuda };
+
+// trainer.device: "auto", "cpu", "cuda" or "cuda:N".
+struct DeviceSetting {
+  DeviceKind kind = DeviceKind::Auto;
+  std::int64_t index = -1;  // N of "cuda:N"; -1 otherwise ("cuda": LibTorch's current GPU)
+};
 
 struct TrainerOptions {
   std::int64_t epochs = 5;
@@ -36,12 +45,16 @@ struct TrainerOptions {
   std::int64_t log_every = 100;
   std::int64_t eval_batch_size = 1024;
   bool evaluate_after = true;
+  DeviceSetting device;
 
   static Schema<TrainerOptions> schema();
   // The learning rate of epoch `epoch` (0-based) under the schedule.
   double lr_at(std::int64_t epoch) const;
   // The thread count the trainer uses: `threads`, or all hardware threads when 0.
   int resolved_threads() const;
+  // Where the model trains and embeds: `device`, with "auto" resolved to CUDA when LibTorch has
+  // it and a GPU is visible, else the CPU. The schema has checked that it exists.
+  torch::Device resolved_device() const;
   // Whether `value` is better than `best` under select_mode (anything beats NaN).
   bool improves(double value, double best) const;
 };

@@ -44,13 +44,13 @@ wscsl_plugin_info good_info() {
                            "demo",
                            "1.0",
                            "demo plugin",
-                           "1.13.0",
+                           "1.13.1 cpu",
                            WSCSL_TOOLCHAIN_FINGERPRINT};
 }
 
 HostVersions host() {
   HostVersions h = HostVersions::current();
-  h.torch_version = "1.13.1";
+  h.torch_version = "1.13.1 cpu";
   return h;
 }
 
@@ -89,10 +89,21 @@ TEST(PluginCheck, NewerSdkIsRefused) {
 
 TEST(PluginCheck, OtherLibTorchIsRefused) {
   auto info = good_info();
-  info.torch_version = "2.1.0";
+  info.torch_version = "2.1.0 cpu";
   EXPECT_EQ(check(info),
-            "plugin 'demo' (/p/libwscsl_demo.so) was built with LibTorch 2.1.0, but this host "
-            "uses LibTorch 1.13.1; tensors and modules cannot be shared between them");
+            "plugin 'demo' (/p/libwscsl_demo.so) was built with LibTorch 2.1.0 cpu, but this "
+            "host uses LibTorch 1.13.1 cpu; tensors and modules cannot be shared between them");
+  info.torch_version = "1.13.0 cpu";
+  EXPECT_NE(check(info).find("was built with LibTorch 1.13.0 cpu"), std::string::npos)
+      << "another patch release is another LibTorch";
+}
+
+TEST(PluginCheck, ACudaBuildOfTheSameLibTorchIsAnotherLibTorch) {
+  auto info = good_info();
+  info.torch_version = "1.13.1 cuda";
+  EXPECT_EQ(check(info),
+            "plugin 'demo' (/p/libwscsl_demo.so) was built with LibTorch 1.13.1 cuda, but this "
+            "host uses LibTorch 1.13.1 cpu; tensors and modules cannot be shared between them");
 }
 
 TEST(PluginCheck, OtherStandardLibraryIsRefusedOtherCompilerWarns) {
@@ -125,7 +136,15 @@ TEST(PluginLoading, RefusesAPluginBuiltForAnotherAbi) {
 }
 
 TEST(PluginLoading, RefusesOtherLibTorchMisnamedNonPluginsAndThrowingRegistration) {
-  EXPECT_NE(refusal(fixture("wrong_torch")).find("was built with LibTorch 2.1.0"),
+  EXPECT_NE(refusal(fixture("wrong_torch")).find("was built with LibTorch 1.0.1 cpu"),
+            std::string::npos);
+  const std::string host_torch = WSCSL_TORCH_IDENTITY;
+  const std::string other_build =
+      std::string(TORCH_VERSION) +
+      (host_torch.rfind(" cpu") != std::string::npos ? " cuda" : " cpu");
+  EXPECT_NE(refusal(fixture("other_torch_build"))
+                .find("was built with LibTorch " + other_build + ", but this host uses LibTorch " +
+                      host_torch),
             std::string::npos);
   EXPECT_NE(refusal(fixture("misnamed")).find("calls itself 'something_else'"), std::string::npos);
   EXPECT_NE(refusal(fixture("not_a_plugin"))

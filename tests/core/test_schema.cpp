@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <optional>
 
 #include "wscsl/config/schema.hpp"
@@ -199,6 +200,62 @@ TEST(Schema, EnumerationsAreCheckedAndSpelled) {
   EXPECT_EQ(bind("required_text = \"r\"\nmode = \"b\"\n").options.mode, Mode::B);
   EXPECT_TRUE(bind("required_text = \"r\"\nmode = 1\n").diagnostics.has_errors());
   EXPECT_EQ(spelling_of(mode_choices(), Mode::B), "b");
+}
+
+namespace {
+
+// A value with a syntax of its own: "off", or "level:N".
+struct Level {
+  bool on = false;
+  std::int64_t n = 0;
+};
+struct WithLevel {
+  Level level;
+};
+
+Schema<WithLevel> level_schema() {
+  Schema<WithLevel> s;
+  s.field("level", &WithLevel::level, "a level",
+          Spelling<Level>{{"off", "level:N"},
+                          [](const std::string& text) -> std::optional<Level> {
+                            if (text == "off") return Level{};
+                            if (text.rfind("level:", 0) == 0 && text.size() == 7 &&
+                                std::isdigit(static_cast<unsigned char>(text[6])))
+                              return Level{true, text[6] - '0'};
+                            return std::nullopt;
+                          },
+                          [](const Level& l) {
+                            return l.on ? "level:" + std::to_string(l.n) : std::string("off");
+                          }});
+  return s;
+}
+
+std::pair<WithLevel, Diagnostics> bind_level(const std::string& text) {
+  Diagnostics d;
+  BindScope scope = scope_for(d, nullptr);
+  const WithLevel bound = level_schema().bind(parse_toml(text, "t.toml"), scope);
+  return {bound, d};
+}
+
+}  // namespace
+
+TEST(Schema, SpelledValuesAreParsedWrittenBackAndListTheirForms) {
+  const auto [bound, clean] = bind_level("level = \"level:7\"\n");
+  ASSERT_FALSE(clean.has_errors()) << clean.format();
+  EXPECT_TRUE(bound.level.on);
+  EXPECT_EQ(bound.level.n, 7);
+  EXPECT_EQ(level_schema().to_config(bound).find("level")->as_string(), "level:7");
+  EXPECT_EQ(level_schema().description().fields[0].default_value->repr(), "\"off\"");
+  EXPECT_EQ(level_schema().description().fields[0].type_name, "string");
+
+  const auto [unused, bad] = bind_level("level = \"level:x\"\n");
+  ASSERT_EQ(bad.error_count(), 1u) << bad.format();
+  EXPECT_EQ(bad.all()[0].format(),
+            "t.toml:1:9: error: [thing] 'level' must be \"off\" or \"level:N\", got "
+            "\"level:x\"");
+  const auto [also_unused, wrong_type] = bind_level("level = 3\n");
+  ASSERT_EQ(wrong_type.error_count(), 1u);
+  EXPECT_EQ(wrong_type.all()[0].message, "[thing] 'level' expects a string, got an integer (3)");
 }
 
 TEST(Schema, IntegerChoices) {

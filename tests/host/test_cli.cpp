@@ -18,10 +18,12 @@
 #include <string>
 #include <vector>
 
+#include <torch/cuda.h>
 #include <nlohmann/json.hpp>
 
 #include "pipelines.hpp"
 #include "wscsl/config/toml.hpp"
+#include "wscsl/plugin/toolchain.hpp"
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
 
@@ -268,6 +270,56 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   EXPECT_EQ(missing.status, 1);
   EXPECT_NE(missing.text.find("is not a run directory"), std::string::npos);
   fs::remove_all(dir);
+}
+
+// trainer.device is checked by `check`, printed on the run line and kept in the provenance.
+TEST(Cli, TheDeviceIsCheckedPrintedAndRecorded) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_device_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path pipeline = dir / "tiny.toml";
+  std::ofstream(pipeline) << wscsl::test::tiny_pipeline();
+  const bool gpu = torch::cuda::is_available();
+
+  for (const auto& [setting, device] :
+       {std::pair<std::string, std::string>{"cpu", "cpu"}, {"auto", gpu ? "cuda" : "cpu"}}) {
+    const std::string run = (dir / ("run_" + setting)).string();
+    const Output trained = run_wscsl("train " + pipeline.string() + " --run-dir " + run +
+                                     " --stop-after-steps 2 --set trainer.device=" + setting);
+    EXPECT_EQ(trained.status, 0) << trained.text;
+    EXPECT_NE(trained.text.find("run " + run + " — 2 threads, seed 3, device " + device + "\n"),
+              std::string::npos)
+        << trained.text;
+    const wscsl::ConfigNode resolved = wscsl::load_toml_file(fs::path(run) / "resolved.toml");
+    EXPECT_EQ(resolved.find("trainer")->find("device")->as_string(), setting);
+    EXPECT_EQ(resolved.find("provenance")->find("device")->as_string(), device);
+    EXPECT_EQ(resolved.find("provenance")->find("libtorch")->as_string(), WSCSL_TORCH_IDENTITY);
+  }
+
+  const Output misspelled = run_wscsl("check " + pipeline.string() + " --set trainer.device=gpu");
+  EXPECT_EQ(misspelled.status, 2);
+  EXPECT_NE(misspelled.text.find("--set trainer.device=gpu: error: [trainer] 'device' must be "
+                                 "\"auto\", \"cpu\", \"cuda\" or \"cuda:N\", got \"gpu\""),
+            std::string::npos)
+      << misspelled.text;
+
+  if (!gpu) {
+    std::string text = wscsl::test::tiny_pipeline();
+    text.replace(text.find("threads = 2"), 11, "threads = 2\ndevice = \"cuda\"");
+    const fs::path file = dir / "cuda.toml";
+    std::ofstream(file) << text;
+    const auto line = std::count(text.begin(), text.begin() + text.find("device"), '\n') + 1;
+    const Output cuda = run_wscsl("check " + file.string());
+    EXPECT_EQ(cuda.status, 2) << cuda.text;
+    EXPECT_EQ(count_lines_starting(cuda.text, file.string() + ":"), 1u) << cuda.text;
+    EXPECT_NE(cuda.text.find(file.string() + ":" + std::to_string(line) +
+                             ":10: error: [trainer] 'device': \"cuda\" needs "),
+              std::string::npos)
+        << cuda.text;
+  }
+  fs::remove_all(dir);
+  if (gpu) GTEST_SKIP() << "a GPU is visible, so \"cuda\" is a valid device here";
 }
 
 // A run killed before its first checkpoint resumes from step 0; a run directory has one writer.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include <torch/cuda.h>
+
 #include "pipeline.hpp"
 #include "pipelines.hpp"
 #include "provenance.hpp"
@@ -269,6 +271,74 @@ TEST(Pipeline, TrainerEnumerationsAndHostKeysAreChecked) {
   const Diagnostics bad_name = build_errors(named);
   ASSERT_EQ(bad_name.error_count(), 1u) << bad_name.format();
   EXPECT_EQ(bad_name.all()[0].message, "[losses.0] 'name': must be lower_snake_case text");
+}
+
+namespace {
+
+// The tiny pipeline with `device = <spelled>` as the first key of [trainer], on line `line`.
+std::pair<std::string, std::size_t> with_device(const std::string& spelled) {
+  std::string text = test::tiny_pipeline();
+  const std::size_t at = text.find("[trainer]");
+  text.replace(at, 9, "[trainer]\ndevice = " + spelled);
+  const auto line = static_cast<std::size_t>(std::count(text.begin(), text.begin() + at, '\n')) + 2;
+  return {text, line};
+}
+
+}  // namespace
+
+TEST(Pipeline, TrainerDeviceAcceptsItsFormsAndNamesThemWhenMisspelled) {
+  for (const char* spelled : {"\"gpu\"", "\"cuda:x\"", "\"cuda:\"", "\"cuda:-1\"", "\"CPU\""}) {
+    const auto [text, line] = with_device(spelled);
+    const Diagnostics d = build_errors(text);
+    ASSERT_EQ(d.error_count(), 1u) << spelled << "\n" << d.format();
+    EXPECT_EQ(d.all()[0].where.str(), "p.toml:" + std::to_string(line) + ":10");
+    EXPECT_EQ(d.all()[0].message, std::string("[trainer] 'device' must be \"auto\", \"cpu\", "
+                                              "\"cuda\" or \"cuda:N\", got ") +
+                                      spelled);
+  }
+  const Diagnostics wrong_type = build_errors(with_device("0").first);
+  ASSERT_EQ(wrong_type.error_count(), 1u);
+  EXPECT_EQ(wrong_type.all()[0].message, "[trainer] 'device' expects a string, got an integer (0)");
+
+  for (const char* spelled : {"cpu", "auto"}) {
+    const auto [text, line] = with_device("\"" + std::string(spelled) + "\"");
+    const Pipeline p =
+        build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+    EXPECT_EQ(p.resolved.find("trainer")->find("device")->as_string(), spelled);
+  }
+  const Pipeline cpu = build_pipeline(parse_toml(with_device("\"cpu\"").first, "p.toml"), "p.toml",
+                                      test::in_tree_plugins());
+  EXPECT_EQ(cpu.trainer.resolved_device(), torch::Device(torch::kCPU));
+  const Pipeline automatic = build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml",
+                                            test::in_tree_plugins());
+  EXPECT_EQ(automatic.trainer.device.kind, DeviceKind::Auto);
+  EXPECT_EQ(automatic.trainer.resolved_device().type(),
+            torch::cuda::is_available() ? torch::kCUDA : torch::kCPU);
+
+  TrainerOptions second_gpu;
+  second_gpu.device = {DeviceKind::Cuda, 1};
+  EXPECT_EQ(TrainerOptions::schema().to_config(second_gpu).find("device")->as_string(), "cuda:1");
+}
+
+// A GPU the process cannot use is one sentence from `check`, not a crash once training starts.
+TEST(Pipeline, AnUnavailableGpuIsOneDiagnosticAtTheDeviceKey) {
+  const std::size_t gpus = torch::cuda::is_available() ? torch::cuda::device_count() : 0;
+  const std::string beyond = "cuda:" + std::to_string(gpus + 11);
+  std::vector<std::string> unavailable = {beyond};
+  if (gpus == 0) unavailable.push_back("cuda");
+  for (const std::string& spelled : unavailable) {
+    const auto [text, line] = with_device("\"" + spelled + "\"");
+    const Diagnostics d = build_errors(text);
+    ASSERT_EQ(d.error_count(), 1u) << spelled << "\n" << d.format();
+    EXPECT_EQ(d.all()[0].where.str(), "p.toml:" + std::to_string(line) + ":10");
+    const std::string& message = d.all()[0].message;
+    EXPECT_EQ(message.rfind("[trainer] 'device': \"" + spelled + "\" ", 0), 0u) << message;
+    if (gpus == 0)
+      EXPECT_NE(message.find("use \"cpu\" or \"auto\""), std::string::npos) << message;
+    else
+      EXPECT_NE(message.find("names GPU " + std::to_string(gpus + 11)), std::string::npos)
+          << message;
+  }
 }
 
 TEST(Pipeline, LossWeightsAndNamesAreHostKeys) {

@@ -9,6 +9,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <torch/cuda.h>
+#include <torch/optim/adam.h>
+
 #include "pipelines.hpp"
 #include "trainer.hpp"
 #include "wscsl/config/toml.hpp"
@@ -48,7 +51,7 @@ TrainResult run(const fs::path& dir, bool resume, std::int64_t stop_after = 0) {
 std::map<std::string, torch::Tensor> weights(const fs::path& checkpoint) {
   Pipeline p = tiny();
   auto model = p.model();
-  load_checkpoint(checkpoint, *model, nullptr, false);
+  load_checkpoint(checkpoint, *model, nullptr, false, torch::kCPU);
   std::map<std::string, torch::Tensor> out;
   for (const auto& item : model->named_parameters())
     out[item.key()] = item.value().clone();
@@ -128,11 +131,11 @@ TEST(Checkpoint, DamagedBytesAreRefusedBeforeLoading) {
   const std::string good = read_file(last);
   Pipeline p = tiny();
   auto model = p.model();
-  EXPECT_NO_THROW(load_checkpoint(last, *model, nullptr, false));
+  EXPECT_NO_THROW(load_checkpoint(last, *model, nullptr, false, torch::kCPU));
   const auto refusal = [&](std::string bytes) {
     write_file_atomically(dir / "bad.pt", bytes);
     try {
-      load_checkpoint(dir / "bad.pt", *model, nullptr, false);
+      load_checkpoint(dir / "bad.pt", *model, nullptr, false, torch::kCPU);
     } catch (const DataError& e) {
       return std::string(e.what());
     }
@@ -200,12 +203,60 @@ TEST(Checkpoint, CorruptOrForeignFilesAreClearErrors) {
   Pipeline p = tiny();
   auto model = p.model();
   try {
-    load_checkpoint(dir / "bad.pt", *model, nullptr, false);
+    load_checkpoint(dir / "bad.pt", *model, nullptr, false, torch::kCPU);
     FAIL() << "expected an error";
   } catch (const DataError& e) {
     EXPECT_EQ(
         std::string(e.what()).rfind((dir / "bad.pt").string() + ": not a wscsl checkpoint", 0), 0u)
         << e.what();
   }
-  EXPECT_THROW(load_checkpoint(dir / "missing.pt", *model, nullptr, false), DataError);
+  EXPECT_THROW(load_checkpoint(dir / "missing.pt", *model, nullptr, false, torch::kCPU), DataError);
+}
+
+// A checkpoint loads onto any device: the tensors written from the training device (a GPU where
+// there is one) come back on the device asked for, the optimiser's moments with them.
+TEST(Checkpoint, LoadsOntoTheDeviceAskedForWhateverDeviceWroteIt) {
+  const fs::path dir = fresh_dir("devices");
+  fs::create_directories(dir);
+  const torch::Device written_on =
+      torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  Pipeline trained = tiny();
+  auto model = trained.model();
+  model->to(written_on);
+  std::vector<torch::Tensor> trainable;
+  for (const torch::Tensor& p : model->parameters())
+    if (p.requires_grad()) trainable.push_back(p);
+  torch::optim::Adam adam(trainable, torch::optim::AdamOptions(0.1));
+  for (torch::Tensor& p : trainable)
+    p.mutable_grad() = torch::ones_like(p);
+  adam.step();
+  TrainingState state;
+  state.global_step = 7;
+  state.config = "trained";
+  save_checkpoint(dir / "written.pt", *model, &adam, state);
+
+  for (const torch::Device device : {torch::Device(torch::kCPU), written_on}) {
+    Pipeline fresh = tiny();
+    auto loaded = fresh.model();
+    std::vector<torch::Tensor> to_train;
+    for (const torch::Tensor& p : loaded->parameters())
+      if (p.requires_grad()) to_train.push_back(p);
+    torch::optim::Adam loaded_adam(to_train, torch::optim::AdamOptions(0.1));
+    EXPECT_EQ(load_checkpoint(dir / "written.pt", *loaded, &loaded_adam, false, device).global_step,
+              7);
+    const auto expected = model->named_parameters();
+    for (const auto& item : loaded->named_parameters()) {
+      EXPECT_EQ(item.value().device(), device) << item.key();
+      EXPECT_TRUE(torch::equal(item.value().cpu(), expected[item.key()].cpu())) << item.key();
+    }
+    for (const auto& item : loaded->named_buffers())
+      EXPECT_EQ(item.value().device(), device) << item.key();
+    ASSERT_EQ(loaded_adam.state().size(), adam.state().size());
+    for (const auto& entry : loaded_adam.state()) {
+      const auto& moments = dynamic_cast<const torch::optim::AdamParamState&>(*entry.second);
+      EXPECT_EQ(moments.exp_avg().device(), device);
+      EXPECT_EQ(moments.exp_avg_sq().device(), device);
+      EXPECT_GT(moments.exp_avg().abs().sum().item<double>(), 0.0) << "the moments were restored";
+    }
+  }
 }

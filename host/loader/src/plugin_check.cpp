@@ -1,6 +1,4 @@
 // The handshake check, kept free of dlopen so it can be tested on plain structs.
-#include <torch/version.h>
-
 #include <fmt/format.h>
 
 #include "wscsl/plugin/toolchain.hpp"
@@ -15,7 +13,7 @@ HostVersions HostVersions::current() {
   h.sdk_major = WSCSL_VERSION_MAJOR;
   h.sdk_minor = WSCSL_VERSION_MINOR;
   h.sdk_patch = WSCSL_VERSION_PATCH;
-  h.torch_version = TORCH_VERSION;
+  h.torch_version = WSCSL_TORCH_IDENTITY;
   h.toolchain = WSCSL_TOOLCHAIN_FINGERPRINT;
   return h;
 }
@@ -24,11 +22,6 @@ namespace {
 
 std::string text_or(const char* s, const char* fallback) {
   return s ? s : fallback;
-}
-
-std::string major_minor(const std::string& version) {
-  const auto parts = split(version, '.');
-  return parts.size() >= 2 ? parts[0] + "." + parts[1] : version;
 }
 
 }  // namespace
@@ -57,7 +50,8 @@ std::string check_plugin_info(const wscsl_plugin_info* info, const std::filesyst
         "rebuild it against this SDK",
         label, info->sdk_major, info->sdk_minor, host.sdk_major, host.sdk_minor);
   const std::string torch = text_or(info->torch_version, "unknown");
-  if (major_minor(torch) != major_minor(host.torch_version))
+  // The full version and the CUDA flag: LibTorch keeps no C++ ABI even between patch releases.
+  if (torch != host.torch_version)
     return fmt::format(
         "{} was built with LibTorch {}, but this host uses LibTorch {}; tensors and "
         "modules cannot be shared between them",

@@ -183,6 +183,18 @@ void report_wrong_type(const FieldDescription& field, const ConfigNode& value, B
                   with_article(field.type_name), value.describe_type(), value.repr()));
 }
 
+void report_unaccepted_form(const FieldDescription& field, const std::vector<std::string>& forms,
+                            const ConfigNode& value, BindScope& scope) {
+  std::vector<std::string> quoted;
+  for (const std::string& form : forms)
+    quoted.push_back("\"" + form + "\"");
+  const std::string last = quoted.back();
+  quoted.pop_back();
+  const std::string listed = quoted.empty() ? last : join(quoted, ", ") + " or " + last;
+  scope.diagnostics->error(value.location(), fmt::format("{} '{}' must be {}, got {}", scope.table,
+                                                         field.name, listed, value.repr()));
+}
+
 void report_missing(const FieldDescription& field, const ConfigNode& table, BindScope& scope) {
   scope.diagnostics->error(table.location(),
                            fmt::format("{} is missing required key '{}' ({}: {})", scope.table,

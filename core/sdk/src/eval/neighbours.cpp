@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "wscsl/error.hpp"
+#include "wscsl/nn/device.hpp"
 #include "wscsl/util/rng.hpp"
 
 namespace wscsl {
@@ -20,17 +21,19 @@ torch::Tensor cross_distances(ConditionModule& module, const torch::Tensor& psi_
   torch::NoGradGuard no_grad;
   const std::int64_t q = psi_queries.size(0), n = psi_database.size(0);
   const std::int64_t k = psi_queries.size(1), e = psi_queries.size(2);
-  torch::Tensor out = torch::empty({q, n, k}, torch::kFloat);
+  torch::Tensor out = torch::empty({q, n, k}, psi_queries.options().dtype(torch::kFloat));
   if (q == 0 || n == 0) return out;
+  const torch::Device device = nn::device_of(module);
+  const torch::Tensor database = psi_database.to(device);
   // Tiles of `rows` queries × `cols` database items.
   const std::int64_t cols = std::min(n, std::max<std::int64_t>(1, tile_pairs));
   const std::int64_t rows = std::max<std::int64_t>(1, tile_pairs / cols);
   for (std::int64_t r0 = 0; r0 < q; r0 += rows) {
     const std::int64_t r1 = std::min(q, r0 + rows);
-    const torch::Tensor a = psi_queries.slice(0, r0, r1).unsqueeze(1);
+    const torch::Tensor a = psi_queries.slice(0, r0, r1).to(device).unsqueeze(1);
     for (std::int64_t c0 = 0; c0 < n; c0 += cols) {
       const std::int64_t c1 = std::min(n, c0 + cols);
-      const torch::Tensor b = psi_database.slice(0, c0, c1).unsqueeze(0);
+      const torch::Tensor b = database.slice(0, c0, c1).unsqueeze(0);
       const std::int64_t pairs = (r1 - r0) * (c1 - c0);
       const torch::Tensor d =
           module.distances(a.expand({r1 - r0, c1 - c0, k, e}).reshape({pairs, k, e}),

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "wscsl/error.hpp"
+#include "wscsl/nn/device.hpp"
 
 namespace wscsl {
 
@@ -40,7 +41,7 @@ ConditionAccuracy accuracy_by_condition(const torch::Tensor& correctness,
   const torch::Tensor valid = (conditions >= 0) & (conditions < num_conditions);
   const torch::Tensor rows = conditions.masked_select(valid);
   const torch::Tensor values = c.index({valid});
-  torch::Tensor sums = torch::zeros({num_conditions, c.size(1)}, torch::kDouble);
+  torch::Tensor sums = torch::zeros({num_conditions, c.size(1)}, c.options());
   sums.index_add_(0, rows, values);
   torch::Tensor counts = torch::bincount(rows, {}, num_conditions).to(torch::kLong);
   torch::Tensor accuracy = sums / counts.to(torch::kDouble).unsqueeze(1);
@@ -68,7 +69,7 @@ void for_each_batch(const EmbeddingTable& table, std::int64_t batch_size, F&& f)
   const std::int64_t total = table.triplets.size(0);
   for (std::int64_t begin = 0; begin < total; begin += batch_size) {
     const std::int64_t end = std::min(total, begin + batch_size);
-    f(torch::arange(begin, end, torch::kLong));
+    f(torch::arange(begin, end, table.triplets.options()));
   }
 }
 
@@ -78,14 +79,15 @@ std::pair<torch::Tensor, torch::Tensor> embedding_distances(ConditionModule& mod
                                                             const EmbeddingTable& table,
                                                             std::int64_t batch_size) {
   torch::NoGradGuard no_grad;
+  const torch::Device device = nn::device_of(module), home = table.psi.device();
   std::vector<torch::Tensor> close, far;
   for_each_batch(table, batch_size, [&](const torch::Tensor& rows) {
-    const TripletInput in = gather_triplets(table, rows);
-    close.push_back(module.distances(in.psi_anchor, in.psi_close));
-    far.push_back(module.distances(in.psi_anchor, in.psi_far));
+    const TripletInput in = gather_triplets(table, rows).to(device);
+    close.push_back(module.distances(in.psi_anchor, in.psi_close).to(home));
+    far.push_back(module.distances(in.psi_anchor, in.psi_far).to(home));
   });
   if (close.empty()) {
-    const auto empty = torch::zeros({0, module.num_embeddings()});
+    const auto empty = torch::zeros({0, module.num_embeddings()}, table.psi.options());
     return {empty, empty};
   }
   return {torch::cat(close), torch::cat(far)};
@@ -96,16 +98,18 @@ std::pair<torch::Tensor, torch::Tensor> fused_distances(ConditionModule& module,
                                                         std::int64_t batch_size,
                                                         bool with_conditions, TripletOrder order) {
   torch::NoGradGuard no_grad;
+  const torch::Device device = nn::device_of(module), home = table.psi.device();
   std::vector<torch::Tensor> close, far;
   for_each_batch(table, batch_size, [&](const torch::Tensor& rows) {
-    TripletInput in = gather_triplets(table, rows);
+    TripletInput in = gather_triplets(table, rows).to(device);
     if (!with_conditions) in.conditions = torch::Tensor();
     if (order == TripletOrder::Reversed) in = in.reversed();
     const TripletScores s = module.score(in);
-    close.push_back(s.fused_close);
-    far.push_back(s.fused_far);
+    close.push_back(s.fused_close.to(home));
+    far.push_back(s.fused_far.to(home));
   });
-  if (close.empty()) return {torch::zeros({0}), torch::zeros({0})};
+  if (close.empty())
+    return {torch::zeros({0}, table.psi.options()), torch::zeros({0}, table.psi.options())};
   return {torch::cat(close), torch::cat(far)};
 }
 

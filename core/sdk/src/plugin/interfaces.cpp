@@ -211,6 +211,19 @@ TripletInput TripletInput::reversed() const {
   return r;
 }
 
+TripletInput TripletInput::to(torch::Device device) const {
+  const auto moved = [&](const torch::Tensor& t) { return t.defined() ? t.to(device) : t; };
+  TripletInput r;
+  r.phi_anchor = moved(phi_anchor);
+  r.phi_close = moved(phi_close);
+  r.phi_far = moved(phi_far);
+  r.psi_anchor = moved(psi_anchor);
+  r.psi_close = moved(psi_close);
+  r.psi_far = moved(psi_far);
+  r.conditions = moved(conditions);
+  return r;
+}
+
 torch::Tensor ConditionModule::embed(const torch::Tensor& phi) {
   if (!phi.defined() || phi.dim() != 2)
     throw ComponentError(fmt::format("{}: expected φ [B, D], got {}", who(*this), shape_of(phi)));

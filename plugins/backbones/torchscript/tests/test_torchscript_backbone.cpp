@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include <torch/cuda.h>
 #include <torch/optim/sgd.h>
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
@@ -105,6 +106,25 @@ TEST(TorchScriptBackbone, ItsTensorsTrainUnderTheirPythonNames) {
 
   auto frozen = backbone_from(save(linear_script(kForward), dir, "frozen.pt"), "trainable = false");
   EXPECT_FALSE(module_of(*frozen).named_parameters().find("weight")->requires_grad());
+}
+
+// The host moves the model to the training device with Module::to; the script computes with the
+// moved tensors because they are the ones mirrored. A conversion to float64 takes the same path
+// where there is no GPU.
+TEST(TorchScriptBackbone, TheScriptFollowsTheModuleToAnotherTypeOrDevice) {
+  wscsl::testing::ScratchDir dir("torchscript_backbone");
+  auto b = backbone_from(save(linear_script(kForward), dir));
+  module_of(*b).eval();
+  module_of(*b).to(torch::kDouble);
+  const torch::Tensor images = torch::rand({3, 1, 4, 4}, torch::kDouble);
+  const torch::Tensor weight = module_of(*b).named_parameters().find("weight")->detach();
+  const torch::Tensor phi = b->embed(images);
+  EXPECT_EQ(phi.scalar_type(), torch::kDouble);
+  EXPECT_TRUE(torch::allclose(phi, images.flatten(1).mm(weight.t()) * 3.0));
+  if (torch::cuda::is_available()) {
+    module_of(*b).to(torch::kCUDA);
+    EXPECT_EQ(b->embed(images.cuda()).device().type(), torch::kCUDA);
+  }
 }
 
 TEST(TorchScriptBackbone, ACheckpointRestoresTheScriptsTensors) {

@@ -27,7 +27,7 @@ torch::Tensor Single::distances_impl(const torch::Tensor& psi_a, const torch::Te
 TripletScores Single::score_impl(const TripletInput& in) {
   return nn::expected_distances(distances(in.psi_anchor, in.psi_close),
                                 distances(in.psi_anchor, in.psi_far),
-                                torch::ones({in.phi_anchor.size(0), 1}));
+                                torch::ones({in.phi_anchor.size(0), 1}, in.phi_anchor.options()));
 }
 
 }  // namespace wscsl::single

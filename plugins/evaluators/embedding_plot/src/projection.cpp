@@ -81,7 +81,7 @@ torch::Tensor pca_2d(const torch::Tensor& x) {
   const torch::Tensor covariance = centred.t().mm(centred);
   const auto [values, vectors] = at::linalg_eigh(covariance);  // ascending eigenvalues
   const std::int64_t d = x.size(1);
-  torch::Tensor out = torch::zeros({x.size(0), 2}, torch::kDouble);
+  torch::Tensor out = torch::zeros({x.size(0), 2}, centred.options());
   for (std::int64_t axis = 0; axis < std::min<std::int64_t>(2, d); ++axis) {
     torch::Tensor direction = vectors.select(1, d - 1 - axis);
     const std::int64_t largest = direction.abs().argmax().item<std::int64_t>();

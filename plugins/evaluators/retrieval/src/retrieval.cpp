@@ -39,7 +39,7 @@ std::string cell(double v) {
 RankingMetrics ranking_metrics(const torch::Tensor& relevant, const std::vector<std::int64_t>& k) {
   const torch::Tensor rel = relevant.to(torch::kDouble);
   const std::int64_t n = rel.size(1);
-  const torch::Tensor positions = torch::arange(1, n + 1, torch::kDouble);
+  const torch::Tensor positions = torch::arange(1, n + 1, rel.options());
   const torch::Tensor hits = rel.cumsum(1);
   const torch::Tensor r = hits.select(1, n - 1);
   const torch::Tensor discount = 1.0 / torch::log2(positions + 1.0);

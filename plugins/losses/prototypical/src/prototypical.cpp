@@ -22,8 +22,9 @@ std::map<std::string, torch::Tensor> PrototypicalLoss::compute_impl(const LossIn
   const torch::Tensor prototypes = 0.5 * (anchor + close);      // [B, F]
   const torch::Tensor points = torch::cat({anchor, close}, 0);  // [2B, F]
   const torch::Tensor squared =
-      (points.unsqueeze(1) - prototypes.unsqueeze(0)).pow(2).sum(2);       // [2B, B]
-  const torch::Tensor group = torch::arange(b, torch::kLong).repeat({2});  // [2B]
+      (points.unsqueeze(1) - prototypes.unsqueeze(0)).pow(2).sum(2);  // [2B, B]
+  const torch::Tensor group =
+      torch::arange(b, anchor.options().dtype(torch::kLong)).repeat({2});  // [2B]
   namespace F = torch::nn::functional;
   return {{"prototypical", F::cross_entropy(-squared / options_.temperature, group)}};
 }

@@ -129,7 +129,7 @@ VaeElbo::VaeElbo(const Options& options) : options_(options), latent_(options.in
 }
 
 torch::Tensor VaeElbo::shared_dimensions(const Posterior& first, const Posterior& second) const {
-  torch::Tensor shared = torch::zeros(first.mean.sizes(), torch::kBool);
+  torch::Tensor shared = torch::zeros(first.mean.sizes(), first.mean.options().dtype(torch::kBool));
   switch (options_.sharing) {
     case Sharing::Adaptive:
       return adaptive_shared(pair_divergence(first, second));
@@ -148,7 +148,8 @@ std::map<std::string, torch::Tensor> VaeElbo::compute_impl(const LossInput& inpu
   const Posterior first = split_posterior(in.phi_anchor), second = split_posterior(in.phi_close);
   const torch::Tensor shared = shared_dimensions(first, second);
   const Posterior average = average_posterior(first, second, options_.average);
-  torch::Tensor reconstruction = torch::zeros({}), kl = torch::zeros({});
+  torch::Tensor reconstruction = torch::zeros({}, in.phi_anchor.options()),
+                kl = torch::zeros({}, in.phi_anchor.options());
   const std::array<std::pair<Posterior, torch::Tensor>, 2> pair = {
       {{first, images.anchor}, {second, images.close}}};
   for (const auto& [own, target] : pair) {

@@ -18,6 +18,9 @@
 //           wscsl::EnumChoices<Reduction>{{Reduction::Sum, "sum", "add the terms"},
 //                                          {Reduction::Mean, "mean", "average the terms"}});
 //
+// An option with a syntax of its own (a device "cuda:1") is a type of the component's, read and
+// written by a Spelling that lists the accepted forms for the error a mistyped value gets.
+//
 // Binding a TOML table is strict: unknown keys, wrong types, out-of-range values, invalid choices
 // and missing required keys are all reported (with file:line:col) and nothing is constructed.
 #pragma once
@@ -103,6 +106,16 @@ struct EnumChoice {
 template <class E>
 using EnumChoices = std::vector<EnumChoice<E>>;
 
+// An option written as one string in a syntax of its own ("cuda:1"), held as a type of the
+// component's: `parse` reads a spelling (nullopt when it has none of the accepted forms), `spell`
+// writes a value back, and `forms` name the accepted forms in messages ("cpu", "cuda:N").
+template <class T>
+struct Spelling {
+  std::vector<std::string> forms;
+  std::function<std::optional<T>(const std::string&)> parse;
+  std::function<std::string(const T&)> spell;
+};
+
 // The TOML spelling of `value` (for messages and resolved files).
 template <class E>
 std::string spelling_of(const EnumChoices<E>& choices, E value) {
@@ -118,6 +131,8 @@ bool check_constraints(const FieldDescription& field, const ConfigNode& value, B
 void report_unknown_key(const SchemaDescription& schema, const ConfigMember& member,
                         BindScope& scope);
 void report_wrong_type(const FieldDescription& field, const ConfigNode& value, BindScope& scope);
+void report_unaccepted_form(const FieldDescription& field, const std::vector<std::string>& forms,
+                            const ConfigNode& value, BindScope& scope);
 void report_missing(const FieldDescription& field, const ConfigNode& table, BindScope& scope);
 void report_disagreement(const FieldDescription& field, const ConfigNode& value,
                          const ConfigNode& fact, BindScope& scope);
@@ -380,6 +395,29 @@ class Schema {
     return FieldBuilder<Options>(*this, fields_.size() - 1);
   }
 
+  template <class T>
+  FieldBuilder<Options> field(std::string name, T Options::*member, std::string doc,
+                              Spelling<T> spelling) {
+    Field f;
+    f.description.name = std::move(name);
+    f.description.doc = std::move(doc);
+    f.description.type_name = "string";
+    f.description.default_value = ConfigNode::string(spelling.spell(Options{}.*member));
+    f.forms = spelling.forms;
+    f.assign = [member, parse = spelling.parse](Options& o, const ConfigNode& n) {
+      if (!n.is_string()) return false;
+      std::optional<T> value = parse(n.as_string());
+      if (!value) return false;
+      o.*member = std::move(*value);
+      return true;
+    };
+    f.get = [member, spell = spelling.spell](const Options& o) -> std::optional<ConfigNode> {
+      return ConfigNode::string(spell(o.*member));
+    };
+    fields_.push_back(std::move(f));
+    return FieldBuilder<Options>(*this, fields_.size() - 1);
+  }
+
   // A check over several fields, run after every field bound cleanly.
   Schema& check(std::function<void(const Options&, FieldChecker&)> rule) {
     checks_.push_back(std::move(rule));
@@ -413,7 +451,10 @@ class Schema {
       const Field& f = fields_[i];
       const ConfigNode value = f.description.is_path ? resolve_path(member.value) : member.value;
       if (!f.assign(options, value)) {
-        report_wrong_type(f.description, member.value, scope);
+        if (!f.forms.empty() && member.value.is_string())
+          report_unaccepted_form(f.description, f.forms, member.value, scope);
+        else
+          report_wrong_type(f.description, member.value, scope);
         continue;
       }
       if (!check_constraints(f.description, member.value, scope)) continue;
@@ -459,6 +500,7 @@ class Schema {
   struct Field {
     FieldDescription description;
     bool is_optional = false;
+    std::vector<std::string> forms;  // the accepted forms of a Spelling field
     std::function<bool(Options&, const ConfigNode&)> assign;
     std::function<std::optional<ConfigNode>(const Options&)> get;
   };

@@ -11,7 +11,8 @@ namespace wscsl {
 // d_k(query i, database j) for every embedding k: ψ of the queries [Q, K, E] and of the database
 // [N, K, E] → float [Q, N, K], computed with ConditionModule::distances (the metric the module
 // trains with) in tiles of at most `tile_pairs` (query, database) pairs, so the temporaries stay
-// near tile_pairs · K · E floats whatever the database size.
+// near tile_pairs · K · E floats whatever the database size. The module computes on its own
+// device; the result is on the queries' (the CPU for embedding tables).
 torch::Tensor cross_distances(ConditionModule& module, const torch::Tensor& psi_queries,
                               const torch::Tensor& psi_database, std::int64_t tile_pairs = 16384);
 

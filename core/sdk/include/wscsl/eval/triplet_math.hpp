@@ -1,5 +1,6 @@
 // Triplet-level computations shared by evaluators: all of them work on embedding tables (each
-// image embedded once) and never run the backbone.
+// image embedded once) and never run the backbone. The module computes on its own device (the
+// training device); the results come back to the table's (the CPU).
 #pragma once
 
 #include <cstdint>

@@ -10,7 +10,7 @@
 /* Bump on ANY change to a plugin-visible interface: virtual functions, struct layouts, the
  * registrar. The number is pasted into the register symbol's name, so a stale plugin lacks the
  * symbol instead of being called with the wrong layout. */
-#define WSCSL_PLUGIN_ABI_VERSION 3
+#define WSCSL_PLUGIN_ABI_VERSION 4
 
 #define WSCSL_PLUGIN_INFO_SYMBOL "wscsl_plugin_info"
 #define WSCSL_PLUGIN_REGISTER_PREFIX "wscsl_plugin_register_abi"
@@ -29,7 +29,7 @@ struct wscsl_plugin_info {
   const char* name;    /* == the library file name without "libwscsl_" and ".so" */
   const char* version; /* the plugin's own version */
   const char* description;
-  const char* torch_version; /* LibTorch the plugin was compiled against, "1.13.0" */
+  const char* torch_version; /* LibTorch the plugin was compiled against, "1.13.1 cpu" */
   const char* toolchain;     /* "gcc-12;libstdc++;cxx11abi=1", see toolchain.hpp */
 };
 

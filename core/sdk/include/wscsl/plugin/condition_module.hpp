@@ -25,6 +25,8 @@ struct TripletInput {
 
   // The same triplet with close and far swapped: (anchor, far, close).
   TripletInput reversed() const;
+  // The same triplet with every tensor on `device`.
+  TripletInput to(torch::Device device) const;
 };
 
 struct TripletScores {

@@ -14,7 +14,8 @@
 
 namespace wscsl {
 
-// One split, embedded once per unique image.
+// One split, embedded once per unique image. Its tensors are on the CPU: the host copies the
+// embeddings back from the training device.
 struct EmbeddingTable {
   std::string split;
   torch::Tensor image_ids;   // [M] dataset image id of each row

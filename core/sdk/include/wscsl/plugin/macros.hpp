@@ -9,8 +9,6 @@
 #include <exception>
 #include <string_view>
 
-#include <torch/version.h>
-
 #include "wscsl/plugin/abi.h"
 #include "wscsl/plugin/registrar.hpp"
 #include "wscsl/plugin/toolchain.hpp"
@@ -43,7 +41,7 @@
                                                   #name,                                          \
                                                   version,                                        \
                                                   description,                                    \
-                                                  TORCH_VERSION,                                  \
+                                                  WSCSL_TORCH_IDENTITY,                           \
                                                   WSCSL_TOOLCHAIN_FINGERPRINT};                   \
     return &info;                                                                                 \
   }                                                                                               \

@@ -1,4 +1,5 @@
-// The parts of the C++ toolchain that decide whether two binaries can share C++ objects.
+// The parts of the C++ toolchain and of LibTorch that decide whether two binaries can share C++
+// objects and tensors.
 #pragma once
 
 #define WSCSL_DETAIL_STR2(x) #x
@@ -31,3 +32,17 @@
 // and its ABI must match exactly.
 #define WSCSL_TOOLCHAIN_FINGERPRINT \
   WSCSL_TOOLCHAIN_COMPILER ";" WSCSL_TOOLCHAIN_STDLIB ";" WSCSL_TOOLCHAIN_CXX11ABI
+
+// The LibTorch build a binary compiles against, "1.13.1 cpu" or "2.1.0 cuda": host and plugins
+// share tensors, modules and allocators, so they must use the same one. No LibTorch header says
+// whether it is a CUDA build; WSCSL::sdk defines WSCSL_TORCH_CUDA from the Torch CMake package
+// found where the binary is configured (wscsl_torch_cuda in WSCSLPluginHelpers.cmake).
+#include <torch/version.h>
+#ifndef WSCSL_TORCH_CUDA
+#error "WSCSL_TORCH_CUDA is not defined: link WSCSL::sdk, which defines it from find_package(Torch)"
+#endif
+#if WSCSL_TORCH_CUDA
+#define WSCSL_TORCH_IDENTITY TORCH_VERSION " cuda"
+#else
+#define WSCSL_TORCH_IDENTITY TORCH_VERSION " cpu"
+#endif
