@@ -32,6 +32,9 @@ class SingleProcess : public Communicator {
   SingleProcess() : Communicator(World{}) {}
   void broadcast(std::vector<at::Tensor>) const override {}
   void sum(at::Tensor&) const override {}
+  std::function<void()> start_sum(at::Tensor&) const override {
+    return [] {};
+  }
   at::Tensor gather_rows(const at::Tensor& rows) const override { return rows; }
   std::unique_ptr<GradientAverager> gradient_averager(
       const std::vector<at::Tensor>&, const std::vector<std::string>&) const override {
@@ -151,7 +154,9 @@ class GlooCommunicator : public Communicator {
     }
     auto gloo_options = c10d::ProcessGroupGloo::Options::create(timeout);
     gloo_options->devices.push_back(gloo_device(world));
-    gloo_options->threads = 2;
+    // One worker thread: on a machine whose cores all train, more only add wake-ups (measured:
+    // 2 threads take 6× as long to all-reduce 400 kB on loopback as 1).
+    gloo_options->threads = 1;
     try {
       auto gloo =
           c10::make_intrusive<c10d::ProcessGroupGloo>(store_, world.rank, world.size, gloo_options);
@@ -179,9 +184,12 @@ class GlooCommunicator : public Communicator {
     }
   }
 
-  void sum(at::Tensor& tensor) const override {
+  void sum(at::Tensor& tensor) const override { start_sum(tensor)(); }
+
+  std::function<void()> start_sum(at::Tensor& tensor) const override {
     std::vector<at::Tensor> list{tensor};
-    wait(group_->allreduce(list), "all-reduce");
+    auto work = group_->allreduce(list);
+    return [this, work] { wait(work, "all-reduce"); };
   }
 
   at::Tensor gather_rows(const at::Tensor& rows) const override {

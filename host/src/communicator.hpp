@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,9 @@ class Communicator {
   virtual void broadcast(std::vector<at::Tensor> tensors) const = 0;
   // Sums `tensor` over the ranks, in place.
   virtual void sum(at::Tensor& tensor) const = 0;
+  // Starts summing `tensor` in place and returns at once; the returned function waits for the
+  // sum (so that it overlaps with what runs in between).
+  virtual std::function<void()> start_sum(at::Tensor& tensor) const = 0;
   // Every rank's `rows` (the same shape but for the first dimension, which may differ by rank)
   // concatenated in rank order, on every rank.
   virtual at::Tensor gather_rows(const at::Tensor& rows) const = 0;

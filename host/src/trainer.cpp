@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <functional>
 
 #include <fmt/format.h>
 #include <torch/optim/adam.h>
@@ -271,30 +272,36 @@ class Loop {
     const std::int64_t batch = rows.size(0);
     const std::int64_t first = batch * comm_.rank() / comm_.size();
     const std::int64_t last = batch * (comm_.rank() + 1) / comm_.size();
-    if (comm_.size() > 1) comm_.broadcast(model_->buffers());  // batch-norm statistics of rank 0
     torch::Tensor total = loss_of(train, rows.slice(0, first, last), first, batch, conditioned);
     StepOutcome outcome;
+    torch::Tensor reduced;
+    std::function<void()> wait_for_reduced = [] {};
     if (comm_.size() == 1) {
       outcome.loss = total.item<double>();
       outcome.stop_requested = g_stop_requested != 0;
     } else {
+      // The whole batch's loss, and whether any process was asked to stop, travel while backward
+      // runs; every process then decides alike.
       const double share = static_cast<double>(last - first) / static_cast<double>(batch);
-      torch::Tensor reduced = torch::tensor(
-          {total.item<double>() * share, g_stop_requested ? 1.0 : 0.0}, torch::kDouble);
-      comm_.sum(reduced);
-      outcome.loss = reduced[0].item<double>();
-      outcome.stop_requested = reduced[1].item<double>() > 0;
+      reduced = torch::tensor({total.item<double>() * share, g_stop_requested ? 1.0 : 0.0},
+                              torch::kDouble);
+      wait_for_reduced = comm_.start_sum(reduced);
       // Averaging then weighs each process's mean by its share of the batch.
       total = total * (share * comm_.size());
+    }
+    optimizer_->zero_grad();
+    if (averager_) averager_->prepare(total);
+    total.backward();
+    if (comm_.size() > 1) {
+      wait_for_reduced();
+      outcome.loss = reduced[0].item<double>();
+      outcome.stop_requested = reduced[1].item<double>() > 0;
     }
     if (!std::isfinite(outcome.loss))
       throw Error(
           fmt::format("the loss became {} at epoch {}, step {}; the last checkpoint in {} "
                       "is kept (lower trainer.lr or check the data)",
                       outcome.loss, state_.epoch + 1, state_.step + 1, run_.root().string()));
-    optimizer_->zero_grad();
-    if (averager_) averager_->prepare(total);
-    total.backward();
     optimizer_->step();
     state_.epoch_loss_sum += outcome.loss;
     ++state_.epoch_loss_count;
@@ -358,6 +365,7 @@ class Loop {
     std::optional<EvaluationResult> validation;
     bool best = false;
     if (o_.validate && !p_.evaluators.empty()) {
+      if (comm_.size() > 1) comm_.broadcast(model_->buffers());  // rank 0's running statistics
       const EmbeddingTable val = embed_split(p_, "val", o_.eval_batch_size, comm_);
       if (comm_.is_root()) validation = evaluate(p_, val, val, false, {});
     }
