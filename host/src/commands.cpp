@@ -1,5 +1,8 @@
 #include "commands.hpp"
 
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -49,6 +52,23 @@ int as_rank(const Communicator& comm, const std::string& after_failure, Body&& b
   }
 }
 
+// Joins the job `world` describes. The processes of one machine share it: with trainer.threads
+// at 0 each takes its cores ÷ N, and where "cuda" or "auto" names no GPU each takes GPU
+// LOCAL_RANK, as torchrun's users do with torch.cuda.set_device(local_rank).
+std::unique_ptr<Communicator> join_job(TrainerOptions& trainer, const World& world) {
+  if (trainer.threads == 0 && world.local_size > 1)
+    trainer.threads = std::max(1, trainer.resolved_threads() / world.local_size);
+  at::set_num_threads(trainer.resolved_threads());
+  const torch::Device device = trainer.resolved_device();
+  if (world.size > 1 && device.is_cuda() && !device.has_index()) {
+    if (static_cast<std::size_t>(world.local_rank) >= torch::cuda::device_count())
+      throw Error(fmt::format("rank {} is process {} of its machine, which has {} visible GPU(s)",
+                              world.rank, world.local_rank, torch::cuda::device_count()));
+    trainer.device = DeviceSetting{DeviceKind::Cuda, world.local_rank};
+  }
+  return Communicator::join(world, std::chrono::seconds(trainer.collective_timeout_s));
+}
+
 // Where this process's progress goes: only rank 0 reports.
 std::FILE* progress_output(const Communicator& comm) {
   if (comm.is_root()) return stdout;
@@ -89,11 +109,8 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
   job.processes = world.size;
   OpenPipeline opened = open_pipeline(job, source, args.overrides);
   Pipeline& pipeline = opened.pipeline;
-  if (pipeline.trainer.threads == 0 && world.local_size > 1)
-    pipeline.trainer.threads = std::max(1, pipeline.trainer.resolved_threads() / world.local_size);
   if (run_root.empty()) run_root = default_run_directory(source);
-  const auto comm =
-      Communicator::join(world, std::chrono::seconds(pipeline.trainer.collective_timeout_s));
+  const auto comm = join_job(pipeline.trainer, world);
   // Rank 0 alone writes into the run directory; the others read its checkpoints to resume.
   const RunDirectory run = !comm->is_root() ? RunDirectory(run_root)
                            : args.resume    ? RunDirectory::open(run_root)
@@ -147,8 +164,7 @@ int run_eval(const GlobalOptions& global, const EvalArgs& args, const World& wor
   const auto [run, checkpoint] = run_and_checkpoint(args.target);
   OpenPipeline opened = open_pipeline(global, run.resolved(), args.overrides);
   Pipeline& pipeline = opened.pipeline;
-  const auto comm =
-      Communicator::join(world, std::chrono::seconds(pipeline.trainer.collective_timeout_s));
+  const auto comm = join_job(pipeline.trainer, world);
   std::optional<RunLock> lock;
   if (comm->is_root()) lock.emplace(run);
   return as_rank(*comm, "", [&] {
@@ -170,8 +186,7 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
     if (!info.has_split(split))
       throw Error(fmt::format("{} has no split '{}' (it has: {})", pipeline.dataset->label(), split,
                               join(info.splits, ", ")));
-  const auto comm =
-      Communicator::join(world, std::chrono::seconds(pipeline.trainer.collective_timeout_s));
+  const auto comm = join_job(pipeline.trainer, world);
   std::optional<RunLock> lock;
   if (comm->is_root()) lock.emplace(run);
   return as_rank(*comm, "", [&] {

@@ -23,8 +23,11 @@ extern char** environ;
 namespace wscsl::host {
 namespace {
 
+constexpr int kMaxProcesses = 1024;
+
+// The running ranks' process ids (-1 once reaped), shared with the signal handler.
 volatile std::sig_atomic_t g_signals = 0;
-pid_t g_ranks[1024];
+pid_t g_ranks[kMaxProcesses];
 volatile std::sig_atomic_t g_rank_count = 0;
 
 extern "C" void forward_signal(int) {
@@ -89,8 +92,9 @@ int exit_code(int status) {
 }  // namespace
 
 int launch_local(int processes, const std::vector<std::string>& args, int grace_s) {
-  if (processes < 1 || processes > 1024)
-    throw Error(fmt::format("--nproc {} is out of range (expected 1 to 1024)", processes));
+  if (processes < 1 || processes > kMaxProcesses)
+    throw Error(
+        fmt::format("--nproc {} is out of range (expected 1 to {})", processes, kMaxProcesses));
   const std::uint16_t port = free_loopback_port();
   std::vector<std::string> argv_strings = args;
   argv_strings.insert(argv_strings.begin(), "wscsl");
@@ -102,7 +106,6 @@ int launch_local(int processes, const std::vector<std::string>& args, int grace_
 
   std::signal(SIGINT, forward_signal);
   std::signal(SIGTERM, forward_signal);
-  std::vector<pid_t> ranks(static_cast<std::size_t>(processes), -1);
   for (int rank = 0; rank < processes; ++rank) {
     std::vector<char*> envp = pointers(environments[static_cast<std::size_t>(rank)]);
     const pid_t pid = ::fork();
@@ -120,7 +123,6 @@ int launch_local(int processes, const std::vector<std::string>& args, int grace_
       ::execve("/proc/self/exe", argv.data(), envp.data());
       ::_exit(127);
     }
-    ranks[static_cast<std::size_t>(rank)] = pid;
     g_ranks[rank] = pid;
     g_rank_count = rank + 1;
   }
@@ -137,18 +139,17 @@ int launch_local(int processes, const std::vector<std::string>& args, int grace_
     if (pid < 0) break;
     if (pid == 0) {
       if (std::chrono::steady_clock::now() > deadline) {
-        for (pid_t p : ranks)
-          if (p > 0) ::kill(p, SIGKILL);
+        for (int rank = 0; rank < processes; ++rank)
+          if (g_ranks[rank] > 0) ::kill(g_ranks[rank], SIGKILL);
         deadline = std::chrono::steady_clock::time_point::max();
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
     }
     int rank = 0;
-    while (rank < processes && ranks[static_cast<std::size_t>(rank)] != pid)
+    while (rank < processes && g_ranks[rank] != pid)
       ++rank;
     if (rank == processes) continue;
-    ranks[static_cast<std::size_t>(rank)] = -1;
     g_ranks[rank] = -1;
     --running;
     const bool interrupted = g_signals > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 130;
