@@ -79,11 +79,13 @@ int run_bench(const GlobalOptions& global, const BenchArgs& args, const std::str
       std::string& threads = provenance.threads;
       if (threads.find(t) == std::string::npos) threads += (threads.empty() ? "" : ", ") + t;
       declared.push_back(declared_metrics(p));
+      diagnostics.append(p.warnings);
     } catch (const ConfigError& e) {
       diagnostics.append(e.diagnostics());
     }
   }
   if (diagnostics.has_errors()) throw ConfigError(diagnostics);
+  if (!diagnostics.empty()) fmt::print(stderr, "{}\n", diagnostics.format());
 
   std::vector<BenchRun> pending;
   for (const BenchRun& run : runs) {

@@ -94,6 +94,7 @@ void print_schema_json(const std::string& kind, const std::string& type, const s
     if (!f.choice_docs.empty()) entry["choice_docs"] = f.choice_docs;
     if (!f.derived_from.empty()) entry["derived_from"] = f.derived_from;
     if (!f.default_from.empty()) entry["default_from"] = f.default_from;
+    if (!f.applies_when.empty()) entry["applies_when"] = f.applies_when;
     options.push_back(std::move(entry));
   }
   const Json described = {{"kind", kind},       {"type", type},

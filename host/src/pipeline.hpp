@@ -36,6 +36,7 @@ struct Pipeline {
   std::vector<NamedEvaluator> evaluators;
   ConfigNode resolved;                       // every option with its value, defaults included
   std::vector<const PluginRecord*> plugins;  // the plugins the components came from
+  Diagnostics warnings;  // e.g. an option that has no effect, at its line; nothing failed
 
   // The trainable state, as one module: backbone, condition_module, loss_<i>.
   std::shared_ptr<torch::nn::Module> model() const;

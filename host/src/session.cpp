@@ -25,6 +25,8 @@ OpenPipeline open_pipeline(const GlobalOptions& global, const fs::path& file,
   OpenPipeline opened;
   opened.session = std::make_unique<Session>(global, pipeline_plugin_paths(root));
   opened.pipeline = build_pipeline(root, file, opened.session->registry(), global.processes);
+  if (!opened.pipeline.warnings.empty())
+    fmt::print(stderr, "{}\n", opened.pipeline.warnings.format());
   return opened;
 }
 

@@ -83,10 +83,21 @@ Schema<TrainerOptions> TrainerOptions::schema() {
   s.field("lr", &O::lr, "Initial learning rate.")
       .greater_than(0.0)
       .max(std::numeric_limits<float>::max());
-  s.field("momentum", &O::momentum, "SGD momentum.").min(0.0).less_than(1.0);
+  const auto sgd = [](const O& o) { return o.optimizer == OptimizerKind::Sgd; };
+  const auto adam = [](const O& o) { return o.optimizer == OptimizerKind::Adam; };
+  s.field("momentum", &O::momentum, "SGD momentum.")
+      .min(0.0)
+      .less_than(1.0)
+      .only_when("optimizer = \"sgd\"", sgd);
   s.field("weight_decay", &O::weight_decay, "L2 weight decay.").min(0.0);
-  s.field("beta1", &O::beta1, "Adam β1.").min(0.0).less_than(1.0);
-  s.field("beta2", &O::beta2, "Adam β2.").min(0.0).less_than(1.0);
+  s.field("beta1", &O::beta1, "Adam β1.")
+      .min(0.0)
+      .less_than(1.0)
+      .only_when("optimizer = \"adam\"", adam);
+  s.field("beta2", &O::beta2, "Adam β2.")
+      .min(0.0)
+      .less_than(1.0)
+      .only_when("optimizer = \"adam\"", adam);
   s.field("lr_schedule", &O::lr_schedule,
           "\"constant\"; \"step\": lr·gamma^⌊epoch/step_size⌋ (DiscoverNet's StepLR); "
           "\"exponential\": lr·gamma^(epoch+1), epochs counted from 0 (CSN and SCE-Net set "
@@ -94,10 +105,15 @@ Schema<TrainerOptions> TrainerOptions::schema() {
           EnumChoices<LrSchedule>{{LrSchedule::Constant, "constant", "lr throughout"},
                                   {LrSchedule::Step, "step", "lr·gamma^⌊epoch/step_size⌋"},
                                   {LrSchedule::Exponential, "exponential", "lr·gamma^(epoch+1)"}});
-  s.field("step_size", &O::step_size, "Epochs between decays of the step schedule.").min(1);
+  s.field("step_size", &O::step_size, "Epochs between decays of the step schedule.")
+      .min(1)
+      .only_when("lr_schedule = \"step\"",
+                 [](const O& o) { return o.lr_schedule == LrSchedule::Step; });
   s.field("gamma", &O::gamma, "Decay factor of the step and exponential schedules.")
       .greater_than(0.0)
-      .max(1.0);
+      .max(1.0)
+      .only_when("lr_schedule = \"step\" or \"exponential\"",
+                 [](const O& o) { return o.lr_schedule != LrSchedule::Constant; });
   s.field("seed", &O::seed, "Seed of parameter initialisation, data order and augmentation.")
       .min(0);
   s.field("threads", &O::threads,
@@ -108,10 +124,15 @@ Schema<TrainerOptions> TrainerOptions::schema() {
   s.field("validate", &O::validate, "Run the evaluators on the validation split after each epoch.");
   s.field("select_metric", &O::select_metric,
           "Validation metric that picks the best checkpoint, as \"<evaluator>/<metric>\" (e.g. "
-          "\"alignment/ot_accuracy\"); empty keeps the last epoch.");
+          "\"alignment/ot_accuracy\"); empty keeps the last epoch.")
+      // A warning: pipelines commonly keep their select_metric while validation is switched off
+      // for a quick run.
+      .only_when(
+          "validate = true", [](const O& o) { return o.validate; }, Inert::Warning);
   s.field("select_mode", &O::select_mode, "Whether a higher or a lower value is better.",
           EnumChoices<SelectMode>{{SelectMode::Max, "max", "higher is better"},
-                                  {SelectMode::Min, "min", "lower is better"}});
+                                  {SelectMode::Min, "min", "lower is better"}})
+      .only_when("a select_metric", [](const O& o) { return !o.select_metric.empty(); });
   s.field("checkpoint_every", &O::checkpoint_every,
           "Also write the `last` checkpoint every N steps (0: only at the end of each epoch).")
       .min(0);

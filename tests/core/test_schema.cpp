@@ -298,3 +298,71 @@ TEST(Schema, DescribesFieldsAndWritesResolvedValues) {
             "{ margin = 0.2, count = 3, flag = false, mode = \"b\", names = [\"z\", \"x\"], "
             "dim = 12, k = 0, required_text = \"\", where = \"data\", pairs = 3 }");
 }
+
+namespace {
+
+struct Gated {
+  bool gate = false;
+  double strength = 0.5;   // read only with gate = true
+  std::int64_t level = 1;  // read only with gate = true; a warning where written otherwise
+};
+
+Schema<Gated> gated_schema() {
+  Schema<Gated> s("options read under a condition");
+  s.field("gate", &Gated::gate, "opens the gate");
+  const auto open = [](const Gated& g) { return g.gate; };
+  s.field("strength", &Gated::strength, "how strong").min(0.0).only_when("gate = true", open);
+  s.field("level", &Gated::level, "how high").only_when("gate = true", open, Inert::Warning);
+  return s;
+}
+
+Diagnostics bind_gated(const std::string& text, Gated* out = nullptr) {
+  Diagnostics d;
+  BindScope scope;
+  scope.diagnostics = &d;
+  scope.table = "[g]";
+  const Gated bound = gated_schema().bind(parse_toml(text, "g.toml"), scope);
+  if (out) *out = bound;
+  return d;
+}
+
+}  // namespace
+
+TEST(Schema, AnOptionWrittenWhereItIsNotReadIsReportedAtItsValue) {
+  const Diagnostics d = bind_gated("strength = 0.7\nlevel = 2\n");
+  ASSERT_EQ(d.all().size(), 2u) << d.format();
+  EXPECT_EQ(d.error_count(), 1u);
+  EXPECT_EQ(d.all()[0].where.str(), "g.toml:1:12");
+  EXPECT_EQ(d.all()[0].message,
+            "[g] 'strength' = 0.7 has no effect: it is read only with gate = true");
+  EXPECT_EQ(d.all()[0].notes, std::vector<std::string>{"remove it, or set gate = true"});
+  EXPECT_EQ(d.all()[1].severity, Diagnostic::Severity::Warning);
+  EXPECT_EQ(d.all()[1].where.str(), "g.toml:2:9");
+
+  Gated bound;
+  EXPECT_TRUE(bind_gated("gate = true\nstrength = 0.7\nlevel = 2\n", &bound).empty());
+  EXPECT_EQ(bound.strength, 0.7);
+  EXPECT_EQ(bound.level, 2);
+  // Left at its default, an option that is not read is no mistake.
+  EXPECT_TRUE(bind_gated("gate = false\n").empty());
+  // A value that is wrong in itself is reported as such, once.
+  const Diagnostics negative = bind_gated("strength = -1.0\n");
+  ASSERT_EQ(negative.all().size(), 1u) << negative.format();
+  EXPECT_NE(negative.all()[0].message.find("must be in"), std::string::npos);
+}
+
+TEST(Schema, ResolvedOptionsHoldOnlyWhatIsReadAndDescribeSaysWhen) {
+  Gated closed;
+  Gated open;
+  open.gate = true;
+  const ConfigNode without = gated_schema().to_config(closed);
+  EXPECT_NE(without.find("gate"), nullptr);
+  EXPECT_EQ(without.find("strength"), nullptr);
+  EXPECT_EQ(without.find("level"), nullptr);
+  const ConfigNode with = gated_schema().to_config(open);
+  EXPECT_EQ(with.find("strength")->as_number(), 0.5);
+  const FieldDescription* strength = gated_schema().description().find("strength");
+  ASSERT_NE(strength, nullptr);
+  EXPECT_EQ(strength->applies_when, "gate = true");
+  EXPECT_EQ(strength->constraint_text(), "range [0, inf); read only with gate = true");
+}

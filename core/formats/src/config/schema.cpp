@@ -82,6 +82,7 @@ std::string FieldDescription::constraint_text() const {
   std::vector<std::string> parts;
   if (!choices.empty()) parts.push_back("one of: " + join(choices, ", "));
   if (min || max) parts.push_back("range " + range_text(*this));
+  if (!applies_when.empty()) parts.push_back("read only with " + applies_when);
   return join(parts, "; ");
 }
 
@@ -199,6 +200,22 @@ void report_missing(const FieldDescription& field, const ConfigNode& table, Bind
   scope.diagnostics->error(table.location(),
                            fmt::format("{} is missing required key '{}' ({}: {})", scope.table,
                                        field.name, field.type_name, field.doc));
+}
+
+void report_inert(const FieldDescription& field, const ConfigNode& value, Inert severity,
+                  BindScope& scope) {
+  const std::string message =
+      fmt::format("{} '{}' = {} has no effect: it is read only with {}", scope.table, field.name,
+                  value.repr(), field.applies_when);
+  const std::vector<std::string> notes = {fmt::format("remove it, or set {}", field.applies_when)};
+  switch (severity) {
+    case Inert::Error:
+      scope.diagnostics->error(value.location(), message, notes);
+      return;
+    case Inert::Warning:
+      scope.diagnostics->warning(value.location(), message, notes);
+      return;
+  }
 }
 
 void report_disagreement(const FieldDescription& field, const ConfigNode& value,

@@ -49,7 +49,9 @@ Schema<DiscoverNetOptions> DiscoverNet::schema() {
           "Pair tokens of the set and transformer g: 2 = {[a,f],[a,c]}, invariant to swapping "
           "close and far (DiscoverNet-Set); 3 adds [f,c] (released default, used with the "
           "semantic regularizer). The sequential g reads the ordered triplet instead.")
-      .choices({2, 3});
+      .choices({2, 3})
+      .only_when("g = \"set\" or \"transformer\"",
+                 [](const O& o) { return o.g != Summary::Sequential; });
   s.field("temperature", &O::temperature, "Softmax temperature τ of p(τ).").greater_than(0.0);
   s.field("logits", &O::logits,
           "\"anchor_normalized\": g · normalize(a_k) (released code); \"cosine\": cos(g, a_k) "
@@ -70,9 +72,6 @@ Schema<DiscoverNetOptions> DiscoverNet::schema() {
       c.error("g", fmt::format("the sequential g needs an even input_dim (its bidirectional LSTM "
                                "has D/2 units per direction and a residual), got {}",
                                d));
-    if (o.g == Summary::Sequential && o.pairs == 2)
-      c.error("pairs",
-              "pairs = 2 has no meaning for the sequential g, which reads the ordered triplet");
   });
   return s;
 }

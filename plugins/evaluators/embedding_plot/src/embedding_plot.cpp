@@ -89,10 +89,14 @@ Schema<EmbeddingPlotOptions> EmbeddingPlot::schema() {
   s.field("points", &O::points, "Images plotted: a seeded sample of the split (all if fewer).")
       .min(2);
   s.field("seed", &O::seed, "Seed of the sample and of t-SNE's initial layout.").min(0);
+  const auto tsne = [](const O& o) { return o.projection == Projection::Tsne; };
   s.field("perplexity", &O::perplexity,
           "t-SNE perplexity (lowered to (points − 1) / 3 when larger).")
-      .greater_than(0.0);
-  s.field("iterations", &O::iterations, "t-SNE gradient steps (the first 250 exaggerated).").min(1);
+      .greater_than(0.0)
+      .only_when("projection = \"tsne\"", tsne);
+  s.field("iterations", &O::iterations, "t-SNE gradient steps (the first 250 exaggerated).")
+      .min(1)
+      .only_when("projection = \"tsne\"", tsne);
   s.field("alignment", &O::alignment,
           "Published alignment that names each embedding's condition (from an earlier "
           "`alignment` evaluator).",

@@ -88,11 +88,14 @@ Schema<VaeElboOptions> VaeElbo::schema() {
           EnumChoices<Average>{
               {Average::Gvae, "gvae", "mean of means, log of the mean variance"},
               {Average::GvaeStd, "gvae_std", "mean of the standard deviations"},
-              {Average::MlVae, "mlvae", "the precision-weighted product of the two Gaussians"}});
+              {Average::MlVae, "mlvae", "the precision-weighted product of the two Gaussians"}})
+      .only_when("sharing = \"adaptive\" or \"fixed\"",
+                 [](const O& o) { return o.sharing != Sharing::None; });
   s.field("shared_dims", &O::shared_dims,
           "With sharing = \"fixed\": how many leading latent dimensions form Z_C (the CBIR paper: "
           "7 of 10).")
-      .min(0);
+      .min(0)
+      .only_when("sharing = \"fixed\"", [](const O& o) { return o.sharing == Sharing::Fixed; });
   s.field("beta", &O::beta,
           "β, the weight of the KL term (disentanglement_lib requires it; the "
           "CBIR paper uses 1).")

@@ -71,6 +71,9 @@ struct FieldDescription {
   std::string derived_from;  // fact injected by the host; a restated value must agree
   std::string default_from;  // fact used when the key is absent; a different value is allowed
   bool is_path = false;      // relative paths resolve against the directory of the setting file
+  // When the option is read at all ("optimizer = \"sgd\""); empty: always. Written where it is
+  // not read, it is reported at its line, and resolved pipelines leave it out.
+  std::string applies_when;
 
   // "range [0, inf)", "one of: a, b", ... ; empty when unconstrained.
   std::string constraint_text() const;
@@ -84,6 +87,9 @@ struct SchemaDescription {
   std::vector<std::string> field_names() const;
 };
 
+// How an option written where the other settings make it inert is reported.
+enum class Inert { Error, Warning };
+
 // Everything a bind needs besides the table itself.
 struct BindScope {
   Diagnostics* diagnostics = nullptr;
@@ -94,6 +100,9 @@ struct BindScope {
   // Fields left without a value because their fact is not established ("input_dim from
   // backbone.embedding_dim"): the options must not be used to build a component.
   std::vector<std::string> missing_facts;
+  // The table is a run's record (resolved.toml), which wscsl versions before FieldBuilder's
+  // only_when wrote with every option: those that are not read are dropped without a word.
+  bool recorded = false;
 };
 
 // One value of an enumerated option: the enumerator, its spelling in TOML, and a doc line.
@@ -134,6 +143,9 @@ void report_wrong_type(const FieldDescription& field, const ConfigNode& value, B
 void report_unaccepted_form(const FieldDescription& field, const std::vector<std::string>& forms,
                             const ConfigNode& value, BindScope& scope);
 void report_missing(const FieldDescription& field, const ConfigNode& table, BindScope& scope);
+// An option written where the other settings make it inert (FieldBuilder::only_when).
+void report_inert(const FieldDescription& field, const ConfigNode& value, Inert severity,
+                  BindScope& scope);
 void report_disagreement(const FieldDescription& field, const ConfigNode& value,
                          const ConfigNode& fact, BindScope& scope);
 ConfigNode resolve_path(const ConfigNode& value);
@@ -270,6 +282,16 @@ class FieldBuilder {
   }
   FieldBuilder& path() {
     return edit([&](FieldDescription& f) { f.is_path = true; });
+  }
+  // The option is read only when `applies` holds, which `condition` states in the pipeline's
+  // words ("optimizer = \"sgd\""). Written otherwise it is an error at its line, or a warning
+  // where a common default makes it inert (Inert::Warning).
+  FieldBuilder& only_when(std::string condition, std::function<bool(const Options&)> applies,
+                          Inert severity = Inert::Error) {
+    auto& field = schema_.fields_[index_];
+    field.applies = std::move(applies);
+    field.inert = severity;
+    return edit([&](FieldDescription& f) { f.applies_when = std::move(condition); });
   }
 
  private:
@@ -482,14 +504,21 @@ class Schema {
       FieldChecker checker(table, scope);
       for (const auto& rule : checks_)
         rule(options, checker);
+      for (std::size_t i = 0; i < fields_.size(); ++i)
+        if (seen[i] && !fields_[i].read_by(options) && !scope.recorded)
+          report_inert(fields_[i].description,
+                       table.find_member(fields_[i].description.name)->value, fields_[i].inert,
+                       scope);
     }
     return options;
   }
 
-  // Every field with its current value (defaults included), in declaration order.
+  // Every field that the other settings let be read, with its current value (defaults included),
+  // in declaration order.
   ConfigNode to_config(const Options& options) const {
     ConfigNode table = ConfigNode::table();
     for (const Field& f : fields_) {
+      if (!f.read_by(options)) continue;
       if (auto v = f.get(options)) table.set(f.description.name, std::move(*v));
     }
     return table;
@@ -503,6 +532,9 @@ class Schema {
     std::vector<std::string> forms;  // the accepted forms of a Spelling field
     std::function<bool(Options&, const ConfigNode&)> assign;
     std::function<std::optional<ConfigNode>(const Options&)> get;
+    std::function<bool(const Options&)> applies;  // null: always read
+    Inert inert = Inert::Error;
+    bool read_by(const Options& o) const { return !applies || applies(o); }
   };
   template <class E>
   static Field enum_field(std::string name, std::string doc, const EnumChoices<E>& choices) {
