@@ -30,10 +30,12 @@ Schema<PluginsOptions> plugins_schema() {
   return s;
 }
 
-BindScope scope_of(Diagnostics& diagnostics, std::string table, std::string component = {},
-                   const Facts* facts = nullptr, std::vector<std::string> host_keys = {}) {
+BindScope scope_of(Diagnostics& diagnostics, bool recorded, std::string table,
+                   std::string component = {}, const Facts* facts = nullptr,
+                   std::vector<std::string> host_keys = {}) {
   BindScope scope;
   scope.diagnostics = &diagnostics;
+  scope.recorded = recorded;
   scope.table = std::move(table);
   scope.component = std::move(component);
   scope.facts = facts;
@@ -45,7 +47,10 @@ class Builder {
  public:
   Builder(const ConfigNode& root, const fs::path& source, const Registry& registry,
           Diagnostics& diagnostics)
-      : root_(root), registry_(registry), diagnostics_(diagnostics) {
+      : root_(root),
+        registry_(registry),
+        diagnostics_(diagnostics),
+        recorded_(root.find("provenance") != nullptr) {
     built_.pipeline.source = source;
     resolved_ = ConfigNode::table();
   }
@@ -116,7 +121,7 @@ class Builder {
   void bind_plugins() {
     const ConfigNode* node = table_section("plugins");
     const ConfigNode empty = ConfigNode::table({file(), 1, 1});
-    BindScope scope = scope_of(diagnostics_, "[plugins]");
+    BindScope scope = scope_of(diagnostics_, recorded_, "[plugins]");
     const PluginsOptions options = plugins_schema().bind(node ? *node : empty, scope);
     for (std::size_t i = 0; i < options.require.size(); ++i) {
       if (registry_.find_plugin(options.require[i])) continue;
@@ -136,7 +141,7 @@ class Builder {
   void bind_trainer() {
     const ConfigNode* node = table_section("trainer");
     const ConfigNode empty = ConfigNode::table({file(), 1, 1});
-    BindScope scope = scope_of(diagnostics_, "[trainer]");
+    BindScope scope = scope_of(diagnostics_, recorded_, "[trainer]");
     built_.pipeline.trainer = TrainerOptions::schema().bind(node ? *node : empty, scope);
   }
 
@@ -151,16 +156,18 @@ class Builder {
       return nullptr;
     }
     const std::size_t errors_before = diagnostics_.error_count();
-    BindScope host_scope = scope_of(diagnostics_, where);
+    BindScope host_scope = scope_of(diagnostics_, recorded_, where);
     keys = bind_host_keys(table, kind, place, host_scope);
-    if (diagnostics_.error_count() != errors_before) return nullptr;
+    // A wrong `weight` or `name` does not hide the component's own mistakes: only a `type` that
+    // names no component stops the table here.
+    if (keys.type.empty() && diagnostics_.error_count() != errors_before) return nullptr;
     const RegisteredComponent* entry = registry_.find(kind, keys.type);
     if (!entry) {
       report_unknown_type(kind, *table.find("type"), registry_, diagnostics_);
       return nullptr;
     }
-    BindScope scope =
-        scope_of(diagnostics_, where, entry->describe(), &facts_, host_key_names(kind, place));
+    BindScope scope = scope_of(diagnostics_, recorded_, where, entry->describe(), &facts_,
+                               host_key_names(kind, place));
     std::shared_ptr<const void> options = entry->factory.bind(table, scope);
     if (diagnostics_.error_count() != errors_before) return nullptr;
     if (!scope.missing_facts.empty()) {
@@ -268,6 +275,7 @@ class Builder {
   const ConfigNode& root_;
   const Registry& registry_;
   Diagnostics& diagnostics_;
+  const bool recorded_;  // a run's resolved.toml: it has a [provenance] table
   Facts facts_;
   BuiltPipeline built_;
   ConfigNode resolved_;

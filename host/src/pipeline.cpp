@@ -82,6 +82,20 @@ void check_batch_split(const TrainerOptions& trainer, const ConfigNode& root, in
                   trainer.batch_size, processes, processes));
 }
 
+// A batch holds at most the whole training split; checked here where the dataset knows its size
+// without loading, else when training starts.
+void check_batch_fits(const Pipeline& pipeline, const ConfigNode& root, Diagnostics& diagnostics) {
+  const auto counts = pipeline.dataset->info().triplet_counts;
+  const auto train = counts.find("train");
+  if (train == counts.end() || pipeline.trainer.batch_size <= train->second) return;
+  const ConfigNode* table = root.find("trainer");
+  const ConfigNode* value = table ? table->find("batch_size") : nullptr;
+  diagnostics.error(value ? value->location() : SourceLocation{root.location().file},
+                    fmt::format("[trainer] 'batch_size' = {} is larger than the training split, "
+                                "which holds {} triplets",
+                                pipeline.trainer.batch_size, train->second));
+}
+
 }  // namespace
 
 Pipeline build_pipeline(const ConfigNode& root, const fs::path& source, const Registry& registry,
@@ -92,8 +106,10 @@ Pipeline build_pipeline(const ConfigNode& root, const fs::path& source, const Re
   if (!diagnostics.has_errors()) check_select_metric(built.pipeline, root, diagnostics);
   if (!diagnostics.has_errors())
     check_batch_split(built.pipeline.trainer, root, processes, diagnostics);
+  if (!diagnostics.has_errors()) check_batch_fits(built.pipeline, root, diagnostics);
   if (diagnostics.has_errors()) throw ConfigError(diagnostics);
   Pipeline& p = built.pipeline;
+  p.warnings = std::move(diagnostics);
   p.resolved.set("trainer", TrainerOptions::schema().to_config(p.trainer));
   return std::move(p);
 }

@@ -129,9 +129,11 @@ class Loop {
     const std::int64_t count = train.triplets.size(0);
     const std::int64_t steps =
         o_.drop_last ? count / o_.batch_size : (count + o_.batch_size - 1) / o_.batch_size;
-    if (steps == 0)
-      throw Error(fmt::format("the training split has {} triplets, fewer than one batch of {}",
-                              count, o_.batch_size));
+    if (o_.batch_size > count)
+      throw Error(
+          fmt::format("trainer.batch_size = {} is larger than the training split, which "
+                      "holds {} triplets",
+                      o_.batch_size, count));
     const bool conditioned = p_.condition_module->supervision() == Supervision::Conditioned;
     if (conditioned && !train.conditions.defined())
       throw Error(fmt::format("{} trains with triplet conditions, and the training split has none",

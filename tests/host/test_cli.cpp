@@ -132,6 +132,20 @@ TEST(Cli, EveryMalformedPipelineIsOneDiagnosticAtItsPlace) {
   EXPECT_GE(check_corpus(WSCSL_SOURCE_DIR "/tests/pipelines/malformed", ""), 270u);
 }
 
+// An option made inert by a setting that is commonly switched for a moment is a warning: `check`
+// shows it at the option's line and passes.
+TEST(Cli, CheckShowsAWarningAtItsLineAndPasses) {
+  const std::string file = WSCSL_SOURCE_DIR "/examples/pipelines/default.toml";
+  const Output out = run_wscsl("check " + file + " --set trainer.validate=false");
+  EXPECT_EQ(out.status, 0) << out.text;
+  EXPECT_NE(out.text.find(file + ":40:17: warning: [trainer] 'select_metric' = "
+                                 "\"alignment/ot_accuracy\" has no effect: it is read only with "
+                                 "validate = true"),
+            std::string::npos)
+      << out.text;
+  EXPECT_NE(out.text.find("pipeline is valid"), std::string::npos) << out.text;
+}
+
 TEST(Cli, CheckAcceptsTheDefaultPipelineAndOverrides) {
   const std::string file = WSCSL_SOURCE_DIR "/examples/pipelines/default.toml";
   EXPECT_EQ(run_wscsl("check " + file).status, 0);
@@ -377,9 +391,11 @@ TEST(Cli, EveryExamplePipelineChecksAndTrains) {
       " --set dataset.train_items=256 --set dataset.val_items=96 --set dataset.test_items=96"
       " --set dataset.train_triplets=96 --set dataset.val_triplets=64"
       " --set dataset.test_triplets=64";
+  // At most 16 training triplets (the fixtures hold fewer of some conditions): batches of 8.
   const std::string fixture_triplets =
       " --set dataset.train_triplets=16 --set dataset.val_triplets=8"
-      " --set dataset.test_triplets=8 --set dataset.decode_threads=1";
+      " --set dataset.test_triplets=8 --set dataset.decode_threads=1"
+      " --set trainer.batch_size=8";
   const std::map<std::string, std::string> real_data = {
       {"ut_zappos", " --set dataset.root=" + (dir / "zappos").string() + fixture_triplets},
       {"celeba", " --set dataset.root=" + (dir / "celeba").string() + fixture_triplets}};

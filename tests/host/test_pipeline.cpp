@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
+#include <fmt/format.h>
 #include <torch/cuda.h>
 
 #include "pipeline.hpp"
@@ -351,4 +353,150 @@ TEST(Pipeline, LossWeightsAndNamesAreHostKeys) {
   std::string bad = test::tiny_pipeline();
   bad.replace(bad.find("type = \"margin\""), 15, "type = \"margin\"\nweight = -1");
   EXPECT_EQ(build_errors(bad).error_count(), 1u);
+}
+
+namespace {
+
+// "p.toml:LINE:COLUMN" of the first occurrence of `needle` in `text`.
+std::string position_of(const std::string& text, const std::string& needle) {
+  const std::size_t at = text.find(needle);
+  EXPECT_NE(at, std::string::npos) << needle;
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  const std::size_t line_start = text.rfind('\n', at);
+  const std::size_t column = line_start == std::string::npos ? at + 1 : at - line_start;
+  return fmt::format("p.toml:{}:{}", line + 1, column);
+}
+
+// Each expected (position, start of the message) is among the diagnostics, and nothing else is.
+void expect_exactly(const Diagnostics& d,
+                    const std::vector<std::pair<std::string, std::string>>& expected) {
+  EXPECT_EQ(d.all().size(), expected.size()) << d.format();
+  for (const auto& [where, message] : expected) {
+    const bool found = std::any_of(d.all().begin(), d.all().end(), [&](const Diagnostic& x) {
+      return x.where.str() == where && x.message.rfind(message, 0) == 0;
+    });
+    EXPECT_TRUE(found) << "missing at " << where << ": " << message << "\n" << d.format();
+  }
+}
+
+}  // namespace
+
+// Host keys and a component's own keys are bound side by side: a wrong `weight` does not hide a
+// misspelled option of the same table, and mistakes in other tables are all reported too.
+TEST(Pipeline, EveryMistakeOfEveryTableIsReportedAtItsPlace) {
+  const std::string text = R"([dataset]
+type = "fashion_crb"
+train_tripletz = 1000
+val_items = "many"
+test_items = 0
+
+[backbone]
+type = "convnet"
+width = 4.5
+
+[condition_module]
+type = "discovernet"
+
+[[losses]]
+type = "margin"
+margn = 0.2
+weight = "heavy"
+name = 3
+
+[[evaluators]]
+type = "alignment"
+fit_on = "val"
+ties = "halves"
+
+[trainer]
+optimizer = "adam"
+momentum = 0.9
+)";
+  expect_exactly(
+      build_errors(text),
+      {{position_of(text, "train_tripletz"), "unknown key 'train_tripletz' in [dataset]"},
+       {position_of(text, "\"many\""), "[dataset] 'val_items' expects an integer"},
+       {position_of(text, "0\n\n[backbone]"), "[dataset] 'test_items' must be in"},
+       {position_of(text, "4.5"), "[backbone] 'width' expects an integer"},
+       {position_of(text, "margn"), "unknown key 'margn' in [losses.0]"},
+       {position_of(text, "\"heavy\""), "[losses.0] 'weight' expects a float"},
+       {position_of(text, "3\n"), "[losses.0] 'name' expects a string"},
+       {position_of(text, "\"halves\""), "[evaluators.0] 'ties' has no choice \"halves\""},
+       {position_of(text, "fit_on"), "unknown key 'fit_on' in [evaluators.0]"},
+       {position_of(text, "0.9"), "[trainer] 'momentum' = 0.9 has no effect"}});
+}
+
+// An option that the other settings make inert is refused at its line, naming the setting that
+// would make it count; a select_metric with validation off is only a warning (a common quick run).
+TEST(Pipeline, AnOptionWithoutEffectIsReportedAtItsLine) {
+  const auto with_trainer = [](const std::string& keys) {
+    std::string text = test::tiny_pipeline();
+    text.replace(text.find("[trainer]"), 9, "[trainer]\n" + keys);
+    return text;
+  };
+  const std::vector<std::tuple<std::string, std::string, std::string>> inert = {
+      {"momentum = 0.5", "0.5",
+       "[trainer] 'momentum' = 0.5 has no effect: it is read only with "
+       "optimizer = \"sgd\""},
+      {"optimizer = \"sgd\"\nbeta2 = 0.99", "0.99",
+       "[trainer] 'beta2' = 0.99 has no effect: it is read only with optimizer = \"adam\""},
+      {"step_size = 3", "3\n",
+       "[trainer] 'step_size' = 3 has no effect: it is read only with lr_schedule = \"step\""},
+      {"lr_schedule = \"exponential\"\nstep_size = 3", "3\n",
+       "[trainer] 'step_size' = 3 has no effect: it is read only with lr_schedule = \"step\""},
+      {"gamma = 0.5", "0.5",
+       "[trainer] 'gamma' = 0.5 has no effect: it is read only with lr_schedule = \"step\" or "
+       "\"exponential\""}};
+  for (const auto& [keys, value, message] : inert) {
+    const std::string text = with_trainer(keys);
+    const Diagnostics d = build_errors(text);
+    ASSERT_EQ(d.error_count(), 1u) << keys << "\n" << d.format();
+    EXPECT_EQ(d.all()[0].message, message);
+    EXPECT_EQ(d.all()[0].where.str(), position_of(text, value));
+  }
+  std::string no_metric = test::tiny_pipeline();
+  no_metric.replace(no_metric.find("select_metric"), 13, "select_mode = \"min\"\n# select_metric");
+  const Diagnostics d = build_errors(no_metric);
+  ASSERT_EQ(d.error_count(), 1u) << d.format();
+  EXPECT_EQ(
+      d.all()[0].message,
+      "[trainer] 'select_mode' = \"min\" has no effect: it is read only with a select_metric");
+
+  const std::string quick = with_trainer("validate = false");
+  const Pipeline p = build_pipeline(parse_toml(quick, "p.toml"), "p.toml", test::in_tree_plugins());
+  ASSERT_EQ(p.warnings.all().size(), 1u) << p.warnings.format();
+  EXPECT_EQ(p.warnings.all()[0].severity, Diagnostic::Severity::Warning);
+  EXPECT_EQ(p.warnings.all()[0].where.str(), position_of(quick, "\"alignment/ot_accuracy\""));
+  EXPECT_EQ(p.warnings.all()[0].message,
+            "[trainer] 'select_metric' = \"alignment/ot_accuracy\" has no effect: it is read only "
+            "with validate = true");
+  // What has no effect is not recorded as if it had one.
+  const ConfigNode* trainer = p.resolved.find("trainer");
+  EXPECT_EQ(trainer->find("select_metric"), nullptr);
+  EXPECT_EQ(trainer->find("momentum"), nullptr);   // Adam
+  EXPECT_EQ(trainer->find("step_size"), nullptr);  // constant schedule
+  EXPECT_NE(trainer->find("beta1"), nullptr);
+}
+
+TEST(Pipeline, ABatchLargerThanTheTrainingSplitIsRefusedWithBothNumbers) {
+  std::string text = test::tiny_pipeline();
+  text.replace(text.find("batch_size = 32"), 15, "batch_size = 161");
+  const Diagnostics d = build_errors(text);
+  ASSERT_EQ(d.error_count(), 1u) << d.format();
+  EXPECT_EQ(d.all()[0].where.str(), position_of(text, "161"));
+  EXPECT_EQ(d.all()[0].message,
+            "[trainer] 'batch_size' = 161 is larger than the training split, which holds 160 "
+            "triplets");
+}
+
+// Runs recorded before options could be inert hold every option in resolved.toml (with its
+// [provenance]); eval and resume still open them, and the record is rewritten without them.
+TEST(Pipeline, AnEarlierRunsRecordWithOptionsThatAreNotReadStillOpens) {
+  std::string text = test::tiny_pipeline();
+  text.replace(text.find("[trainer]"), 9, "[trainer]\nmomentum = 0.9\nstep_size = 30");
+  text += "\n[provenance]\nwscsl = \"0.1.0\"\n";
+  const Pipeline p =
+      build_pipeline(parse_toml(text, "resolved.toml"), "resolved.toml", test::in_tree_plugins());
+  EXPECT_TRUE(p.warnings.empty()) << p.warnings.format();
+  EXPECT_EQ(p.resolved.find("trainer")->find("momentum"), nullptr);
 }

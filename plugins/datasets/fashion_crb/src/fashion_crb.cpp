@@ -169,6 +169,9 @@ DatasetInfo FashionCrb::info() const {
   d.channels = 3;
   d.height = d.width = kCanvasSize;
   d.splits = {"train", "val", "test"};
+  d.triplet_counts = {{"train", options_.train_triplets},
+                      {"val", options_.val_triplets},
+                      {"test", options_.test_triplets}};
   return d;
 }
 

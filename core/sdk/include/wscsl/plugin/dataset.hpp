@@ -28,6 +28,9 @@ struct DatasetInfo {
   std::int64_t height = 0;
   std::int64_t width = 0;
   std::vector<std::string> splits;  // e.g. {"train", "val", "test"}
+  // Triplets per split where the dataset knows them without loading the split (a generated
+  // count); a split it does not name is counted when it loads.
+  std::map<std::string, std::int64_t> triplet_counts;
 
   std::int64_t num_conditions() const { return static_cast<std::int64_t>(conditions.size()); }
   std::vector<std::string> condition_names() const;
