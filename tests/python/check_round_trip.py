@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Checks in Python what wscsl did with two scripted modules: loads the weights `wscsl
 export-weights` wrote into the scripted backbone and condition module, runs them (eval mode) on
-the test images `wscsl export` wrote, and compares φ and ψ with `wscsl embed`'s files to 1e-5.
+the test images `wscsl export` wrote, and compares φ and ψ with `wscsl embed`'s files to the
+bound of float32 summation order (TOLERANCE).
 
 Usage: check_round_trip.py SCRIPTS_DIR DATA_DIR RUN_DIR
 """
@@ -11,6 +12,15 @@ import sys
 import numpy as np
 import torch
 from PIL import Image
+
+
+# Python and wscsl run the same float32 operations with kernels that may differ (ctest runs wscsl
+# again under other CPU capabilities). An element of ψ is accumulated along a path of n
+# multiply-adds: the three 3×3 convolutions (3·9 + 16·9 + 32·9), the 4×4 mean pool, the linear
+# head (64) and the projection (64) = 603; two orders of a sum of n terms differ by at most
+# n·u·Σ|terms| (u = 2^-24), which the test scales by the largest element of the tensor.
+PATH_LENGTH = 603
+TOLERANCE = PATH_LENGTH * 2.0 ** -24
 
 
 def load_part(script_file, weights, prefix):
@@ -38,9 +48,10 @@ def main():
     for name, ours in (("phi", phi), ("psi", psi)):
         theirs = torch.from_numpy(np.load(os.path.join(embeddings, f"test_{name}.npy")))
         difference = (ours - theirs).abs().max().item()
-        print(f"{name} {list(ours.shape)}: largest difference {difference:.3g}")
-        if not difference <= 1e-5:
-            sys.exit(f"Python's {name} differs from wscsl embed's by {difference}")
+        bound = TOLERANCE * theirs.abs().max().item()
+        print(f"{name} {list(ours.shape)}: largest difference {difference:.3g} (bound {bound:.3g})")
+        if not difference <= bound:
+            sys.exit(f"Python's {name} differs from wscsl embed's by {difference}, more than {bound}")
 
 
 if __name__ == "__main__":

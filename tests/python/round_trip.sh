@@ -2,7 +2,7 @@
 # A backbone and a condition module scripted in Python (bench/torchscript_equivalents.py) train in
 # a wscsl pipeline: stopped and resumed, the run's per-step losses equal an uninterrupted run's;
 # it evaluates; its exported weights, loaded back into the scripted modules in Python, reproduce
-# `wscsl embed`'s φ and ψ to 1e-5 (check_round_trip.py).
+# `wscsl embed`'s φ and ψ to the bound of float32 summation order (check_round_trip.py).
 # Usage: round_trip.sh WSCSL PYTHON OUT_DIR   (WSCSL_PLUGIN_PATH set by ctest)
 set -euo pipefail
 wscsl=$1 python=$2 out=$3
