@@ -7,6 +7,7 @@
 #include <cmath>
 #include <csignal>
 #include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 #include <torch/optim/adam.h>
@@ -21,6 +22,7 @@
 #include "run_evaluation.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
+#include "wscsl/nn/batch_norm.hpp"
 #include "wscsl/util/atomic_file.hpp"
 #include "wscsl/util/checkpoint_manifest.hpp"
 #include "wscsl/util/fault_injection.hpp"
@@ -147,6 +149,7 @@ class Loop {
     if (comm_.size() > 1) {
       comm_.broadcast(model_state(*model_));
       averager_ = comm_.gradient_averager(params_, param_names_);
+      if (o_.sync_batch_norm) synchronised_.emplace([this](at::Tensor& t) { comm_.sum(t); });
     }
     std::ofstream steps_log;
     if (comm_.is_root()) steps_log.open(run_.steps(), std::ios::app);
@@ -456,7 +459,8 @@ class Loop {
   std::vector<std::string> param_names_;
   torch::Device device_ = o_.resolved_device();
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
-  std::unique_ptr<GradientAverager> averager_;  // with several processes
+  std::unique_ptr<GradientAverager> averager_;             // with several processes
+  std::optional<nn::SynchronisedBatchNorm> synchronised_;  // with sync_batch_norm
   TrainingState state_;
 };
 

@@ -146,6 +146,10 @@ Schema<TrainerOptions> TrainerOptions::schema() {
           "collective) before the run stops with the rank and step named.")
       .min(1)
       .max(86400);
+  s.field("sync_batch_norm", &O::sync_batch_norm,
+          "With several processes: batch norm (wscsl::nn::BatchNorm2d, in every in-tree "
+          "backbone) takes its training statistics over the whole batch of every process, as "
+          "PyTorch's SyncBatchNorm; false: over each process's share.");
   s.field("log_every", &O::log_every,
           "Steps between progress lines when the output is not a terminal.")
       .min(1);

@@ -42,6 +42,7 @@ struct TrainerOptions {
   std::int64_t checkpoint_every = 0;
   std::int64_t keep_last = 2;
   std::int64_t collective_timeout_s = 300;
+  bool sync_batch_norm = false;
   std::int64_t log_every = 100;
   std::int64_t eval_batch_size = 1024;
   bool evaluate_after = true;

@@ -2,8 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 
 #include "wscsl/error.hpp"
+#include "wscsl/nn/batch_norm.hpp"
 #include "wscsl/nn/condition_masks.hpp"
 #include "wscsl/nn/distances.hpp"
 #include "wscsl/nn/scoring.hpp"
@@ -94,4 +98,137 @@ TEST(Scoring, ConditionOneHotSelectsAndRejectsUnknownConditions) {
     EXPECT_NE(std::string(e.what()).find("triplet condition 3 has no embedding"),
               std::string::npos);
   }
+}
+
+namespace {
+
+// Two threads stand for two processes: each adds its tensor to the other's, and both leave with
+// the total, in the order they call (as every process of a job calls its collectives).
+class TwoPartySum {
+ public:
+  void operator()(at::Tensor& t) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const std::size_t round = round_;
+    if (!waiting_) {
+      first_ = t.clone();
+      waiting_ = true;
+      turned_.wait(lock, [&] { return round_ != round; });
+      t.copy_(total_);
+    } else {
+      total_ = first_ + t;
+      t.copy_(total_);
+      waiting_ = false;
+      ++round_;
+      turned_.notify_all();
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable turned_;
+  bool waiting_ = false;
+  std::size_t round_ = 0;
+  at::Tensor first_, total_;
+};
+
+struct BatchNormRun {
+  at::Tensor y, dx, dweight, dbias, running_mean, running_var;
+};
+
+// Forward and backward of `bn` on `x` with the loss Σ y·r.
+template <class Module>
+BatchNormRun run_batch_norm(Module& bn, const at::Tensor& x, const at::Tensor& r) {
+  const at::Tensor input = x.detach().clone().requires_grad_(true);
+  const at::Tensor y = bn->forward(input);
+  (y * r).sum().backward();
+  return {y.detach(),
+          input.grad(),
+          bn->weight.grad(),
+          bn->bias.grad(),
+          bn->running_mean.clone(),
+          bn->running_var.clone()};
+}
+
+double largest(const at::Tensor& t) {
+  return t.abs().max().item<double>();
+}
+
+}  // namespace
+
+TEST(BatchNorm, UnsynchronisedItIsLibTorchsBatchNorm) {
+  torch::manual_seed(1);
+  const at::Tensor x = torch::randn({6, 3, 4, 4});
+  const at::Tensor r = torch::randn({6, 3, 4, 4});
+  torch::nn::BatchNorm2d theirs(3);
+  wscsl::nn::BatchNorm2d ours(3);
+  const BatchNormRun a = run_batch_norm(theirs, x, r);
+  const BatchNormRun b = run_batch_norm(ours, x, r);
+  for (const auto& [p, q] : {std::pair{a.y, b.y},
+                             {a.dx, b.dx},
+                             {a.dweight, b.dweight},
+                             {a.running_mean, b.running_mean},
+                             {a.running_var, b.running_var}})
+    EXPECT_TRUE(torch::equal(p, q));
+  EXPECT_EQ(ours->named_buffers().keys(), theirs->named_buffers().keys());
+  EXPECT_EQ(ours->named_parameters().keys(), theirs->named_parameters().keys());
+}
+
+// Two halves of a batch normalised by two synchronised batch norms give what one batch norm gives
+// on the whole batch: outputs, the input's gradient, the summed γ and β gradients, and the
+// running statistics.
+TEST(BatchNorm, SynchronisedHalvesAreTheWholeBatch) {
+  torch::manual_seed(2);
+  const at::Tensor x = torch::randn({8, 4, 5, 5}) * 3 + 1;
+  const at::Tensor r = torch::randn({8, 4, 5, 5});
+  const at::Tensor gamma = torch::rand({4}) + 0.5, beta = torch::randn({4});
+  torch::nn::BatchNorm2d whole(4);
+  wscsl::nn::BatchNorm2d half[2] = {wscsl::nn::BatchNorm2d(4), wscsl::nn::BatchNorm2d(4)};
+  {
+    torch::NoGradGuard no_grad;
+    whole->weight.copy_(gamma), whole->bias.copy_(beta);
+    for (auto& h : half)
+      h->weight.copy_(gamma), h->bias.copy_(beta);
+  }
+  const BatchNormRun expected = run_batch_norm(whole, x, r);
+
+  TwoPartySum sum;
+  BatchNormRun parts[2];
+  {
+    const wscsl::nn::SynchronisedBatchNorm synchronised([&](at::Tensor& t) { sum(t); });
+    std::thread other(
+        [&] { parts[1] = run_batch_norm(half[1], x.slice(0, 4, 8), r.slice(0, 4, 8)); });
+    parts[0] = run_batch_norm(half[0], x.slice(0, 0, 4), r.slice(0, 0, 4));
+    other.join();
+  }
+  // A statistic is a sum over n = 8·5·5 = 200 elements per channel, in float64 here and float32
+  // in LibTorch; the backward pass sums as many. Two orders of a float32 sum of n terms differ by
+  // at most n·u·Σ|terms| (u = 2^-24); scaled by each tensor's largest element, with 2n for the
+  // forward and backward sums the gradients pass through.
+  const double bound = 2 * 200 * 5.9604644775390625e-8;
+  const auto expect_close = [&](const at::Tensor& ours, const at::Tensor& reference,
+                                const char* what) {
+    EXPECT_LE(largest(ours - reference), bound * largest(reference)) << what;
+  };
+  expect_close(torch::cat({parts[0].y, parts[1].y}), expected.y, "y");
+  expect_close(torch::cat({parts[0].dx, parts[1].dx}), expected.dx, "dx");
+  expect_close(parts[0].dweight + parts[1].dweight, expected.dweight, "dγ");
+  expect_close(parts[0].dbias + parts[1].dbias, expected.dbias, "dβ");
+  for (const BatchNormRun& part : parts) {
+    expect_close(part.running_mean, expected.running_mean, "running mean");
+    expect_close(part.running_var, expected.running_var, "running variance");
+  }
+  // Each half alone has other statistics: the comparison can fail.
+  wscsl::nn::BatchNorm2d alone(4);
+  EXPECT_GT(largest(run_batch_norm(alone, x.slice(0, 0, 4), r.slice(0, 0, 4)).running_mean -
+                    expected.running_mean),
+            100 * bound * largest(expected.running_mean));
+}
+
+TEST(BatchNorm, EvaluationUsesTheRunningStatisticsWhileSynchronised) {
+  wscsl::nn::BatchNorm2d bn(2);
+  bn->eval();
+  const wscsl::nn::SynchronisedBatchNorm synchronised(
+      [](at::Tensor&) { FAIL() << "evaluation must not synchronise"; });
+  const at::Tensor x = torch::randn({3, 2, 2, 2});
+  EXPECT_TRUE(torch::allclose(bn->forward(x), x / std::sqrt(1 + 1e-5)));
 }

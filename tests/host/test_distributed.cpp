@@ -162,6 +162,42 @@ FirstStep first_step_of(const fs::path& run) {
   return step;
 }
 
+// How two first steps differ, as shares of the bounds (1 = the bound).
+struct StepComparison {
+  std::size_t stepped = 0;  // tensors with a gradient
+  double largest_gradient_share = 0;
+  double largest_parameter_share = 0;
+};
+
+StepComparison compare_first_steps(const FirstStep& one, const FirstStep& two) {
+  StepComparison c;
+  EXPECT_EQ(one.names, two.names);
+  for (std::size_t i = 0; i < one.names.size() && i < two.names.size(); ++i) {
+    const std::string& name = one.names[i];
+    EXPECT_EQ(one.gradients[i].defined(), two.gradients[i].defined()) << name;
+    const torch::Tensor& p = one.parameters[i];
+    if (!one.gradients[i].defined() || !two.gradients[i].defined()) {
+      // Not used by this pipeline's losses: never stepped.
+      EXPECT_TRUE(torch::equal(p, two.parameters[i])) << name;
+      continue;
+    }
+    ++c.stepped;
+    const double scale = one.gradients[i].abs().max().item<double>();
+    const double gradient_tolerance = kSummationBound * scale;
+    const double gradient_difference =
+        (one.gradients[i] - two.gradients[i]).abs().max().item<double>();
+    c.largest_gradient_share =
+        std::max(c.largest_gradient_share, gradient_difference / gradient_tolerance);
+    // p1 = p0 - lr·g, each of the two operations rounding once.
+    const double parameter_tolerance =
+        kLr * gradient_tolerance + 2 * kUnitRoundoff * p.abs().max().item<double>();
+    c.largest_parameter_share =
+        std::max(c.largest_parameter_share,
+                 (p - two.parameters[i]).abs().max().item<double>() / parameter_tolerance);
+  }
+  return c;
+}
+
 class Distributed : public ::testing::Test {
  protected:
   // Runs with one process and with two, shared by the tests.
@@ -176,6 +212,18 @@ class Distributed : public ::testing::Test {
     one_step_ = Launch(first_step(dir_ / "one_step"), "", dir_ / "one_step.log").wait();
     two_step_ =
         Launch(first_step(dir_ / "two_step") + " --nproc 2", "", dir_ / "two_step.log").wait();
+    const fs::path batch_norm = dir_ / "batch_norm.toml";
+    std::ofstream(batch_norm) << wscsl::test::tiny_pipeline();
+    const auto first_bn_step = [&](const std::string& run) {
+      return "train " + batch_norm.string() + " --run-dir " + (dir_ / run).string() + kOneStep;
+    };
+    one_bn_step_ = Launch(first_bn_step("one_bn"), "", dir_ / "one_bn.log").wait();
+    two_bn_synchronised_ = Launch(first_bn_step("two_bn_synchronised") +
+                                      " --nproc 2 --set trainer.sync_batch_norm=true",
+                                  "", dir_ / "two_bn_synchronised.log")
+                               .wait();
+    two_bn_own_ =
+        Launch(first_bn_step("two_bn_own") + " --nproc 2", "", dir_ / "two_bn_own.log").wait();
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
 
@@ -188,10 +236,12 @@ class Distributed : public ::testing::Test {
 
   static fs::path dir_, pipeline_;
   static Finished one_, two_, one_step_, two_step_;
+  static Finished one_bn_step_, two_bn_synchronised_, two_bn_own_;  // convnet with batch norm
 };
 
 fs::path Distributed::dir_, Distributed::pipeline_;
 Finished Distributed::one_, Distributed::two_, Distributed::one_step_, Distributed::two_step_;
+Finished Distributed::one_bn_step_, Distributed::two_bn_synchronised_, Distributed::two_bn_own_;
 
 }  // namespace
 
@@ -200,36 +250,32 @@ Finished Distributed::one_, Distributed::two_, Distributed::one_step_, Distribut
 TEST_F(Distributed, OneStepOfTwoProcessesIsTheStepOfOne) {
   ASSERT_EQ(one_step_.status, 0) << one_step_.text;
   ASSERT_EQ(two_step_.status, 0) << two_step_.text;
-  const FirstStep one = first_step_of(dir_ / "one_step");
-  const FirstStep two = first_step_of(dir_ / "two_step");
-  ASSERT_EQ(one.names, two.names);
-  std::size_t stepped = 0;
-  double largest_share_of_bound = 0;
-  for (std::size_t i = 0; i < one.names.size(); ++i) {
-    const std::string& name = one.names[i];
-    ASSERT_EQ(one.gradients[i].defined(), two.gradients[i].defined()) << name;
-    const torch::Tensor& p = one.parameters[i];
-    if (!one.gradients[i].defined()) {  // not used by this pipeline's losses: never stepped
-      EXPECT_TRUE(torch::equal(p, two.parameters[i])) << name;
-      continue;
-    }
-    ++stepped;
-    const double scale = one.gradients[i].abs().max().item<double>();
-    const double gradient_tolerance = kSummationBound * scale;
-    const double gradient_difference =
-        (one.gradients[i] - two.gradients[i]).abs().max().item<double>();
-    EXPECT_LE(gradient_difference, gradient_tolerance)
-        << name << ": largest gradient element " << scale;
-    largest_share_of_bound =
-        std::max(largest_share_of_bound, gradient_difference / gradient_tolerance);
-    // p1 = p0 - lr·g, each of the two operations rounding once.
-    const double parameter_tolerance =
-        kLr * gradient_tolerance + 2 * kUnitRoundoff * p.abs().max().item<double>();
-    EXPECT_LE((p - two.parameters[i]).abs().max().item<double>(), parameter_tolerance) << name;
-  }
-  EXPECT_GT(stepped, 0u);
+  const StepComparison c =
+      compare_first_steps(first_step_of(dir_ / "one_step"), first_step_of(dir_ / "two_step"));
+  EXPECT_GT(c.stepped, 0u);
+  EXPECT_LE(c.largest_gradient_share, 1.0);
+  EXPECT_LE(c.largest_parameter_share, 1.0);
   std::printf("largest gradient difference: %.3g of the bound (%zu tensors)\n",
-              largest_share_of_bound, stepped);
+              c.largest_gradient_share, c.stepped);
+}
+
+// With batch norm, two processes take the step of one when their statistics are synchronised,
+// and not otherwise (each then normalises its half of the batch by the half's statistics).
+TEST_F(Distributed, SynchronisedBatchNormTakesTheStepOfOneProcess) {
+  for (const Finished* run : {&one_bn_step_, &two_bn_synchronised_, &two_bn_own_})
+    ASSERT_EQ(run->status, 0) << run->text;
+  const FirstStep one = first_step_of(dir_ / "one_bn");
+  const StepComparison synchronised =
+      compare_first_steps(one, first_step_of(dir_ / "two_bn_synchronised"));
+  EXPECT_GT(synchronised.stepped, 0u);
+  EXPECT_LE(synchronised.largest_gradient_share, 1.0);
+  EXPECT_LE(synchronised.largest_parameter_share, 1.0);
+  const StepComparison own = compare_first_steps(one, first_step_of(dir_ / "two_bn_own"));
+  EXPECT_GT(own.largest_gradient_share, 10.0);
+  std::printf(
+      "batch norm: largest gradient difference %.3g of the bound synchronised, %.3g "
+      "per process\n",
+      synchronised.largest_gradient_share, own.largest_gradient_share);
 }
 
 // A short trajectory as a smoke test (over many steps the differences of summation order grow

@@ -9,6 +9,7 @@
 
 #include "wscsl/config/image_fields.hpp"
 #include "wscsl/config/limits.hpp"
+#include "wscsl/nn/batch_norm.hpp"
 
 namespace wscsl::convnet {
 
@@ -71,7 +72,8 @@ ConvNet::ConvNet(const Options& options) : options_(options) {
       // He initialisation over fan-out, as the reference ResNet trunk does.
       nn::init::normal_(conv->weight, 0.0, std::sqrt(2.0 / static_cast<double>(9 * out)));
       features_->push_back(conv);
-      if (options.normalization == Normalization::Batch) features_->push_back(nn::BatchNorm2d(out));
+      if (options.normalization == Normalization::Batch)
+        features_->push_back(wscsl::nn::BatchNorm2d(out));
       features_->push_back(nn::ReLU(nn::ReLUOptions(true)));
       in = out;
     }

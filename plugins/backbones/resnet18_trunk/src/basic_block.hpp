@@ -6,9 +6,10 @@
 #include <cstdint>
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/container/sequential.h>
 #include <torch/nn/modules/conv.h>
+
+#include "wscsl/nn/batch_norm.hpp"
 
 namespace wscsl::resnet18_trunk {
 
@@ -19,7 +20,7 @@ class BasicBlockImpl : public torch::nn::Module {
 
  private:
   torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr};
-  torch::nn::BatchNorm2d bn1_{nullptr}, bn2_{nullptr};
+  wscsl::nn::BatchNorm2d bn1_{nullptr}, bn2_{nullptr};
   torch::nn::Sequential downsample_{nullptr};  // empty holder for an identity shortcut
 };
 TORCH_MODULE(BasicBlock);

@@ -72,7 +72,7 @@ Resnet18Trunk::Resnet18Trunk(const Options& options) : options_(options) {
       "conv1",
       nn::Conv2d(
           nn::Conv2dOptions(options.input_channels, 64, 7).stride(2).padding(3).bias(false)));
-  bn1_ = register_module("bn1", nn::BatchNorm2d(64));
+  bn1_ = register_module("bn1", wscsl::nn::BatchNorm2d(64));
   layer1_ = register_module("layer1", layer(64, 64, 1));
   layer2_ = register_module("layer2", layer(64, 128, 2));
   layer3_ = register_module("layer3", layer(128, 256, 2));
@@ -88,7 +88,7 @@ Resnet18Trunk::Resnet18Trunk(const Options& options) : options_(options) {
   }
   if (!options.weights.empty()) load_weights(options.weights);
   if (options.freeze_bn == FreezeBn::All)
-    for (nn::BatchNorm2d bn : batch_norms()) {
+    for (wscsl::nn::BatchNorm2d bn : batch_norms()) {
       bn->weight.set_requires_grad(false);
       bn->bias.set_requires_grad(false);
     }
@@ -113,17 +113,17 @@ void Resnet18Trunk::load_weights(const std::string& file) {
                                 fmt::join(problems, "\n  ")));
 }
 
-std::vector<torch::nn::BatchNorm2d> Resnet18Trunk::batch_norms() const {
-  std::vector<torch::nn::BatchNorm2d> out;
+std::vector<wscsl::nn::BatchNorm2d> Resnet18Trunk::batch_norms() const {
+  std::vector<wscsl::nn::BatchNorm2d> out;
   for (const auto& m : modules(/*include_self=*/false))
-    if (auto bn = std::dynamic_pointer_cast<torch::nn::BatchNorm2dImpl>(m)) out.emplace_back(bn);
+    if (auto bn = std::dynamic_pointer_cast<wscsl::nn::BatchNorm2dImpl>(m)) out.emplace_back(bn);
   return out;
 }
 
 void Resnet18Trunk::train(bool on) {
   torch::nn::Module::train(on);
   if (options_.freeze_bn != FreezeBn::None)
-    for (torch::nn::BatchNorm2d bn : batch_norms())
+    for (wscsl::nn::BatchNorm2d bn : batch_norms())
       bn->eval();
 }
 

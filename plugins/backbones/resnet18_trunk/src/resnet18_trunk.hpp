@@ -49,12 +49,12 @@ class Resnet18Trunk final : public Backbone {
  private:
   torch::Tensor stem(const torch::Tensor& images);  // conv1 → bn1 → ReLU → 3×3 max-pool, stride 2
   void load_weights(const std::string& file);
-  std::vector<torch::nn::BatchNorm2d> batch_norms() const;
+  std::vector<wscsl::nn::BatchNorm2d> batch_norms() const;
 
   Options options_;
   // Named as the reference's state-dict keys (conv1, bn1, layer1.0.conv1, ..., fc_embed).
   torch::nn::Conv2d conv1_{nullptr};
-  torch::nn::BatchNorm2d bn1_{nullptr};
+  wscsl::nn::BatchNorm2d bn1_{nullptr};
   torch::nn::Sequential layer1_{nullptr}, layer2_{nullptr}, layer3_{nullptr};
   torch::nn::Linear fc_embed_{nullptr};
 };

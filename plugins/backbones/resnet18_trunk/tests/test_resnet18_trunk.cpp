@@ -127,7 +127,7 @@ TEST(Resnet18Trunk, FrozenBatchNormStatisticsStayWhileTraining) {
   const torch::Tensor mean = wscsl::testing::parameter(m, "conv1.weight").new_zeros({64});
   b->embed(torch::rand({2, 3, 112, 112}));
   for (const auto& sub : m.named_modules()) {
-    const bool batch_norm = sub.value()->as<torch::nn::BatchNorm2d>() != nullptr;
+    const bool batch_norm = sub.value()->as<wscsl::nn::BatchNorm2d>() != nullptr;
     EXPECT_EQ(sub.value()->is_training(), !batch_norm) << sub.key();
   }
   EXPECT_TRUE(torch::equal(*m.named_buffers().find("bn1.running_mean"), mean));
