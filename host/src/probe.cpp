@@ -74,11 +74,21 @@ class Prober {
       for (const WeightedLoss& l : p_.losses)
         ran_.push_back(fmt::format("loss '{}'", l.name));
     }
-    // What the evaluators read: the embedding tables and the scores, in evaluation mode.
+    // What the evaluators read, in evaluation mode: the embedding tables (each image embedded
+    // once) and the scores of triplets of their rows.
     model_->eval();
     torch::NoGradGuard no_grad;
-    const TripletInput in = triplets(roles);
-    if (run_module_) p_.condition_module->score(in);
+    const torch::Tensor phi = phi_of(roles.anchor);
+    const torch::Tensor psi = psi_of(phi);
+    TripletInput rows;
+    rows.phi_anchor = phi;
+    rows.phi_close = phi.roll(1, 0);
+    rows.phi_far = phi.roll(2, 0);
+    rows.psi_anchor = psi;
+    rows.psi_close = psi.roll(1, 0);
+    rows.psi_far = psi.roll(2, 0);
+    rows.conditions = conditions();
+    if (run_module_) p_.condition_module->score(rows);
     if (run_backbone_ || run_module_) ran_.push_back("the evaluators' inputs");
     return ran_;
   }
@@ -88,22 +98,29 @@ class Prober {
     return torch::rand(shape, rng_).to(device_);
   }
 
-  TripletInput triplets(const TripletImages& roles) {
-    const std::int64_t d = p_.backbone->embedding_dim();
+  torch::Tensor phi_of(const torch::Tensor& images) {
+    return run_backbone_ ? p_.backbone->embed(images)
+                         : made_up({images.size(0), p_.backbone->embedding_dim()});
+  }
+
+  torch::Tensor psi_of(const torch::Tensor& phi) {
     const ConditionModule& m = *p_.condition_module;
+    return run_module_ ? p_.condition_module->embed(phi)
+                       : made_up({phi.size(0), m.num_embeddings(), m.output_dim()});
+  }
+
+  // The triplets' conditions, for a module that trains with them.
+  torch::Tensor conditions() const {
+    if (p_.condition_module->supervision() != Supervision::Conditioned) return {};
+    return torch::arange(kProbeTriplets, torch::TensorOptions(device_).dtype(torch::kLong))
+        .remainder(std::max<std::int64_t>(1, info_.num_conditions()));
+  }
+
+  TripletInput triplets(const TripletImages& roles) {
     TripletInput in = embed_triplets(
-        roles,
-        [&](const torch::Tensor& images) {
-          return run_backbone_ ? p_.backbone->embed(images) : made_up({images.size(0), d});
-        },
-        [&](const torch::Tensor& phi) {
-          return run_module_ ? p_.condition_module->embed(phi)
-                             : made_up({phi.size(0), m.num_embeddings(), m.output_dim()});
-        });
-    if (m.supervision() == Supervision::Conditioned)
-      in.conditions =
-          torch::arange(kProbeTriplets, torch::TensorOptions(device_).dtype(torch::kLong))
-              .remainder(std::max<std::int64_t>(1, info_.num_conditions()));
+        roles, [&](const torch::Tensor& images) { return phi_of(images); },
+        [&](const torch::Tensor& phi) { return psi_of(phi); });
+    in.conditions = conditions();
     return in;
   }
 
