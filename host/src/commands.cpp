@@ -14,6 +14,7 @@
 #include "communicator.hpp"
 #include "npy.hpp"
 #include "pipeline.hpp"
+#include "probe.hpp"
 #include "run_evaluation.hpp"
 #include "trainer.hpp"
 #include "triplet_files.hpp"
@@ -118,13 +119,21 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
   std::optional<RunLock> lock;
   if (comm->is_root()) lock.emplace(run);
   TrainRequest request;
-  request.resume =
-      args.resume && (comm->is_root() ? resumable(run) : !run.last_checkpoints().empty());
+  if (comm->is_root()) {
+    // Holding the lock. A run that stopped before its first checkpoint left nothing to keep:
+    // --resume and a new `train` into its directory both train it again from step 0.
+    std::error_code ec;
+    const bool earlier_run = fs::exists(run.resolved(), ec);
+    if (!args.resume) refuse_a_run_with_checkpoints(run);  // one written since create() looked
+    request.resume = resumable(run);
+    if (earlier_run && !request.resume)
+      fmt::print("{} stopped before its first checkpoint: training it again from step 0\n",
+                 run.root().string());
+  } else {
+    request.resume = args.resume && !run.last_checkpoints().empty();
+  }
   request.out = progress_output(*comm);
   request.stop_after_steps = args.stop_after_steps;
-  if (args.resume && !request.resume && comm->is_root())
-    fmt::print("{} stopped before its first checkpoint: training it again from step 0\n",
-               run.root().string());
   if (comm->is_root())
     fmt::print("run {} — {}{} threads, seed {}, device {}\n", run.root().string(),
                world.size > 1 ? fmt::format("{} processes × ", world.size) : "",
@@ -245,9 +254,10 @@ int run_export_weights(const GlobalOptions& global, const ExportWeightsArgs& arg
 }
 
 int run_check(const GlobalOptions& global, const fs::path& path,
-              const std::vector<std::string>& overrides) {
+              const std::vector<std::string>& overrides, const std::set<Kind>& skip_probe) {
   const OpenPipeline opened = open_pipeline(global, path, overrides);
   const Pipeline& p = opened.pipeline;
+  const ProbeReport probe = probe_pipeline(p, skip_probe);
   fmt::print("{}: pipeline is valid\n", path.string());
   fmt::print("  dataset           {}\n", p.dataset->label());
   fmt::print("  backbone          {}\n", p.backbone->label());
@@ -256,6 +266,8 @@ int run_check(const GlobalOptions& global, const fs::path& path,
     fmt::print("  loss              {} × {}\n", l.weight, l.loss->label());
   for (const NamedEvaluator& e : p.evaluators)
     fmt::print("  evaluator         {} ({})\n", e.name, e.evaluator->label());
+  fmt::print("  probed            {} ({} triplets, {:.0f} ms)\n", join(probe.ran, ", "),
+             kProbeTriplets, probe.milliseconds);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,8 +59,10 @@ struct ExportWeightsArgs {
 // loss_<i>.…).
 int run_export_weights(const GlobalOptions& global, const ExportWeightsArgs& args);
 
+// Builds and checks the pipeline, then probes its components on a few triplets (probe.hpp), but
+// for the kinds in `skip_probe`.
 int run_check(const GlobalOptions& global, const std::filesystem::path& pipeline,
-              const std::vector<std::string>& overrides);
+              const std::vector<std::string>& overrides, const std::set<Kind>& skip_probe);
 // The dataset of a pipeline file (every component is built, so the file is checked whole).
 struct DatasetArgs {
   std::filesystem::path pipeline;

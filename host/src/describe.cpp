@@ -20,9 +20,15 @@ std::string default_text(const FieldDescription& f) {
   return f.required ? "(required)" : "(unset)";
 }
 
+// "default 0.2", "default from dataset.num_conditions", or "required" for a key without one.
+std::string default_clause(const FieldDescription& f) {
+  const bool has_default = !f.derived_from.empty() || !f.default_from.empty() || f.default_value;
+  return f.required && !has_default ? "required" : "default " + default_text(f);
+}
+
 void print_fields_text(const std::vector<FieldDescription>& fields) {
   for (const FieldDescription& f : fields) {
-    fmt::print("  {} ({}, default {})\n", f.name, f.type_name, default_text(f));
+    fmt::print("  {} ({}, {})\n", f.name, f.type_name, default_clause(f));
     if (const std::string c = f.constraint_text(); !c.empty()) fmt::print("      {}\n", c);
     for (std::size_t i = 0; i < f.choice_docs.size(); ++i)
       fmt::print("        {}: {}\n", f.choices[i], f.choice_docs[i]);

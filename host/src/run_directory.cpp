@@ -18,13 +18,17 @@ namespace fs = std::filesystem;
 
 namespace wscsl::host {
 
+void refuse_a_run_with_checkpoints(const RunDirectory& run) {
+  if (run.last_checkpoints().empty()) return;
+  throw Error(
+      fmt::format("{} already holds a run; resume it with `wscsl train --resume {}` or "
+                  "choose another --run-dir",
+                  run.root().string(), run.root().string()));
+}
+
 RunDirectory RunDirectory::create(const fs::path& root) {
+  refuse_a_run_with_checkpoints(RunDirectory(root));
   std::error_code ec;
-  if (fs::exists(root / "resolved.toml", ec))
-    throw Error(
-        fmt::format("{} already holds a run; resume it with `wscsl train --resume {}` or "
-                    "choose another --run-dir",
-                    root.string(), root.string()));
   fs::create_directories(root / "checkpoints", ec);
   if (ec)
     throw Error(fmt::format("cannot create run directory {}: {}", root.string(), ec.message()));

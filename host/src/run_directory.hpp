@@ -1,6 +1,6 @@
 // The files of one training run:
 //   resolved.toml  metrics.jsonl  curves.png  steps.tsv  checkpoints/{last,best}.pt  results.md
-//   results.json  plots/  replicas.tsv
+//   results.json  plots/  replicas.tsv  lock
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,9 @@ class RunDirectory {
  public:
   explicit RunDirectory(std::filesystem::path root) : root_(std::move(root)) {}
 
-  // Creates a fresh run directory; refuses one that already holds a run (nothing is overwritten).
+  // Creates a run directory; refuses one that holds a run with a checkpoint (nothing trained is
+  // overwritten). A run that stopped before its first checkpoint left nothing to keep: it is
+  // trained again (resumable() empties its logs).
   static RunDirectory create(const std::filesystem::path& root);
   // Opens an existing run; throws Error naming what is missing.
   static RunDirectory open(const std::filesystem::path& root);
@@ -61,6 +63,9 @@ class RunLock {
  private:
   int fd_ = -1;
 };
+
+// Throws the error that names `wscsl train --resume` when `run` holds a checkpoint.
+void refuse_a_run_with_checkpoints(const RunDirectory& run);
 
 // Whether `run` has a checkpoint to resume from. A run stopped before its first checkpoint has
 // none: its logs are emptied so that it trains again from step 0.

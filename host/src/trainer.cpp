@@ -20,6 +20,7 @@
 #include "provenance.hpp"
 #include "results.hpp"
 #include "run_evaluation.hpp"
+#include "triplet_step.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/nn/batch_norm.hpp"
@@ -328,34 +329,11 @@ class Loop {
           .to(device_);
     };
     const TripletImages roles{role_images(0), role_images(1), role_images(2)};
-    TripletInput in;
-    // One backbone call per role, so batch-norm statistics are per role as in the reference code.
-    in.phi_anchor = p_.backbone->embed(roles.anchor);
-    in.phi_close = p_.backbone->embed(roles.close);
-    in.phi_far = p_.backbone->embed(roles.far);
-    in.psi_anchor = p_.condition_module->embed(in.phi_anchor);
-    in.psi_close = p_.condition_module->embed(in.phi_close);
-    in.psi_far = p_.condition_module->embed(in.phi_far);
+    TripletInput in = embed_triplets(
+        roles, [&](const torch::Tensor& images) { return p_.backbone->embed(images); },
+        [&](const torch::Tensor& phi) { return p_.condition_module->embed(phi); });
     if (conditioned) in.conditions = train.conditions.index_select(0, rows).to(device_);
-    const TripletScores scores = p_.condition_module->score(in);
-    std::optional<TripletScores> reversed;
-    if (p_.losses_need(Resource::ReversedScores)) {
-      torch::NoGradGuard no_grad;
-      reversed = p_.condition_module->score(in.reversed());
-    }
-    torch::Tensor total;
-    for (const WeightedLoss& l : p_.losses) {
-      // Each loss gets what its contract needs and nothing more.
-      const Contract& needs = l.loss->contract();
-      const LossInput loss_input{
-          in, scores, needs.needs_resource(Resource::ReversedScores) ? &*reversed : nullptr,
-          needs.needs_resource(Resource::TrainingImages) ? &roles : nullptr};
-      for (const auto& [name, value] : l.loss->compute(loss_input)) {
-        const torch::Tensor weighted = value.reshape({}) * l.weight;
-        total = total.defined() ? total + weighted : weighted;
-      }
-    }
-    return total;
+    return weighted_loss(p_, in, score_triplets(p_, in), roles);
   }
 
   void finish_epoch(Progress& progress, double lr,

@@ -169,6 +169,26 @@ TEST(Schema, ResolvesPathsAgainstTheirFile) {
   EXPECT_EQ(o.where, "/some/dir/sub/data");
 }
 
+// A list of paths (as [plugins] paths) resolves entry by entry, and writes back absolute, so a
+// resolved pipeline copied elsewhere still names the same directories.
+TEST(Schema, ResolvesEveryPathOfAListAndWritesThemBackAbsolute) {
+  struct Dirs {
+    std::vector<std::string> dirs;
+  };
+  Schema<Dirs> s("dirs");
+  s.field("dirs", &Dirs::dirs, "directories").path();
+  const ConfigNode table =
+      parse_toml("dirs = [\"build\", \"../up\", \"/abs\"]\n", "/some/dir/pipeline.toml");
+  Diagnostics d;
+  BindScope scope = scope_for(d, nullptr);
+  const Dirs bound = s.bind(table, scope);
+  ASSERT_FALSE(d.has_errors());
+  EXPECT_EQ(bound.dirs, (std::vector<std::string>{"/some/dir/build", "/some/up", "/abs"}));
+  const ConfigNode written = s.to_config(bound);
+  ASSERT_EQ(written.find("dirs")->items().size(), 3u);
+  EXPECT_EQ(written.find("dirs")->items()[1].as_string(), "/some/up");
+}
+
 TEST(Schema, AFieldWhoseFactIsMissingIsNamedNotFilled) {
   Facts only_dataset;
   only_dataset.set("dataset.num_conditions", ConfigNode::integer(4), "dataset 'fashion_crb'");

@@ -162,6 +162,103 @@ TEST(Cli, CheckAcceptsTheDefaultPipelineAndOverrides) {
       << bad.text;
 }
 
+namespace {
+
+// The line `wscsl: error: …` of a command's output.
+std::string error_line(const std::string& text) {
+  const std::size_t at = text.find("wscsl: error: ");
+  return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+}
+
+}  // namespace
+
+// A third-party plugin whose φ, distances() or weights() has the wrong shape is refused by
+// `check`, before anything trains, with the sentence `train` gives at its first step (with the
+// probe's 4 triplets for the batch's 32). The run directory such a `train` leaves takes a rerun
+// once the plugin is right.
+TEST(Cli, CheckProbesEveryComponentWithTheSentenceTrainGives) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_probe_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string pipeline = (dir / "misshaped.toml").string();
+  std::ofstream(pipeline) << R"([dataset]
+type = "fashion_crb"
+train_items = 256
+val_items = 96
+test_items = 96
+train_triplets = 64
+val_triplets = 64
+test_triplets = 64
+
+[backbone]
+type = "misshaped_backbone"
+
+[condition_module]
+type = "misshaped_module"
+
+[[losses]]
+type = "margin"
+
+[[evaluators]]
+type = "triplet_accuracy"
+
+[trainer]
+epochs = 1
+batch_size = 32
+)";
+  const std::string wscsl = "--plugin-path " WSCSL_MISSHAPED_FIXTURE " ";
+  const Output right = run_wscsl(wscsl + "check " + pipeline);
+  EXPECT_EQ(right.status, 0) << right.text;
+  EXPECT_NE(right.text.find("  probed            φ Float [4, 8], ψ Float [4, 4, 8], weights Float "
+                            "[4, 4], loss 'margin', the evaluators' inputs (4 triplets, "),
+            std::string::npos)
+      << right.text;
+
+  const std::string run = (dir / "run").string();
+  const std::map<std::string, std::string> mistakes = {
+      {"backbone.mistake=phi",
+       "broke its contract: the embedding has shape [4, 8, 1], expected "
+       "[4, 8]"},
+      {"condition_module.mistake=distances",
+       "broke its contract: distances has shape [4], expected [4, 4]"},
+      {"condition_module.mistake=weights",
+       "broke its contract: weights has shape [4], expected [4, 4]"}};
+  for (const auto& [mistake, sentence] : mistakes) {
+    const Output checked = run_wscsl(wscsl + "check " + pipeline + " --set " + mistake);
+    EXPECT_EQ(checked.status, 1) << mistake << "\n" << checked.text;
+    EXPECT_NE(checked.text.find(sentence), std::string::npos) << mistake << "\n" << checked.text;
+    const Output trained =
+        run_wscsl(wscsl + "train " + pipeline + " --set " + mistake + " --run-dir " + run);
+    EXPECT_EQ(trained.status, 1) << mistake << "\n" << trained.text;
+    const std::string at_check =
+        std::regex_replace(error_line(checked.text), std::regex("\\[4\\b"), "[32");
+    EXPECT_FALSE(at_check.empty()) << checked.text;
+    EXPECT_EQ(at_check, error_line(trained.text)) << mistake;
+  }
+  // Components too large to run at check time are left out; later ones get random tensors.
+  const Output skipped =
+      run_wscsl(wscsl + "check " + pipeline + " --set backbone.mistake=phi --skip-probe backbone");
+  EXPECT_EQ(skipped.status, 0) << skipped.text;
+  EXPECT_NE(skipped.text.find("φ skipped (random [4, 8]), ψ Float [4, 4, 8]"), std::string::npos)
+      << skipped.text;
+  EXPECT_EQ(run_wscsl(wscsl + "check " + pipeline + " --skip-probe dataset").status, 2);
+
+  // The failed runs wrote no checkpoint: the directory trains again, and is then a run to resume.
+  const Output rerun = run_wscsl(wscsl + "train " + pipeline + " --run-dir " + run);
+  EXPECT_EQ(rerun.status, 0) << rerun.text;
+  EXPECT_NE(rerun.text.find(run + " stopped before its first checkpoint: training it again from "
+                                  "step 0"),
+            std::string::npos)
+      << rerun.text;
+  const Output again = run_wscsl(wscsl + "train " + pipeline + " --run-dir " + run);
+  EXPECT_EQ(again.status, 1);
+  EXPECT_NE(again.text.find("already holds a run; resume it with `wscsl train --resume " + run),
+            std::string::npos)
+      << again.text;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, DescribeListsEveryOption) {
   const Output out = run_wscsl("describe condition_module/discovernet");
   EXPECT_EQ(out.status, 0);
@@ -169,6 +266,8 @@ TEST(Cli, DescribeListsEveryOption) {
        {"input_dim", "num_embeddings", "embedding_dim", "projection", "g", "pairs", "temperature",
         "logits", "normalize_g_input", "train_condition_branch"})
     EXPECT_NE(out.text.find(std::string("\n  ") + option + " ("), std::string::npos) << option;
+  EXPECT_NE(out.text.find("\n  type (string, required)\n"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("\n  pairs (integer, default "), std::string::npos) << out.text;
   const Output json = run_wscsl("describe condition_module/discovernet --json");
   EXPECT_EQ(json.status, 0);
   const nlohmann::json described = nlohmann::json::parse(json.text);

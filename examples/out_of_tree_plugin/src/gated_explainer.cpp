@@ -16,6 +16,9 @@ wscsl::Schema<GatedExplainerOptions> GatedExplainer::schema() {
   s.field("sharpness", &O::sharpness, "β: how strongly the best explanation wins.").min(0.0);
   s.field("gate_init_std", &O::gate_init_std, "Standard deviation of the initial gate logits.")
       .min(0.0);
+  s.field("distance", &O::distance, "d_k, the distance under each embedding.",
+          wscsl::EnumChoices<Distance>{{Distance::Euclidean, "euclidean", "‖ψ_k(a) − ψ_k(b)‖₂"},
+                                       {Distance::Cosine, "cosine", "1 − cos(ψ_k(a), ψ_k(b))"}});
   return s;
 }
 
@@ -27,6 +30,17 @@ GatedExplainer::GatedExplainer(const Options& options)
 torch::Tensor GatedExplainer::embed_impl(const torch::Tensor& phi) {
   const torch::Tensor gated = phi.unsqueeze(1) * torch::sigmoid(gates_).unsqueeze(0);
   return gated / gated.norm(2, {-1}, true).clamp_min(1e-12);
+}
+
+torch::Tensor GatedExplainer::distances_impl(const torch::Tensor& psi_a,
+                                             const torch::Tensor& psi_b) {
+  switch (options_.distance) {
+    case Distance::Euclidean:
+      return (psi_a - psi_b).norm(2, {-1});
+    case Distance::Cosine:
+      return 1 - torch::cosine_similarity(psi_a, psi_b, -1);
+  }
+  throw wscsl::Error("gated_explainer: unknown distance");
 }
 
 wscsl::TripletScores GatedExplainer::score_impl(const wscsl::TripletInput& in) {

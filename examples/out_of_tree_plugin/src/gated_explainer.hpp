@@ -3,6 +3,7 @@
 //   ψ_k(x) = normalize(φ(x) ⊙ σ(G_k))            (G ∈ R^{K×D}, learned)
 //   w_k(τ) = softmax_k(β · (d_k(a, f) − d_k(a, c)))
 //   fused distances Σ_k w_k d_k
+//   d_k(a, b) = ‖ψ_k(a) − ψ_k(b)‖₂, or 1 − cos(ψ_k(a), ψ_k(b)) with distance = "cosine"
 #pragma once
 
 #include <cstdint>
@@ -11,11 +12,14 @@
 
 namespace gated {
 
+enum class Distance { Euclidean, Cosine };
+
 struct GatedExplainerOptions {
   std::int64_t input_dim = 0;       // D, from the backbone
   std::int64_t num_embeddings = 0;  // K, from the dataset by default
   double sharpness = 10.0;          // β
   double gate_init_std = 1.0;       // G ~ N(0, gate_init_std²)
+  Distance distance = Distance::Euclidean;
 };
 
 class GatedExplainer final : public wscsl::ConditionModule {
@@ -30,6 +34,8 @@ class GatedExplainer final : public wscsl::ConditionModule {
  protected:
   torch::Tensor embed_impl(const torch::Tensor& phi) override;
   wscsl::TripletScores score_impl(const wscsl::TripletInput& input) override;
+  // ψ_a, ψ_b [B, K, E] → d_k [B, K]; distances() checks the shapes around it.
+  torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
 
  private:
   Options options_;

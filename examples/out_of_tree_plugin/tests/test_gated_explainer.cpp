@@ -29,3 +29,15 @@ TEST(GatedExplainer, WeightsFavourTheEmbeddingThatExplainsTheTriplet) {
   EXPECT_NEAR(s.fused_close.item<double>(), w0 * 1 + (1 - w0) * 3, 1e-5);
   EXPECT_NEAR(s.fused_far.item<double>(), w0 * 3 + (1 - w0) * 1, 1e-5);
 }
+
+TEST(GatedExplainer, CosineDistancesAreOneMinusTheCosineOfEachEmbedding) {
+  auto m = wscsl::testing::build<ConditionModule>("gated_explainer", "distance = \"cosine\"",
+                                                  wscsl::testing::facts(2, 2));
+  // Embedding 0: orthogonal (d = 1); embedding 1: opposite (d = 2).
+  const torch::Tensor a = torch::tensor({1.0f, 0.0f, 1.0f, 0.0f}).reshape({1, 2, 2});
+  const torch::Tensor b = torch::tensor({0.0f, 3.0f, -2.0f, 0.0f}).reshape({1, 2, 2});
+  const torch::Tensor d = m->distances(a, b);
+  ASSERT_EQ(d.sizes(), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_NEAR(d[0][0].item<double>(), 1.0, 1e-6);
+  EXPECT_NEAR(d[0][1].item<double>(), 2.0, 1e-6);
+}

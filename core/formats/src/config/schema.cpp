@@ -229,6 +229,12 @@ void report_disagreement(const FieldDescription& field, const ConfigNode& value,
 }
 
 ConfigNode resolve_path(const ConfigNode& value) {
+  if (value.is_array()) {
+    ConfigNode resolved = value;
+    for (ConfigNode& item : resolved.items())
+      item = resolve_path(item);
+    return resolved;
+  }
   if (!value.is_string() || value.as_string().empty()) return value;
   std::filesystem::path p(value.as_string());
   if (p.is_relative()) {

@@ -101,6 +101,15 @@ void expect_shape(const Component& c, const char* name, const at::Tensor& t,
   }
 }
 
+// What a component computes with: a floating-point tensor of `shape`.
+void expect_floating(const Component& c, const char* name, const at::Tensor& t,
+                     std::vector<int64_t> shape) {
+  expect_shape(c, name, t, std::move(shape));
+  if (!t.is_floating_point())
+    broke_contract(
+        c, fmt::format("{} is {}, expected a floating-point tensor", name, dtype_and_shape_of(t)));
+}
+
 }  // namespace
 
 std::vector<std::string> DatasetInfo::condition_names() const {
@@ -200,7 +209,7 @@ torch::Tensor Backbone::embed(const torch::Tensor& images) {
     throw ComponentError(
         fmt::format("{}: expected images [B, C, H, W], got {}", who(*this), shape_of(images)));
   torch::Tensor out = guarded(*this, "forward", [&] { return forward_images(images); });
-  expect_shape(*this, "the embedding", out, {images.size(0), embedding_dim()});
+  expect_floating(*this, "the embedding", out, {images.size(0), embedding_dim()});
   return out;
 }
 
@@ -228,7 +237,7 @@ torch::Tensor ConditionModule::embed(const torch::Tensor& phi) {
   if (!phi.defined() || phi.dim() != 2)
     throw ComponentError(fmt::format("{}: expected φ [B, D], got {}", who(*this), shape_of(phi)));
   torch::Tensor psi = guarded(*this, "embed", [&] { return embed_impl(phi); });
-  expect_shape(*this, "ψ", psi, {phi.size(0), num_embeddings(), output_dim()});
+  expect_floating(*this, "ψ", psi, {phi.size(0), num_embeddings(), output_dim()});
   return psi;
 }
 
@@ -240,17 +249,17 @@ TripletScores ConditionModule::score(const TripletInput& input) {
                     who(*this)));
   TripletScores s = guarded(*this, "score", [&] { return score_impl(input); });
   const int64_t k = num_embeddings();
-  expect_shape(*this, "close_distances", s.close_distances, {b, k});
-  expect_shape(*this, "far_distances", s.far_distances, {b, k});
-  expect_shape(*this, "weights", s.weights, {b, k});
-  expect_shape(*this, "fused_close", s.fused_close, {b});
-  expect_shape(*this, "fused_far", s.fused_far, {b});
+  expect_floating(*this, "close_distances", s.close_distances, {b, k});
+  expect_floating(*this, "far_distances", s.far_distances, {b, k});
+  expect_floating(*this, "weights", s.weights, {b, k});
+  expect_floating(*this, "fused_close", s.fused_close, {b});
+  expect_floating(*this, "fused_far", s.fused_far, {b});
   const std::vector<std::string> declared_list = contract().provided_names(Resource::AuxTerm);
   const std::set<std::string> declared(declared_list.begin(), declared_list.end());
   std::set<std::string> given;
   for (const auto& [name, value] : s.aux) {
     given.insert(name);
-    expect_shape(*this, ("aux term '" + name + "'").c_str(), value, {b});
+    expect_floating(*this, ("aux term '" + name + "'").c_str(), value, {b});
   }
   if (given != declared)
     broke_contract(*this, fmt::format("it returned the aux terms [{}] but declares [{}]",
@@ -266,7 +275,7 @@ torch::Tensor ConditionModule::distances(const torch::Tensor& psi_a, const torch
                     "and {}",
                     who(*this), shape_of(psi_a), shape_of(psi_b)));
   torch::Tensor d = guarded(*this, "distances", [&] { return distances_impl(psi_a, psi_b); });
-  expect_shape(*this, "distances", d, {psi_a.size(0), psi_a.size(1)});
+  expect_floating(*this, "distances", d, {psi_a.size(0), psi_a.size(1)});
   return d;
 }
 
@@ -288,9 +297,9 @@ std::map<std::string, torch::Tensor> Loss::compute(const LossInput& input) {
   auto terms = guarded(*this, "compute", [&] { return compute_impl(input); });
   if (terms.empty()) broke_contract(*this, "a loss must return at least one term");
   for (const auto& [name, value] : terms) {
-    if (!value.defined() || value.numel() != 1)
-      broke_contract(*this,
-                     fmt::format("term '{}' must be a scalar, got {}", name, shape_of(value)));
+    if (!value.defined() || value.numel() != 1 || !value.is_floating_point())
+      broke_contract(*this, fmt::format("term '{}' must be a floating-point scalar, got {}", name,
+                                        dtype_and_shape_of(value)));
   }
   return terms;
 }

@@ -1,0 +1,175 @@
+#include "probe.hpp"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/utils.h>
+
+#include <chrono>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "triplet_step.hpp"
+#include "wscsl/nn/device.hpp"
+#include "wscsl/util/tensor_text.hpp"
+
+namespace wscsl::host {
+namespace {
+
+// Puts back what running the components changes: the buffers (batch-norm statistics move in
+// training mode), the training mode, and LibTorch's global random state (dropout draws from it),
+// so that a run trained after a probe is the run trained without one.
+class Restorer {
+ public:
+  explicit Restorer(torch::nn::Module& model) : model_(model), training_(model.is_training()) {
+    torch::NoGradGuard no_grad;
+    for (const torch::Tensor& b : model.buffers())
+      buffers_.push_back(b.clone());
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    random_state_ = generator.get_state();
+  }
+  ~Restorer() {
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> buffers = model_.buffers();
+    for (std::size_t i = 0; i < buffers.size() && i < buffers_.size(); ++i)
+      buffers[i].copy_(buffers_[i]);
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(random_state_);
+    model_.train(training_);
+  }
+  Restorer(const Restorer&) = delete;
+  Restorer& operator=(const Restorer&) = delete;
+
+ private:
+  torch::nn::Module& model_;
+  bool training_;
+  std::vector<torch::Tensor> buffers_;
+  torch::Tensor random_state_;
+};
+
+class Prober {
+ public:
+  Prober(const Pipeline& pipeline, const std::set<Kind>& skip)
+      : p_(pipeline),
+        model_(pipeline.model()),
+        device_(nn::device_of(*model_)),
+        info_(pipeline.dataset->info()),
+        run_backbone_(!skip.count(Kind::Backbone)),
+        run_module_(!skip.count(Kind::ConditionModule)) {}
+
+  std::vector<std::string> run() {
+    const Restorer restorer(*model_);
+    const TripletImages roles{made_up({kProbeTriplets, info_.channels, info_.height, info_.width}),
+                              made_up({kProbeTriplets, info_.channels, info_.height, info_.width}),
+                              made_up({kProbeTriplets, info_.channels, info_.height, info_.width})};
+    model_->train();
+    {
+      const TripletInput in = triplets(roles);
+      note("φ", in.phi_anchor, run_backbone_);
+      note("ψ", in.psi_anchor, run_module_);
+      const ScoredTriplets scored = scores(in);
+      note("weights", scored.scores.weights, run_module_);
+      weighted_loss(p_, in, scored, roles);
+      for (const WeightedLoss& l : p_.losses)
+        ran_.push_back(fmt::format("loss '{}'", l.name));
+    }
+    // What the evaluators read, in evaluation mode: the embedding tables (each image embedded
+    // once) and the scores of triplets of their rows.
+    model_->eval();
+    torch::NoGradGuard no_grad;
+    const torch::Tensor phi = phi_of(roles.anchor);
+    const torch::Tensor psi = psi_of(phi);
+    TripletInput rows;
+    rows.phi_anchor = phi;
+    rows.phi_close = phi.roll(1, 0);
+    rows.phi_far = phi.roll(2, 0);
+    rows.psi_anchor = psi;
+    rows.psi_close = psi.roll(1, 0);
+    rows.psi_far = psi.roll(2, 0);
+    rows.conditions = conditions();
+    if (run_module_) p_.condition_module->score(rows);
+    if (run_backbone_ || run_module_) ran_.push_back("the evaluators' inputs");
+    return ran_;
+  }
+
+ private:
+  torch::Tensor made_up(std::vector<std::int64_t> shape) {
+    return torch::rand(shape, rng_).to(device_);
+  }
+
+  torch::Tensor phi_of(const torch::Tensor& images) {
+    return run_backbone_ ? p_.backbone->embed(images)
+                         : made_up({images.size(0), p_.backbone->embedding_dim()});
+  }
+
+  torch::Tensor psi_of(const torch::Tensor& phi) {
+    const ConditionModule& m = *p_.condition_module;
+    return run_module_ ? p_.condition_module->embed(phi)
+                       : made_up({phi.size(0), m.num_embeddings(), m.output_dim()});
+  }
+
+  // The triplets' conditions, for a module that trains with them.
+  torch::Tensor conditions() const {
+    if (p_.condition_module->supervision() != Supervision::Conditioned) return {};
+    return torch::arange(kProbeTriplets, torch::TensorOptions(device_).dtype(torch::kLong))
+        .remainder(std::max<std::int64_t>(1, info_.num_conditions()));
+  }
+
+  TripletInput triplets(const TripletImages& roles) {
+    TripletInput in = embed_triplets(
+        roles, [&](const torch::Tensor& images) { return phi_of(images); },
+        [&](const torch::Tensor& phi) { return psi_of(phi); });
+    in.conditions = conditions();
+    return in;
+  }
+
+  ScoredTriplets scores(const TripletInput& in) {
+    if (run_module_) return score_triplets(p_, in);
+    ScoredTriplets scored{made_up_scores(), std::nullopt};
+    if (p_.losses_need(Resource::ReversedScores)) scored.reversed = made_up_scores();
+    return scored;
+  }
+
+  // Scores of the shapes a condition module declares, with its aux terms.
+  TripletScores made_up_scores() {
+    const std::int64_t k = p_.condition_module->num_embeddings();
+    TripletScores s;
+    s.close_distances = made_up({kProbeTriplets, k});
+    s.far_distances = made_up({kProbeTriplets, k});
+    s.weights = torch::softmax(made_up({kProbeTriplets, k}), 1);
+    s.fused_close = (s.weights * s.close_distances).sum(1);
+    s.fused_far = (s.weights * s.far_distances).sum(1);
+    for (const std::string& name :
+         p_.condition_module->contract().provided_names(Resource::AuxTerm))
+      s.aux[name] = made_up({kProbeTriplets});
+    return s;
+  }
+
+  void note(const std::string& what, const torch::Tensor& t, bool ran) {
+    ran_.push_back(ran ? fmt::format("{} {}", what, dtype_and_shape_of(t))
+                       : fmt::format("{} skipped (random {})", what, shape_of(t)));
+  }
+
+  const Pipeline& p_;
+  std::shared_ptr<torch::nn::Module> model_;
+  torch::Device device_;
+  DatasetInfo info_;
+  bool run_backbone_, run_module_;
+  // Its own generator: the inputs leave the run's random stream as it was.
+  torch::Generator rng_ = at::detail::createCPUGenerator(0);
+  std::vector<std::string> ran_;
+};
+
+}  // namespace
+
+ProbeReport probe_pipeline(const Pipeline& pipeline, const std::set<Kind>& skip) {
+  const auto start = std::chrono::steady_clock::now();
+  ProbeReport report;
+  report.ran = Prober(pipeline, skip).run();
+  report.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace wscsl::host

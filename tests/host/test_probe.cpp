@@ -1,0 +1,58 @@
+// The probe of `wscsl check` (host/src/probe.hpp).
+#include <gtest/gtest.h>
+
+#include "pipelines.hpp"
+#include "probe.hpp"
+#include "wscsl/config/toml.hpp"
+
+using namespace wscsl;
+using namespace wscsl::host;
+
+namespace {
+
+Pipeline tiny() {
+  return build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml",
+                        test::in_tree_plugins());
+}
+
+std::vector<torch::Tensor> copies(const std::vector<torch::Tensor>& tensors) {
+  std::vector<torch::Tensor> out;
+  for (const torch::Tensor& t : tensors)
+    out.push_back(t.detach().clone());
+  return out;
+}
+
+void expect_equal(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    EXPECT_TRUE(torch::equal(a[i], b[i])) << "tensor " << i;
+}
+
+}  // namespace
+
+TEST(Probe, RunsEveryComponentAndLeavesTheModelAndTheRandomStreamAsTheyWere) {
+  const Pipeline p = tiny();
+  const auto model = p.model();
+  const std::vector<torch::Tensor> parameters = copies(model->parameters());
+  const std::vector<torch::Tensor> buffers = copies(model->buffers());
+  ASSERT_FALSE(buffers.empty());  // the convnet's batch-norm statistics, which training moves
+  torch::manual_seed(7);
+  const ProbeReport report = probe_pipeline(p, {});
+  const torch::Tensor after_probe = torch::rand({8});
+  torch::manual_seed(7);
+  EXPECT_TRUE(torch::equal(after_probe, torch::rand({8})));
+  expect_equal(copies(model->parameters()), parameters);
+  expect_equal(copies(model->buffers()), buffers);
+  EXPECT_TRUE(model->is_training());
+  EXPECT_EQ(report.ran,
+            (std::vector<std::string>{"φ Float [4, 8]", "ψ Float [4, 4, 8]", "weights Float [4, 4]",
+                                      "loss 'margin'", "the evaluators' inputs"}));
+  EXPECT_GT(report.milliseconds, 0.0);
+}
+
+TEST(Probe, ASkippedComponentIsReplacedByRandomTensorsOfItsDeclaredShapes) {
+  const ProbeReport report = probe_pipeline(tiny(), {Kind::Backbone, Kind::ConditionModule});
+  EXPECT_EQ(report.ran,
+            (std::vector<std::string>{"φ skipped (random [4, 8])", "ψ skipped (random [4, 4, 8])",
+                                      "weights skipped (random [4, 4])", "loss 'margin'"}));
+}
