@@ -85,6 +85,11 @@ mount_in_root() {  # mount_in_root TARGET_IN_ROOT MOUNT_ARGUMENTS…
   mkdir -p "$target"
   mount "$@" "$target"
   mounted+=("$target")
+  # Where the host's mounts are shared (systemd's default), a bind mount would pass what is
+  # mounted on it later (the tmpfs on the root's /dev/shm) on to the original (the host's /dev).
+  if [ "$1" = "--bind" ]; then
+    mount --make-private "$target"
+  fi
 }
 
 # A root is reused only when debootstrap finished making it; an interrupted one is made again,
