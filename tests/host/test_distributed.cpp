@@ -134,9 +134,12 @@ TEST_F(Distributed, TwoProcessesTrainLikeOne) {
   const auto two = rows_of(dir_ / "two" / "steps.tsv");
   ASSERT_EQ(one.size(), 50u);
   ASSERT_EQ(two.size(), 50u);
+  // Two halves of each batch summed by the all-reduce round differently from the whole batch in
+  // float32, and 50 steps amplify it: at most 1.6e-5 of the loss measured with LibTorch 2.6
+  // (Debian 13), less with 1.13.
   for (std::size_t i = 0; i < one.size(); ++i) {
     const double a = std::stod(one[i][4]), b = std::stod(two[i][4]);
-    EXPECT_LE(std::abs(a - b), 1e-5 * std::abs(a)) << "step " << i + 1 << ": " << a << " vs " << b;
+    EXPECT_LE(std::abs(a - b), 5e-5 * std::abs(a)) << "step " << i + 1 << ": " << a << " vs " << b;
   }
   // Every epoch both processes hold the same parameters (SHA-256 of their bytes).
   const auto replicas = rows_of(dir_ / "two" / "replicas.tsv");
