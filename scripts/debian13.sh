@@ -92,6 +92,13 @@ mount_in_root() {  # mount_in_root TARGET_IN_ROOT MOUNT_ARGUMENTS…
   fi
 }
 
+# Mounts that a killed run left in the root (no run uses them: the lock is this one's) are taken
+# away first, so that they neither pile up nor get deleted with an unfinished root.
+awk -v prefix="$root/" 'index($2, prefix) == 1 { print $2 }' /proc/self/mounts | sort -r |
+  while read -r stale; do
+    umount -l "$stale"
+  done
+
 # A root is reused only when debootstrap finished making it; an interrupted one is made again,
 # after checking that nothing is still mounted inside it (a crashed run's bind mount of a
 # checkout would otherwise be deleted with it).
