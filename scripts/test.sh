@@ -2,8 +2,19 @@
 # Sets up, builds everything and runs the whole test suite; then runs the core tests and replays
 # the fuzz corpora once more in a build with AddressSanitizer and UndefinedBehaviorSanitizer
 # (./build-sanitize: only those targets, a few minutes from scratch, seconds with ccache).
+# Usage: scripts/test.sh [--debian13]
+#   --debian13: instead, build and run the whole suite against Debian 13's LibTorch 2.6 in a
+#               Debian 13 root (scripts/debian13.sh; as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+  "") ;;
+  --debian13) exec scripts/debian13.sh ;;
+  *)
+    echo "test: unknown argument '$1' (scripts/test.sh [--debian13])" >&2
+    exit 2
+    ;;
+esac
 scripts/setup.sh
 scripts/build.sh
 (cd build && ctest --output-on-failure -j "$(nproc)")

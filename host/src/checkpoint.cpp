@@ -2,7 +2,9 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <memory>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -171,7 +173,15 @@ TrainingState load_checkpoint(const std::filesystem::path& path, torch::nn::Modu
       torch::serialize::InputArchive optimizer_archive;
       if (!archive.try_read("optimizer", optimizer_archive))
         fail(path, "checkpoint has no optimizer state");
+      // The pipeline's options (learning rate, momentum, weight decay, betas) stay the
+      // optimiser's: LibTorch 2 would take each parameter group's from the archive, 1.13 keeps
+      // them, and a resumed run's overrides must apply on both.
+      std::vector<std::unique_ptr<torch::optim::OptimizerOptions>> options;
+      for (const auto& group : optimizer->param_groups())
+        options.push_back(group.options().clone());
       optimizer->load(optimizer_archive);
+      for (std::size_t i = 0; i < options.size(); ++i)
+        optimizer->param_groups()[i].set_options(std::move(options[i]));
       move_state(*optimizer, device);
     }
   } catch (const c10::Error& e) {

@@ -2,9 +2,6 @@
 
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
-#include <torch/version.h>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/distributed/c10d/reducer.hpp>
 
 #include <cstdlib>
@@ -12,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "c10d_compat.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace wscsl::host {
@@ -94,31 +92,6 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const World& world) {
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
-// LibTorch 2 splits a process group from its backends; the Reducer takes the group. (Written
-// against LibTorch 2's headers; only LibTorch 1.13 is built and tested here.)
-c10::intrusive_ptr<c10d::ProcessGroup> as_process_group(
-    const c10::intrusive_ptr<c10d::Store>& store, const World& world,
-    c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo, std::chrono::seconds timeout) {
-#if TORCH_VERSION_MAJOR >= 2
-#if TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 6
-  (void)timeout;
-  auto group = c10::make_intrusive<c10d::ProcessGroup>(store, world.rank, world.size);
-#else
-  auto group = c10::make_intrusive<c10d::ProcessGroup>(
-      store, world.rank, world.size,
-      c10::make_intrusive<c10d::ProcessGroup::Options>("gloo", timeout));
-#endif
-  // Gloo reduces CUDA tensors too (through host memory).
-  for (const c10::DeviceType device : {c10::DeviceType::CPU, c10::DeviceType::CUDA})
-    group->setBackend(device, c10d::ProcessGroup::BackendType::GLOO, gloo);
-  group->setDefaultBackend(c10d::ProcessGroup::BackendType::GLOO);
-  return group;
-#else
-  (void)store, (void)world, (void)timeout;
-  return gloo;
-#endif
-}
-
 Error not_all_joined(const World& world, const std::string& master, std::chrono::seconds timeout,
                      const std::string& reason) {
   return Error(
@@ -136,6 +109,7 @@ class GlooCommunicator : public Communicator {
     options.numWorkers = static_cast<std::size_t>(world.size);
     options.waitWorkers = true;
     options.timeout = timeout;
+    c10d_compat::serve_without_libuv(options, 0);
     const std::string master = fmt::format("{}:{}", world.master_address, world.master_port);
     try {
       store_ = c10::make_intrusive<c10d::TCPStore>(world.master_address, options);
@@ -160,7 +134,7 @@ class GlooCommunicator : public Communicator {
     try {
       auto gloo =
           c10::make_intrusive<c10d::ProcessGroupGloo>(store_, world.rank, world.size, gloo_options);
-      group_ = as_process_group(store_, world, std::move(gloo), timeout);
+      group_ = c10d_compat::process_group(store_, world.rank, world.size, std::move(gloo), timeout);
     } catch (const std::exception& e) {
       throw not_all_joined(world, master, timeout, reason_of(e));
     }

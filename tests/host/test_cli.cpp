@@ -358,7 +358,8 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   EXPECT_EQ(read_text(dir / "embeddings" / "conditions.txt"),
             "category\ncolor\nrotation\nbackground\n");
 
-  // The trained weights, as Python's torch.load reads them, under the model's names.
+  // The trained weights, as Python's torch.load reads them, under the model's names: with
+  // weights_only=True, PyTorch 2.6's default, which reads only plain containers and tensors.
   const fs::path weights = dir / "weights.pt";
   const Output exported =
       run_wscsl("export-weights " + run + " --out " + weights.string() + " --list");
@@ -367,7 +368,7 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   EXPECT_NE(exported.text.find("  condition_module."), std::string::npos) << exported.text;
   const Output python =
       run_command(WSCSL_PYTHON
-                  " -c \"import sys, torch; d = torch.load(sys.argv[1]); "
+                  " -c \"import sys, torch; d = torch.load(sys.argv[1], weights_only=True); "
                   "assert all(torch.is_tensor(v) and torch.isfinite(v).all() for v in d.values()); "
                   "print(len(d), sorted({k.split('.')[0] for k in d}))\" " +
                   weights.string());

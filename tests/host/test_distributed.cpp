@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <torch/optim/sgd.h>
@@ -133,6 +134,22 @@ struct FirstStep {
   std::vector<torch::Tensor> parameters, gradients;
 };
 
+// The optimiser's state of parameter `p`, or null. LibTorch 1.13 keys the states by the address
+// of the parameter's TensorImpl printed as text, LibTorch 2 by the address itself.
+template <class States>
+const torch::optim::OptimizerParamState* state_of(const States& states, const torch::Tensor& p) {
+  using Key = typename States::key_type;
+  auto found = states.end();
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream printed;
+    printed << p.unsafeGetTensorImpl();
+    found = states.find(printed.str());
+  } else {
+    found = states.find(p.unsafeGetTensorImpl());
+  }
+  return found == states.end() ? nullptr : found->second.get();
+}
+
 FirstStep first_step_of(const fs::path& run) {
   using namespace wscsl::host;
   const fs::path resolved = run / "resolved.toml";
@@ -149,15 +166,11 @@ FirstStep first_step_of(const fs::path& run) {
   torch::optim::SGD sgd(trainable, torch::optim::SGDOptions(kLr).momentum(0.9));
   load_checkpoint(run / "checkpoints" / "last.pt", *model, &sgd, false, torch::kCPU);
   for (const torch::Tensor& p : trainable) {
-    // LibTorch keys an optimiser's state by the address of the parameter's TensorImpl, printed.
-    std::ostringstream key;
-    key << p.unsafeGetTensorImpl();
-    const auto state = sgd.state().find(key.str());
+    const torch::optim::OptimizerParamState* state = state_of(sgd.state(), p);
     step.parameters.push_back(p.detach().clone());
     step.gradients.push_back(
-        state == sgd.state().end()
-            ? torch::Tensor()
-            : static_cast<torch::optim::SGDParamState&>(*state->second).momentum_buffer());
+        state ? static_cast<const torch::optim::SGDParamState&>(*state).momentum_buffer()
+              : torch::Tensor());
   }
   return step;
 }

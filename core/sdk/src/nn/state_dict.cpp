@@ -6,7 +6,9 @@
 
 #include <caffe2/serialize/inline_container.h>
 #include <fmt/format.h>
+#include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/csrc/jit/serialization/pickler.h>
 
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
@@ -20,6 +22,29 @@ namespace fs = std::filesystem;
 
 [[noreturn]] void refuse(const fs::path& file, const std::string& why) {
   throw DataError(fmt::format("{}: {}", file.string(), why));
+}
+
+// torch.save's zip format, as torch::jit::pickle_save writes it but without TorchScript's type
+// tag around the dict (torch.jit._pickle.restore_type_tag): PyTorch 2.6's torch.load, which reads
+// only plain containers and tensors by default (weights_only=True), refuses the tag.
+std::string torch_save_bytes(const c10::IValue& value) {
+  std::vector<char> pickle;
+  torch::jit::Pickler pickler(
+      [&](const char* data, std::size_t size) { pickle.insert(pickle.end(), data, data + size); },
+      /*tensor_table=*/nullptr, /*type_renamer=*/nullptr, /*memoized_class_types=*/nullptr,
+      /*get_tensor_id=*/nullptr, /*tag_aggregates=*/false);
+  pickler.protocol();
+  pickler.pushIValue(value);
+  pickler.stop();
+  std::string archive;
+  caffe2::serialize::PyTorchStreamWriter writer([&](const void* data, std::size_t size) {
+    archive.append(static_cast<const char*>(data), size);
+    return size;
+  });
+  torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(),
+                                     writer);
+  writer.writeEndOfFile();
+  return archive;
 }
 
 }  // namespace
@@ -80,8 +105,7 @@ void write_state_dict(const fs::path& file, const StateDict& tensors) {
   c10::Dict<std::string, torch::Tensor> dict;
   for (const auto& [name, tensor] : tensors)
     dict.insert(name, tensor.detach().cpu().contiguous());
-  const std::vector<char> bytes = torch::jit::pickle_save(dict);
-  write_file_atomically(file, std::string_view(bytes.data(), bytes.size()));
+  write_file_atomically(file, torch_save_bytes(dict));
 }
 
 std::vector<std::string> load_state_dict(torch::nn::Module& module, const StateDict& tensors,
