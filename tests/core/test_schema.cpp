@@ -381,7 +381,8 @@ TEST(Schema, ResolvedOptionsHoldOnlyWhatIsReadAndDescribeSaysWhen) {
   EXPECT_EQ(without.find("level"), nullptr);
   const ConfigNode with = gated_schema().to_config(open);
   EXPECT_EQ(with.find("strength")->as_number(), 0.5);
-  const FieldDescription* strength = gated_schema().description().find("strength");
+  const SchemaDescription described = gated_schema().description();
+  const FieldDescription* strength = described.find("strength");
   ASSERT_NE(strength, nullptr);
   EXPECT_EQ(strength->applies_when, "gate = true");
   EXPECT_EQ(strength->constraint_text(), "range [0, inf); read only with gate = true");
