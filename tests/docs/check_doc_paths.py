@@ -59,7 +59,7 @@ def problem(span, document, tops, paths):
     """Why `span` names nothing in the repository, or None when it does (or is not a path)."""
     candidate = span.rstrip("/").split(":")[0]  # `file.cpp:12` names file.cpp
     if any(c in candidate for c in "<>*{}$=()|\"'") or candidate.startswith(("-", "~", "/")):
-        return None  # a pattern, placeholder, option or absolute path
+        return None  # a pattern such as `<name>`, an option or an absolute path: not a file
     beside = os.path.normpath(os.path.join(os.path.dirname(document), candidate))
     if candidate.startswith("../"):
         if beside.startswith(".."):
