@@ -2,13 +2,13 @@
 """Every repository path and source file name that a Markdown document names in backticks exists.
 
 A backtick span is taken for a path when it has no spaces and either starts with a top-level
-folder of the repository (`host/src/trainer.cpp`, `examples/pipelines/`) or with `../`, or names a
-C++ or CMake source (`schema.hpp`, `data/triplets.hpp`, `check_plugin_readmes.cmake`). The first
-must exist as written, relative to the repository or to the document's folder (a plugin README's
-`tests/test_margin.cpp`); the second must be inside the repository; the third must be the end of
-some file's path in the repository. Files of other kinds named alone are mostly not ours (a data
-set's `list_attr_celeba.txt`, the authors' `main.py`, the `resolved.toml` a run holds) and are
-left alone.
+folder of the repository (`host/src/train/trainer.cpp`, `examples/pipelines/`) or with `../`, or
+names a C++ or CMake source (`schema.hpp`, `data/triplets.hpp`, `check_plugin_readmes.cmake`). The
+first must exist as written, relative to the repository or to the document's folder (a plugin
+README's `tests/test_margin.cpp`); the second must be inside the repository; the third must be the
+end of some file's path in the repository. Files of other kinds named alone are mostly not ours
+(a data set's `list_attr_celeba.txt`, the authors' `main.py`, the `resolved.toml` a run holds) and
+are left alone.
 
 Usage: check_doc_paths.py SOURCE_DIR
 """

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench.hpp"
-#include "bench_suite.hpp"
-#include "bench_tables.hpp"
-#include "results.hpp"
+#include "bench/bench.hpp"
+#include "bench/bench_suite.hpp"
+#include "bench/bench_tables.hpp"
+#include "run/results.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
 

@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "cli/triplet_files.hpp"
 #include "pipelines.hpp"
-#include "trainer.hpp"
-#include "triplet_files.hpp"
+#include "train/trainer.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/data/csn_layout.hpp"
 #include "wscsl/testing/image_fixtures.hpp"

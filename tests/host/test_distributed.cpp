@@ -22,10 +22,10 @@
 #include <torch/optim/sgd.h>
 #include <nlohmann/json.hpp>
 
-#include "checkpoint.hpp"
-#include "pipeline.hpp"
+#include "pipeline/pipeline.hpp"
 #include "pipelines.hpp"
 #include "processes.hpp"
+#include "run/checkpoint.hpp"
 #include "wscsl/config/toml.hpp"
 
 namespace fs = std::filesystem;

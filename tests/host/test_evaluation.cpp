@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "curves.hpp"
-#include "evaluation.hpp"
-#include "npy.hpp"
-#include "pipeline.hpp"
+#include "cli/npy.hpp"
+#include "evaluation/evaluation.hpp"
+#include "pipeline/pipeline.hpp"
 #include "pipelines.hpp"
+#include "run/curves.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/plot/canvas.hpp"
 #include "wscsl/testing/fixtures.hpp"

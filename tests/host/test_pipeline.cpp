@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 #include <torch/cuda.h>
 
-#include "pipeline.hpp"
+#include "pipeline/pipeline.hpp"
 #include "pipelines.hpp"
-#include "provenance.hpp"
+#include "run/provenance.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
 

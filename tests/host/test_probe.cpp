@@ -1,8 +1,8 @@
-// The probe of `wscsl check` (host/src/probe.hpp).
+// The probe of `wscsl check` (host/src/pipeline/probe.hpp).
 #include <gtest/gtest.h>
 
+#include "pipeline/probe.hpp"
 #include "pipelines.hpp"
-#include "probe.hpp"
 #include "wscsl/config/toml.hpp"
 
 using namespace wscsl;

@@ -13,7 +13,7 @@
 #include <torch/optim/adam.h>
 
 #include "pipelines.hpp"
-#include "trainer.hpp"
+#include "train/trainer.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/util/atomic_file.hpp"
 

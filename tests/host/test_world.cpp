@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "world.hpp"
+#include "distributed/world.hpp"
 #include "wscsl/error.hpp"
 
 using namespace wscsl::host;

@@ -10,13 +10,13 @@
 
 #include <fmt/format.h>
 
-#include "clock.hpp"
-#include "communicator.hpp"
+#include "distributed/communicator.hpp"
+#include "evaluation/run_evaluation.hpp"
 #include "npy.hpp"
-#include "pipeline.hpp"
-#include "probe.hpp"
-#include "run_evaluation.hpp"
-#include "trainer.hpp"
+#include "pipeline/pipeline.hpp"
+#include "pipeline/probe.hpp"
+#include "run/clock.hpp"
+#include "train/trainer.hpp"
 #include "triplet_files.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/nn/state_dict.hpp"

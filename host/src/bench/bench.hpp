@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bench_suite.hpp"
-#include "commands.hpp"
+#include "cli/commands.hpp"
 
 namespace wscsl::host {
 

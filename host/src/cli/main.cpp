@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "bench.hpp"
+#include "bench/bench.hpp"
 #include "commands.hpp"
 #include "launcher.hpp"
 #include "triplet_files.hpp"

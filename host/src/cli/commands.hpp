@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "session.hpp"
-#include "world.hpp"
+#include "distributed/world.hpp"
+#include "pipeline/session.hpp"
 
 namespace wscsl::host {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "pipeline.hpp"
+#include "pipeline/pipeline.hpp"
 #include "wscsl/config/schema.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"

@@ -6,8 +6,8 @@
 
 #include "bench_pool.hpp"
 #include "bench_tables.hpp"
-#include "pipeline.hpp"
-#include "trainer.hpp"
+#include "pipeline/pipeline.hpp"
+#include "train/trainer.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/text.hpp"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bench_suite.hpp"
-#include "pipeline.hpp"
+#include "pipeline/pipeline.hpp"
 
 namespace wscsl::host {
 

@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <optional>
 
-#include "checkpoint.hpp"
 #include "evaluation.hpp"
-#include "pipeline.hpp"
-#include "run_directory.hpp"
+#include "pipeline/pipeline.hpp"
+#include "run/checkpoint.hpp"
+#include "run/run_directory.hpp"
 
 namespace wscsl::host {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "communicator.hpp"
-#include "pipeline.hpp"
+#include "distributed/communicator.hpp"
+#include "pipeline/pipeline.hpp"
 
 namespace wscsl::host {
 

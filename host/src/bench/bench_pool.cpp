@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "trainer.hpp"
+#include "train/trainer.hpp"
 #include "wscsl/error.hpp"
 
 namespace fs = std::filesystem;

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "checkpoint.hpp"
-#include "results.hpp"
+#include "run/checkpoint.hpp"
+#include "run/results.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
 namespace fs = std::filesystem;

@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "clock.hpp"
-#include "results.hpp"
-#include "run_directory.hpp"
+#include "run/clock.hpp"
+#include "run/results.hpp"
+#include "run/run_directory.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
 namespace fs = std::filesystem;

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "host_keys.hpp"
-#include "pipeline.hpp"
+#include "pipeline/host_keys.hpp"
+#include "pipeline/pipeline.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/text.hpp"
 

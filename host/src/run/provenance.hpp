@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "pipeline.hpp"
+#include "pipeline/pipeline.hpp"
 
 namespace wscsl::host {
 

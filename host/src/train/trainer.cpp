@@ -14,13 +14,13 @@
 #include <torch/optim/sgd.h>
 #include <torch/utils.h>
 
-#include "communicator.hpp"
-#include "curves.hpp"
+#include "distributed/communicator.hpp"
+#include "evaluation/run_evaluation.hpp"
+#include "pipeline/triplet_step.hpp"
 #include "progress.hpp"
-#include "provenance.hpp"
-#include "results.hpp"
-#include "run_evaluation.hpp"
-#include "triplet_step.hpp"
+#include "run/curves.hpp"
+#include "run/provenance.hpp"
+#include "run/results.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/nn/batch_norm.hpp"

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <optional>
 
-#include "checkpoint.hpp"
-#include "communicator.hpp"
-#include "evaluation.hpp"
-#include "pipeline.hpp"
-#include "run_directory.hpp"
+#include "distributed/communicator.hpp"
+#include "evaluation/evaluation.hpp"
+#include "pipeline/pipeline.hpp"
+#include "run/checkpoint.hpp"
+#include "run/run_directory.hpp"
 
 namespace wscsl::host {
 
