@@ -1,0 +1,78 @@
+#include "training_data.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "wscsl/error.hpp"
+#include "wscsl/util/rng.hpp"
+
+namespace wscsl::host {
+namespace {
+
+// Streams of randomness derived from the run seed, so that data order and augmentation depend
+// only on (seed, epoch, step), never on what happened before.
+constexpr std::uint64_t kOrderStream = 0x6f72646572;        // "order"
+constexpr std::uint64_t kAugmentStream = 0x6175676d656e74;  // "augment"
+
+}  // namespace
+
+double BatchShare::fraction() const {
+  return static_cast<double>(last - first) / static_cast<double>(size);
+}
+
+TrainingData::TrainingData(const Pipeline& pipeline)
+    : pipeline_(pipeline),
+      split_(pipeline.dataset->split("train")),
+      count_(split_.triplets.size(0)),
+      batch_size_(pipeline.trainer.batch_size),
+      steps_(pipeline.trainer.drop_last ? count_ / batch_size_
+                                        : (count_ + batch_size_ - 1) / batch_size_),
+      conditioned_(pipeline.condition_module->supervision() == Supervision::Conditioned) {
+  if (batch_size_ > count_)
+    throw Error(
+        fmt::format("trainer.batch_size = {} is larger than the training split, which "
+                    "holds {} triplets",
+                    batch_size_, count_));
+  if (conditioned_ && !split_.conditions.defined())
+    throw Error(fmt::format("{} trains with triplet conditions, and the training split has none",
+                            pipeline.condition_module->label()));
+}
+
+std::int64_t TrainingData::last_batch_size() const {
+  return count_ - (steps_ - 1) * batch_size_;
+}
+
+std::vector<std::int64_t> TrainingData::order(std::int64_t epoch) const {
+  const auto seed = static_cast<std::uint64_t>(pipeline_.trainer.seed);
+  return seeded_permutation(
+      mix_seed(mix_seed(seed, kOrderStream), static_cast<std::uint64_t>(epoch)), count_);
+}
+
+torch::Tensor TrainingData::batch_rows(const std::vector<std::int64_t>& order,
+                                       std::int64_t step) const {
+  const std::int64_t begin = step * batch_size_;
+  const std::int64_t end = std::min(count_, begin + batch_size_);
+  return torch::from_blob(const_cast<std::int64_t*>(order.data()) + begin, {end - begin},
+                          torch::kLong)
+      .clone();
+}
+
+TripletBatch TrainingData::read(const torch::Tensor& rows, const BatchShare& share,
+                                std::int64_t global_step) const {
+  const torch::Tensor shared_rows = rows.slice(0, share.first, share.last);
+  const torch::Tensor triplets = split_.triplets.index_select(0, shared_rows);
+  const std::uint64_t seed =
+      mix_seed(mix_seed(static_cast<std::uint64_t>(pipeline_.trainer.seed), kAugmentStream),
+               static_cast<std::uint64_t>(global_step));
+  const auto role_images = [&](std::int64_t role) {
+    const ImageRequest request{true, seed,
+                               static_cast<std::uint64_t>(role * share.size + share.first)};
+    return pipeline_.dataset->images("train", triplets.select(1, role).contiguous(), request);
+  };
+  TripletBatch batch{{role_images(0), role_images(1), role_images(2)}, {}};
+  if (conditioned_) batch.conditions = split_.conditions.index_select(0, shared_rows);
+  return batch;
+}
+
+}  // namespace wscsl::host

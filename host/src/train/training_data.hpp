@@ -1,0 +1,52 @@
+// The training split as the trainer reads it: the triplets in the order of each epoch, which
+// depends on the seed and the epoch only, cut into batches; and the images of a share of a batch,
+// augmented by their position in the whole batch, so that the augmentation does not depend on how
+// many processes share it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "pipeline/pipeline.hpp"
+#include "training_step.hpp"
+
+namespace wscsl::host {
+
+// The part of a batch that one process reads: positions [first, last) of a batch of `size`.
+struct BatchShare {
+  std::int64_t first = 0;
+  std::int64_t last = 0;
+  std::int64_t size = 0;
+
+  // Its part of the batch, (last - first) / size.
+  double fraction() const;
+};
+
+class TrainingData {
+ public:
+  // Throws Error when trainer.batch_size exceeds the split, or when the condition module trains
+  // with conditions and the split has none.
+  explicit TrainingData(const Pipeline& pipeline);
+
+  std::int64_t steps_per_epoch() const { return steps_; }
+  // The triplets of an epoch's last batch, its smallest.
+  std::int64_t last_batch_size() const;
+
+  // The rows of the split in the order of `epoch`.
+  std::vector<std::int64_t> order(std::int64_t epoch) const;
+  // The rows of batch `step` of an epoch in `order`.
+  torch::Tensor batch_rows(const std::vector<std::int64_t>& order, std::int64_t step) const;
+  // `share` of the batch of `rows`, for global step `global_step` (which seeds its augmentation).
+  TripletBatch read(const torch::Tensor& rows, const BatchShare& share,
+                    std::int64_t global_step) const;
+
+ private:
+  const Pipeline& pipeline_;
+  const SplitData& split_;
+  std::int64_t count_;
+  std::int64_t batch_size_;
+  std::int64_t steps_;
+  bool conditioned_;
+};
+
+}  // namespace wscsl::host

@@ -1,0 +1,48 @@
+// One optimisation step on a batch of triplets: forward through the pipeline's components, the
+// weighted loss, backward and the optimiser's step. It knows nothing of processes, devices or
+// checkpoints: its batch comes on the model's device, and data parallelism joins it through
+// LossSharing (train/data_parallel.hpp).
+#pragma once
+
+#include <torch/optim/optimizer.h>
+
+#include "pipeline/pipeline.hpp"
+
+namespace wscsl::host {
+
+// The triplets of one step: their images by role and, for a module that trains with them, their
+// conditions.
+struct TripletBatch {
+  TripletImages images;
+  torch::Tensor conditions;  // [B] int64, or undefined
+
+  // The same batch with every tensor on `device`.
+  TripletBatch to(torch::Device device) const;
+};
+
+// How the processes that share a batch take part in its step, around backward.
+class LossSharing {
+ public:
+  virtual ~LossSharing() = default;
+  // Before backward, given this process's loss: the loss to differentiate.
+  virtual torch::Tensor before_backward(const torch::Tensor& loss) = 0;
+  // After backward: the loss of the whole batch.
+  virtual double after_backward() = 0;
+};
+
+class TrainingStep {
+ public:
+  // `optimizer` holds the trainable parameters of the pipeline's model.
+  TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer);
+
+  // One step on `batch`; returns the loss of the whole batch, as `sharing` reports it. When that
+  // loss is not finite the optimiser does not step: the parameters stay as they were, and the
+  // caller decides what follows.
+  double take(const TripletBatch& batch, LossSharing& sharing);
+
+ private:
+  const Pipeline& pipeline_;
+  torch::optim::Optimizer& optimizer_;
+};
+
+}  // namespace wscsl::host

@@ -1,0 +1,208 @@
+// The training step alone (host/src/train/training_step.hpp), and the data parallelism around it
+// (host/src/train/data_parallel.hpp) in a world of one process.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <torch/autograd.h>
+
+#include "distributed/communicator.hpp"
+#include "pipelines.hpp"
+#include "train/data_parallel.hpp"
+#include "train/training_data.hpp"
+#include "train/training_model.hpp"
+#include "train/training_step.hpp"
+#include "wscsl/config/toml.hpp"
+
+using namespace wscsl;
+using namespace wscsl::host;
+
+namespace {
+
+constexpr double kLr = 0.01;  // the tiny pipeline's
+
+// The tiny pipeline with plain SGD: a step moves each parameter by -lr times its gradient. Every
+// build initialises the same parameters (the pipeline's seed).
+Pipeline tiny_sgd() {
+  const std::string text = test::tiny_pipeline() + "optimizer = \"sgd\"\nmomentum = 0.0\n";
+  return build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+}
+
+// The first batch of the first epoch, whole, on `device`.
+TripletBatch first_batch(const Pipeline& pipeline, torch::Device device) {
+  const TrainingData data(pipeline);
+  const torch::Tensor rows = data.batch_rows(data.order(0), 0);
+  return data.read(rows, share_of(rows.size(0), 0, 1), 0).to(device);
+}
+
+// One process alone: the loss is differentiated as it is, and it is the batch's.
+class Unshared : public LossSharing {
+ public:
+  torch::Tensor before_backward(const torch::Tensor& loss) override {
+    loss_ = loss.item<double>();
+    return loss;
+  }
+  double after_backward() override { return loss_; }
+
+ private:
+  double loss_ = 0.0;
+};
+
+// Differentiates `factor` times the loss and reports `reported` as the batch's loss.
+class Rescaled : public LossSharing {
+ public:
+  Rescaled(double factor, double reported) : factor_(factor), reported_(reported) {}
+  torch::Tensor before_backward(const torch::Tensor& loss) override { return loss * factor_; }
+  double after_backward() override { return reported_; }
+
+ private:
+  double factor_, reported_;
+};
+
+// The pipeline's weighted loss of `batch`, computed here from the components' interfaces.
+torch::Tensor loss_by_hand(const Pipeline& p, const TripletBatch& batch) {
+  TripletInput in;
+  in.phi_anchor = p.backbone->embed(batch.images.anchor);
+  in.phi_close = p.backbone->embed(batch.images.close);
+  in.phi_far = p.backbone->embed(batch.images.far);
+  in.psi_anchor = p.condition_module->embed(in.phi_anchor);
+  in.psi_close = p.condition_module->embed(in.phi_close);
+  in.psi_far = p.condition_module->embed(in.phi_far);
+  in.conditions = batch.conditions;
+  const TripletScores scores = p.condition_module->score(in);
+  torch::Tensor total;
+  for (const WeightedLoss& l : p.losses)
+    for (const auto& [name, term] : l.loss->compute(LossInput{in, scores}))
+      total = total.defined() ? total + term * l.weight : term * l.weight;
+  return total;
+}
+
+std::vector<torch::Tensor> copies(const std::vector<torch::Tensor>& tensors) {
+  std::vector<torch::Tensor> out;
+  for (const torch::Tensor& t : tensors)
+    out.push_back(t.detach().clone());
+  return out;
+}
+
+// The gradient of `loss` with respect to each of `parameters` (zero for one it does not reach).
+std::vector<torch::Tensor> gradients_of(const torch::Tensor& loss,
+                                        const std::vector<torch::Tensor>& parameters) {
+  std::vector<torch::Tensor> gradients =
+      torch::autograd::grad({loss}, parameters, {}, /*retain_graph=*/false,
+                            /*create_graph=*/false, /*allow_unused=*/true);
+  for (std::size_t i = 0; i < gradients.size(); ++i)
+    if (!gradients[i].defined()) gradients[i] = torch::zeros_like(parameters[i]);
+  return gradients;
+}
+
+// Expects `after` to be `before` moved by -kLr · `factor` · `gradients`; returns how many
+// parameters moved. The update may differ from that by float32 rounding: backward through batch
+// norm subtracts means, and a scaled loss rounds differently there (measured: 1e-4 of the update;
+// a wrong factor is off by its whole size).
+std::size_t expect_sgd_step(const std::vector<torch::Tensor>& before,
+                            const std::vector<torch::Tensor>& gradients,
+                            const std::vector<torch::Tensor>& after, double factor) {
+  std::size_t moved = 0;
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    const torch::Tensor expected = -kLr * factor * gradients[i];
+    const double scale = expected.abs().max().item<double>();
+    const double difference = (after[i] - before[i] - expected).abs().max().item<double>();
+    EXPECT_LE(difference, 1e-3 * scale) << "parameter " << i;
+    if (!torch::equal(after[i], before[i])) ++moved;
+  }
+  return moved;
+}
+
+}  // namespace
+
+TEST(TrainingStep, DescendsTheGradientOfThePipelinesWeightedLoss) {
+  const Pipeline p = tiny_sgd();
+  TrainingModel model(p);
+  const TripletBatch batch = first_batch(p, model.device());
+  model.module().train();
+  // Batch norm normalises a training batch by its own statistics: the forward pass here and the
+  // step's see the same values.
+  const torch::Tensor expected = loss_by_hand(p, batch);
+  const double expected_value = expected.item<double>();
+  const std::vector<torch::Tensor> gradients = gradients_of(expected, model.parameters());
+  const std::vector<torch::Tensor> before = copies(model.parameters());
+  TrainingStep step(p, model.optimizer());
+  Unshared alone;
+  EXPECT_EQ(step.take(batch, alone), expected_value);
+  EXPECT_GT(expect_sgd_step(before, gradients, copies(model.parameters()), 1.0), 0u);
+}
+
+TEST(TrainingStep, DifferentiatesTheLossItsSharingReturnsAndReportsTheBatchLossItGives) {
+  const Pipeline p = tiny_sgd();
+  TrainingModel model(p);
+  const TripletBatch batch = first_batch(p, model.device());
+  model.module().train();
+  const std::vector<torch::Tensor> gradients =
+      gradients_of(loss_by_hand(p, batch), model.parameters());
+  const std::vector<torch::Tensor> before = copies(model.parameters());
+  TrainingStep step(p, model.optimizer());
+  Rescaled tripled(3.0, 0.25);
+  EXPECT_EQ(step.take(batch, tripled), 0.25);
+  EXPECT_GT(expect_sgd_step(before, gradients, copies(model.parameters()), 3.0), 0u);
+}
+
+TEST(TrainingStep, AStepWhoseBatchLossIsNotFiniteLeavesTheParametersAsTheyWere) {
+  const Pipeline p = tiny_sgd();
+  TrainingModel model(p);
+  const TripletBatch batch = first_batch(p, model.device());
+  const std::vector<torch::Tensor> before = copies(model.parameters());
+  TrainingStep step(p, model.optimizer());
+  Rescaled diverged(1.0, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_TRUE(std::isnan(step.take(batch, diverged)));
+  const std::vector<torch::Tensor> after = copies(model.parameters());
+  for (std::size_t i = 0; i < before.size(); ++i)
+    EXPECT_TRUE(torch::equal(after[i], before[i])) << "parameter " << i;
+}
+
+TEST(DataParallel, SharesOfABatchTileItInRankOrder) {
+  for (const int processes : {1, 2, 3, 5}) {
+    std::int64_t next = 0;
+    double fractions = 0.0;
+    for (int rank = 0; rank < processes; ++rank) {
+      const BatchShare share = share_of(7, rank, processes);
+      EXPECT_EQ(share.first, next) << rank << " of " << processes;
+      EXPECT_GE(share.last, share.first + 1) << rank << " of " << processes;
+      EXPECT_EQ(share.size, 7);
+      next = share.last;
+      fractions += share.fraction();
+    }
+    EXPECT_EQ(next, 7) << processes << " processes";
+    EXPECT_NEAR(fractions, 1.0, 1e-12) << processes << " processes";
+  }
+  EXPECT_EQ(share_of(32, 0, 1).fraction(), 1.0);
+}
+
+// The trainer always steps through DataParallel: in a world of one process its collectives do
+// nothing, and the step is the bare step's, bit for bit.
+TEST(DataParallel, OneProcessTakesTheStepOfTheTrainingStepAloneBitForBit) {
+  const Pipeline bare_pipeline = tiny_sgd();
+  TrainingModel bare(bare_pipeline);
+  TrainingStep bare_step(bare_pipeline, bare.optimizer());
+  const Pipeline shared_pipeline = tiny_sgd();
+  TrainingModel shared(shared_pipeline);
+  TrainingStep shared_step(shared_pipeline, shared.optimizer());
+  const auto one = Communicator::single();
+  const TripletBatch batch = first_batch(bare_pipeline, bare.device());
+  const std::int64_t size = batch.images.anchor.size(0);
+  DataParallel parallel(*one, shared, size, false);
+  for (const bool stop : {false, true}) {
+    Unshared alone;
+    const double loss = bare_step.take(batch, alone);
+    const StepOutcome outcome =
+        parallel.step(shared_step, batch, parallel.share_of(size), [&] { return stop; });
+    EXPECT_EQ(outcome.loss, loss);
+    EXPECT_EQ(outcome.stop_requested, stop);
+    const std::vector<torch::Tensor> a = copies(bare.parameters());
+    const std::vector<torch::Tensor> b = copies(shared.parameters());
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      EXPECT_TRUE(torch::equal(a[i], b[i])) << "parameter " << i << ", stop " << stop;
+  }
+}
