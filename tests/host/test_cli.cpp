@@ -21,6 +21,7 @@
 #include <torch/cuda.h>
 #include <nlohmann/json.hpp>
 
+#include "distributed/communicator.hpp"
 #include "pipelines.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/plugin/toolchain.hpp"
@@ -432,6 +433,18 @@ TEST(Cli, TheDeviceIsCheckedPrintedAndRecorded) {
               std::string::npos)
         << cuda.text;
   }
+  // NCCL needs a build with it and a model on a GPU: one sentence where either is missing.
+  const Output nccl = run_wscsl("check " + pipeline.string() +
+                                " --set trainer.device=cpu --set trainer.collective_backend=nccl");
+  EXPECT_EQ(nccl.status, 2) << nccl.text;
+  EXPECT_EQ(count_lines_starting(nccl.text, "--set trainer.collective_backend=nccl: error:"), 1u)
+      << nccl.text;
+  EXPECT_NE(nccl.text.find(wscsl::host::nccl_built_in()
+                               ? "'collective_backend': \"nccl\" reduces tensors on a GPU, and the "
+                                 "model trains on the CPU here"
+                               : "'collective_backend': \"nccl\" needs a wscsl built with NCCL"),
+            std::string::npos)
+      << nccl.text;
   fs::remove_all(dir);
   if (gpu) GTEST_SKIP() << "a GPU is visible, so \"cuda\" is a valid device here";
 }

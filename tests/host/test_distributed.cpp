@@ -4,10 +4,6 @@
 // dies, the port is taken or the world is wrong.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,11 +20,13 @@
 
 #include "pipeline/pipeline.hpp"
 #include "pipelines.hpp"
+#include "ports.hpp"
 #include "processes.hpp"
 #include "run/checkpoint.hpp"
 #include "wscsl/config/toml.hpp"
 
 namespace fs = std::filesystem;
+using wscsl::test::BusyPort;
 using wscsl::test::Finished;
 using wscsl::test::Launch;
 using wscsl::test::metrics_without_time;
@@ -82,28 +80,6 @@ std::vector<std::vector<std::string>> rows_of(const fs::path& tsv) {
   }
   return rows;
 }
-
-// A socket listening on a loopback port, which it keeps busy.
-class BusyPort {
- public:
-  BusyPort() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    ::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address);
-    ::listen(fd_, 1);
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
-  }
-  ~BusyPort() { ::close(fd_); }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
 
 // The process whose parent is `parent` and whose environment holds `variable`.
 pid_t child_with(pid_t parent, const std::string& variable) {
@@ -406,11 +382,7 @@ TEST_F(Distributed, ABusyPortIsOneSentence) {
 }
 
 TEST_F(Distributed, AWorldThatDoesNotFitIsOneSentence) {
-  int free_port = 0;
-  {
-    const BusyPort probe;
-    free_port = probe.port();
-  }
+  const int free_port = wscsl::test::free_port();
   const auto start = std::chrono::steady_clock::now();
   const Finished alone =
       Launch(train(dir_ / "alone") + " --set trainer.collective_timeout_s=3", "",

@@ -343,6 +343,24 @@ TEST(Pipeline, AnUnavailableGpuIsOneDiagnosticAtTheDeviceKey) {
   }
 }
 
+// NCCL where the model is on a GPU and NCCL is built in, unless Gloo is asked for.
+TEST(Pipeline, TheCollectiveBackendFollowsTheDevice) {
+  TrainerOptions o;
+  o.device = {DeviceKind::Cpu, -1};
+  EXPECT_EQ(o.resolved_collective_backend(), CollectiveBackend::Gloo);
+  o.collective_backend = CollectiveBackendSetting::Gloo;
+  EXPECT_EQ(o.resolved_collective_backend(), CollectiveBackend::Gloo);
+  o.collective_backend = CollectiveBackendSetting::Nccl;
+  EXPECT_EQ(o.resolved_collective_backend(), CollectiveBackend::Nccl);
+  if (torch::cuda::device_count() == 0) return;
+  o.device = {DeviceKind::Cuda, 0};
+  o.collective_backend = CollectiveBackendSetting::Auto;
+  EXPECT_EQ(o.resolved_collective_backend(),
+            nccl_built_in() ? CollectiveBackend::Nccl : CollectiveBackend::Gloo);
+  o.collective_backend = CollectiveBackendSetting::Gloo;
+  EXPECT_EQ(o.resolved_collective_backend(), CollectiveBackend::Gloo);
+}
+
 TEST(Pipeline, LossWeightsAndNamesAreHostKeys) {
   std::string text = test::tiny_pipeline();
   text.replace(text.find("type = \"margin\""), 15,

@@ -67,7 +67,8 @@ std::unique_ptr<Communicator> join_job(TrainerOptions& trainer, const World& wor
                               world.rank, world.local_rank, torch::cuda::device_count()));
     trainer.device = DeviceSetting{DeviceKind::Cuda, world.local_rank};
   }
-  return Communicator::join(world, std::chrono::seconds(trainer.collective_timeout_s));
+  return Communicator::join(world, std::chrono::seconds(trainer.collective_timeout_s),
+                            trainer.resolved_collective_backend(), trainer.resolved_device());
 }
 
 // Where this process's progress goes: only rank 0 reports.

@@ -1,6 +1,7 @@
 // The processes of a data-parallel job, joined through c10d: a TCPStore served by rank 0 for the
-// rendezvous and a Gloo process group for the collectives (NCCL where LibTorch has CUDA and the
-// model lives on a GPU). A one-process world has neither, and every collective is a no-op.
+// rendezvous, Gloo for the collectives of CPU tensors and, where the model lives on a GPU, Gloo or
+// NCCL for those of CUDA tensors. A one-process world has neither, and every collective is a
+// no-op.
 #pragma once
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 
 #include "world.hpp"
 #include "wscsl/error.hpp"
@@ -31,12 +33,27 @@ class GradientAverager {
   virtual void prepare(const at::Tensor& loss) = 0;
 };
 
+// The c10d backend of the collectives of CUDA tensors (CPU tensors always go through Gloo).
+enum class CollectiveBackend {
+  Gloo,  // through host memory
+  Nccl,  // GPU to GPU; needs a CUDA device and a build with NCCL
+};
+
+// Whether this wscsl was built with c10d's NCCL backend: a CUDA LibTorch 2 and NCCL's headers
+// (host/CMakeLists.txt).
+bool nccl_built_in();
+
 class Communicator {
  public:
-  // Joins `world`; rendezvous, collectives and a silent peer all give up after `timeout`.
-  // Throws Error with one sentence when the port is taken, the master cannot be reached or not
-  // every rank joins in time.
-  static std::unique_ptr<Communicator> join(const World& world, std::chrono::seconds timeout);
+  // Joins `world`: a one-process world is single(), any other a group(). `device` is where this
+  // process's model lives; NCCL needs it to be a GPU with an index.
+  static std::unique_ptr<Communicator> join(const World& world, std::chrono::seconds timeout,
+                                            CollectiveBackend backend, const at::Device& device);
+  // Joins `world` through c10d whatever its size; rendezvous, collectives and a silent peer all
+  // give up after `timeout`. Throws Error with one sentence when the port is taken, the master
+  // cannot be reached, not every rank joins in time, or NCCL is asked for where it cannot run.
+  static std::unique_ptr<Communicator> group(const World& world, std::chrono::seconds timeout,
+                                             CollectiveBackend backend, const at::Device& device);
   // The world of one process.
   static std::unique_ptr<Communicator> single();
   virtual ~Communicator() = default;

@@ -146,6 +146,14 @@ Schema<TrainerOptions> TrainerOptions::schema() {
           "collective) before the run stops with the rank and step named.")
       .min(1)
       .max(86400);
+  s.field("collective_backend", &O::collective_backend,
+          "With several processes: the c10d backend that reduces tensors on a GPU (tensors on "
+          "the CPU always go through Gloo).",
+          EnumChoices<CollectiveBackendSetting>{
+              {CollectiveBackendSetting::Auto, "auto",
+               "NCCL where the model is on a GPU and wscsl is built with NCCL, else Gloo"},
+              {CollectiveBackendSetting::Gloo, "gloo", "Gloo, through host memory"},
+              {CollectiveBackendSetting::Nccl, "nccl", "NCCL, GPU to GPU"}});
   s.field("sync_batch_norm", &O::sync_batch_norm,
           "With several processes: batch norm (wscsl::nn::BatchNorm2d, in every in-tree "
           "backbone) takes its training statistics over the whole batch of every process, as "
@@ -162,7 +170,22 @@ Schema<TrainerOptions> TrainerOptions::schema() {
           "Evaluators compute on the CPU.",
           Spelling<DeviceSetting>{{"auto", "cpu", "cuda", "cuda:N"}, parse_device, spell_device});
   s.check([](const O& o, FieldChecker& check) {
-    if (const std::string why = unavailable(o.device); !why.empty()) check.error("device", why);
+    if (const std::string why = unavailable(o.device); !why.empty()) {
+      check.error("device", why);
+      return;
+    }
+    if (o.collective_backend != CollectiveBackendSetting::Nccl) return;
+    if (!nccl_built_in())
+      check.error("collective_backend",
+                  fmt::format("\"nccl\" needs a wscsl built with NCCL, and this one's LibTorch "
+                              "({}) is not a CUDA LibTorch 2 or NCCL's headers were missing when "
+                              "it was configured; use \"gloo\" or \"auto\" "
+                              "(docs/distributed.md)",
+                              WSCSL_TORCH_IDENTITY));
+    else if (!o.resolved_device().is_cuda())
+      check.error("collective_backend",
+                  "\"nccl\" reduces tensors on a GPU, and the model trains on the CPU here "
+                  "(trainer.device); use \"gloo\" or \"auto\"");
   });
   return s;
 }
@@ -194,6 +217,19 @@ torch::Device TrainerOptions::resolved_device() const {
       return {torch::kCUDA, static_cast<c10::DeviceIndex>(device.index)};
   }
   return torch::kCPU;
+}
+
+CollectiveBackend TrainerOptions::resolved_collective_backend() const {
+  switch (collective_backend) {
+    case CollectiveBackendSetting::Auto:
+      return nccl_built_in() && resolved_device().is_cuda() ? CollectiveBackend::Nccl
+                                                            : CollectiveBackend::Gloo;
+    case CollectiveBackendSetting::Gloo:
+      return CollectiveBackend::Gloo;
+    case CollectiveBackendSetting::Nccl:
+      return CollectiveBackend::Nccl;
+  }
+  return CollectiveBackend::Gloo;
 }
 
 bool TrainerOptions::improves(double value, double best) const {

@@ -6,6 +6,7 @@
 
 #include <torch/types.h>
 
+#include "distributed/communicator.hpp"
 #include "wscsl/config/schema.hpp"
 
 namespace wscsl::host {
@@ -14,6 +15,8 @@ enum class OptimizerKind { Adam, Sgd };
 enum class LrSchedule { Constant, Step, Exponential };
 enum class SelectMode { Max, Min };
 enum class DeviceKind { Auto, Cpu, Cuda };
+// trainer.collective_backend: how CUDA tensors are reduced (CollectiveBackend once resolved).
+enum class CollectiveBackendSetting { Auto, Gloo, Nccl };
 
 // trainer.device: "auto", "cpu", "cuda" or "cuda:N".
 struct DeviceSetting {
@@ -42,6 +45,7 @@ struct TrainerOptions {
   std::int64_t checkpoint_every = 0;
   std::int64_t keep_last = 2;
   std::int64_t collective_timeout_s = 300;
+  CollectiveBackendSetting collective_backend = CollectiveBackendSetting::Auto;
   bool sync_batch_norm = false;
   std::int64_t log_every = 100;
   std::int64_t eval_batch_size = 1024;
@@ -56,6 +60,9 @@ struct TrainerOptions {
   // Where the model trains and embeds: `device`, with "auto" resolved to CUDA when LibTorch has
   // it and a GPU is visible, else the CPU. The schema has checked that it exists.
   torch::Device resolved_device() const;
+  // The backend of the collectives of CUDA tensors: "auto" is NCCL where the resolved device is a
+  // GPU and NCCL is built in, else Gloo. The schema has checked that NCCL can run.
+  CollectiveBackend resolved_collective_backend() const;
   // Whether `value` is better than `best` under select_mode (anything beats NaN).
   bool improves(double value, double best) const;
 };
