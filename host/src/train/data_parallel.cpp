@@ -72,19 +72,19 @@ BatchShare DataParallel::share_of(std::int64_t batch_size) const {
   return host::share_of(batch_size, comm_.rank(), comm_.size());
 }
 
-StepOutcome DataParallel::step(TrainingStep& step, const TripletBatch& batch,
+StepOutcome DataParallel::step(TrainingStep& training_step, const TripletBatch& batch,
                                const BatchShare& share,
                                const std::function<bool()>& stop_requested) {
   SharedLoss shared(comm_, *averager_, share, stop_requested);
-  const double loss = step.take(batch, shared);
+  const double loss = training_step.take(batch, shared);
   return {loss, shared.any_stop_requested()};
 }
 
 StepOutcome DataParallel::naming_failures(const TrainingState& at,
-                                          const std::function<StepOutcome()>& step) const {
-  if (comm_.size() == 1) return step();
+                                          const std::function<StepOutcome()>& take_step) const {
+  if (comm_.size() == 1) return take_step();
   try {
-    return step();
+    return take_step();
   } catch (const std::exception& e) {
     throw CollectiveError(fmt::format("rank {}: step {} (epoch {}) failed: {}", comm_.rank(),
                                       at.global_step + 1, at.epoch + 1, e.what()));

@@ -45,15 +45,15 @@ class DataParallel {
   // This process's share of a batch of `batch_size` triplets.
   BatchShare share_of(std::int64_t batch_size) const;
 
-  // One step of `step` on this process's share `batch` of a batch: the whole batch's loss, and
-  // whether `stop_requested` (asked when backward starts) held in any process.
-  StepOutcome step(TrainingStep& step, const TripletBatch& batch, const BatchShare& share,
+  // One step of `training_step` on this process's share `batch` of a batch: the whole batch's loss,
+  // and whether `stop_requested` (asked when backward starts) held in any process.
+  StepOutcome step(TrainingStep& training_step, const TripletBatch& batch, const BatchShare& share,
                    const std::function<bool()>& stop_requested);
 
-  // Runs `step`, the step after `at`. With several processes a failure names this rank and the
+  // Runs `take_step`, the step after `at`. With several processes a failure names this rank and the
   // step: the others stop too, and every log says where the job broke.
   StepOutcome naming_failures(const TrainingState& at,
-                              const std::function<StepOutcome()>& step) const;
+                              const std::function<StepOutcome()>& take_step) const;
 
   // The validation metrics of the model: rank 0's batch-norm statistics go to every process, each
   // embeds its share of the images, and rank 0 evaluates (the other ranks return nothing).
