@@ -17,10 +17,12 @@ triplet="$(gcc -dumpmachine)"
 real="/usr/lib/$triplet/libcudnn.so.9"
 stand_in_dir="/usr/local/lib/$triplet"
 stand_in="$stand_in_dir/libcudnn.so.9"
+# What the stand-in was made from (ldconfig reads every file in the library directory).
+stamp_file=/var/lib/wscsl/cudnn-stand-in.stamp
 
 if [ -e "$real" ]; then
   if [ -e "$stand_in" ]; then
-    rm -f "$stand_in"
+    rm -f "$stand_in" "$stamp_file"
     ldconfig
   fi
   exit 0
@@ -38,7 +40,7 @@ if [ "${#importers[@]}" -eq 0 ]; then
   exit 1
 fi
 stamp="$(stat -c '%n %s %Y' "${importers[@]}" | sha256sum | cut -d ' ' -f 1)"
-if [ -e "$stand_in" ] && [ "$(cat "$stand_in.stamp" 2>/dev/null)" = "$stamp" ]; then
+if [ -e "$stand_in" ] && [ "$(cat "$stamp_file" 2>/dev/null)" = "$stamp" ]; then
   exit 0
 fi
 
@@ -75,6 +77,7 @@ mkdir -p "$stand_in_dir"
 gcc -shared -fPIC -O1 -o "$work/libcudnn.so.9" "$work/stand_in.c" \
   -Wl,-soname,libcudnn.so.9 -Wl,--version-script="$work/stand_in.map"
 install -m 0644 "$work/libcudnn.so.9" "$stand_in"
-echo "$stamp" >"$stand_in.stamp"
+mkdir -p "$(dirname "$stamp_file")"
+echo "$stamp" >"$stamp_file"
 ldconfig
 echo "cudnn-stand-in: made $stand_in ($(wc -l <"$work/functions") functions; cuDNN itself is not installed)"
