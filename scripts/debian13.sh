@@ -3,9 +3,10 @@
 # suite there (the parity tests against Debian 13's PyTorch 2.6 and torchvision 0.21 included),
 # inside a Debian 13 root made with debootstrap on this Debian 12 machine. Two legs, each with its
 # own root, ccache and build directory, so that neither disturbs the other:
-#   (no argument)  LibTorch 2.6 for the CPU (libtorch-dev), in ./$build_dir;
-#   --cuda         LibTorch 2.6 for CUDA 12 (libtorch-cuda-dev, from contrib) with Debian 13's CUDA
-#                  toolkit and NCCL (non-free), in ./$build_dir-cuda: about 2.6 GB of packages.
+#   (no argument)  LibTorch 2.6 for the CPU (libtorch-dev), in ./build-debian13;
+#   --cuda         LibTorch 2.6 for CUDA 12.4 (libtorch-cuda-dev, from contrib) with Debian 13's
+#                  CUDA toolkit and NCCL (non-free), in ./build-debian13-cuda: about 3 GB to
+#                  download.
 #                  Without a GPU the suite runs on the CPU, and the CUDA-specific checks
 #                  (device = "cuda", the plugin handshake) see a CUDA LibTorch with no GPU.
 #
@@ -39,6 +40,7 @@ fail() {
 }
 
 if [ "$leg" = debian13 ]; then
+  root_variable=WSCSL_DEBIAN13_ROOT
   root="${WSCSL_DEBIAN13_ROOT:-/var/cache/wscsl/debian13}"
   ccache_dir="${WSCSL_DEBIAN13_CCACHE:-/var/cache/wscsl/debian13-ccache}"
   components=main
@@ -46,6 +48,7 @@ if [ "$leg" = debian13 ]; then
   gloo=(libgloo-dev)
   python_torch=(python3-torch)
 else
+  root_variable=WSCSL_DEBIAN13_CUDA_ROOT
   root="${WSCSL_DEBIAN13_CUDA_ROOT:-/var/cache/wscsl/debian13-cuda}"
   ccache_dir="${WSCSL_DEBIAN13_CUDA_CCACHE:-/var/cache/wscsl/debian13-cuda-ccache}"
   # libtorch-cuda-dev, python3-torch-cuda and the Gloo it is built with (which conflicts with the
@@ -72,7 +75,7 @@ build_dir="build-$leg"
 [ "$(id -u)" -eq 0 ] || fail "this command must run as root (it makes a Debian 13 root with debootstrap and mounts the checkout into it)"
 case "$root" in
   /*) ;;
-  *) fail "the root of the Debian 13 leg must be an absolute path, got '$root'" ;;
+  *) fail "$root_variable must be an absolute path, got '$root'" ;;
 esac
 case "$root/" in
   "$checkout"/*) fail "the Debian 13 root ($root) must lie outside the checkout ($checkout)" ;;
@@ -145,7 +148,8 @@ if [ ! -e "$root/.wscsl-debootstrap-done" ]; then
     rm -rf "$root"
   fi
   echo "$leg: making a Debian 13 root in $root from $mirror"
-  debootstrap --variant=minbase --components="$components" trixie "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
+  debootstrap --variant=minbase --components="$components" trixie "$root" "$mirror" \
+    >"$root.debootstrap.log" 2>&1 ||
     fail "debootstrap failed (log: $root.debootstrap.log)"
   touch "$root/.wscsl-debootstrap-done"
 fi
