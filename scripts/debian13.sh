@@ -1,43 +1,81 @@
 #!/usr/bin/env bash
-# Builds wscsl against Debian 13's LibTorch 2.6 (CPU), g++ 14 and OpenCV 4.10, and runs the whole
-# test suite there (the parity tests against Debian 13's PyTorch 2.6 and torchvision 0.21
-# included), inside a Debian 13 root made with debootstrap on this Debian 12 machine.
+# Builds wscsl against Debian 13's LibTorch 2.6, g++ 14 and OpenCV 4.10, and runs the whole test
+# suite there (the parity tests against Debian 13's PyTorch 2.6 and torchvision 0.21 included),
+# inside a Debian 13 root made with debootstrap on this Debian 12 machine. Two legs, each with its
+# own root, ccache and build directory, so that neither disturbs the other:
+#   (no argument)  LibTorch 2.6 for the CPU (libtorch-dev), in ./build-debian13;
+#   --cuda         LibTorch 2.6 for CUDA 12.4 (libtorch-cuda-dev, from contrib) with Debian 13's
+#                  CUDA toolkit and NCCL (non-free), in ./build-debian13-cuda: about 3 GB to
+#                  download.
+#                  Without a GPU the suite runs on the CPU, and the CUDA-specific checks
+#                  (device = "cuda", the plugin handshake) see a CUDA LibTorch with no GPU.
 #
-# The root and its ccache live outside the checkout, at fixed paths, so that every checkout and
-# every run shares them: the first run makes the root (a minute) and installs the packages (a few
-# minutes); later runs skip both and rebuild incrementally. The checkout is bind-mounted into the
-# root and built in its ./build-debian13.
+# The roots and their ccaches live outside the checkout, at fixed paths, so that every checkout and
+# every run shares them: the first run of a leg makes its root (a minute) and installs the
+# packages (minutes; the CUDA leg's download is the longest part); later runs skip both and
+# rebuild incrementally. The checkout is bind-mounted into the root and built in the leg's build
+# directory.
 #
-# Usage (as root): scripts/test.sh --debian13   (which runs this script)
+# Usage (as root): scripts/test.sh --debian13 | --debian13-cuda   (which run this script)
 # Environment: WSCSL_DEBIAN13_ROOT (default /var/cache/wscsl/debian13),
 #              WSCSL_DEBIAN13_CCACHE (default /var/cache/wscsl/debian13-ccache),
+#              WSCSL_DEBIAN13_CUDA_ROOT (default /var/cache/wscsl/debian13-cuda),
+#              WSCSL_DEBIAN13_CUDA_CCACHE (default /var/cache/wscsl/debian13-cuda-ccache),
 #              WSCSL_DEBIAN13_MIRROR (default: the Debian mirror this machine's apt uses).
 set -euo pipefail
 checkout="$(cd "$(dirname "$0")/.." && pwd)"
-root="${WSCSL_DEBIAN13_ROOT:-/var/cache/wscsl/debian13}"
-ccache_dir="${WSCSL_DEBIAN13_CCACHE:-/var/cache/wscsl/debian13-ccache}"
+
+case "${1:-}" in
+  "") leg=debian13 ;;
+  --cuda) leg=debian13-cuda ;;
+  *)
+    echo "debian13: unknown argument '$1' (scripts/debian13.sh [--cuda])" >&2
+    exit 2
+    ;;
+esac
 
 fail() {
-  echo "debian13: $*" >&2
+  echo "$leg: $*" >&2
   exit 1
 }
 
+if [ "$leg" = debian13 ]; then
+  root_variable=WSCSL_DEBIAN13_ROOT
+  root="${WSCSL_DEBIAN13_ROOT:-/var/cache/wscsl/debian13}"
+  ccache_dir="${WSCSL_DEBIAN13_CCACHE:-/var/cache/wscsl/debian13-ccache}"
+  components=main
+  torch=(libtorch-dev)
+  gloo=(libgloo-dev)
+  python_torch=(python3-torch)
+else
+  root_variable=WSCSL_DEBIAN13_CUDA_ROOT
+  root="${WSCSL_DEBIAN13_CUDA_ROOT:-/var/cache/wscsl/debian13-cuda}"
+  ccache_dir="${WSCSL_DEBIAN13_CUDA_CCACHE:-/var/cache/wscsl/debian13-cuda-ccache}"
+  # libtorch-cuda-dev, python3-torch-cuda and the Gloo it is built with (which conflicts with the
+  # CPU one) are in contrib; the CUDA toolkit that LibTorch's CMake package looks for, and NCCL
+  # (the c10d backend for GPUs), are in non-free.
+  components=main,contrib,non-free,non-free-firmware
+  torch=(libtorch-cuda-dev nvidia-cuda-toolkit libnccl-dev)
+  gloo=(libgloo-cuda-dev)
+  python_torch=(python3-torch-cuda)
+fi
 # Debian 13's equivalents of scripts/setup.sh's packages (binutils: readelf for the SDK test).
 packages=(
   g++ cmake make ccache binutils
-  libtorch-dev libopenblas0-openmp libgloo-dev
+  "${torch[@]}" libopenblas0-openmp "${gloo[@]}"
   libboost-dev libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev nlohmann-json3-dev
   libssl-dev libopencv-dev libgtest-dev
   dataset-fashion-mnist
-  python3-torch python3-torchvision python3-pil
+  "${python_torch[@]}" python3-torchvision python3-pil
 )
+build_dir="build-$leg"
 
 # debootstrap, chroot and mount need root; the script installs nothing on this machine but
 # debootstrap, and refuses rather than asking for a password halfway.
 [ "$(id -u)" -eq 0 ] || fail "this command must run as root (it makes a Debian 13 root with debootstrap and mounts the checkout into it)"
 case "$root" in
   /*) ;;
-  *) fail "WSCSL_DEBIAN13_ROOT must be an absolute path, got '$root'" ;;
+  *) fail "$root_variable must be an absolute path, got '$root'" ;;
 esac
 case "$root/" in
   "$checkout"/*) fail "the Debian 13 root ($root) must lie outside the checkout ($checkout)" ;;
@@ -54,7 +92,7 @@ host_mirror() {
 mirror="${WSCSL_DEBIAN13_MIRROR:-$(host_mirror)}"
 
 if ! command -v debootstrap >/dev/null 2>&1; then
-  echo "debian13: installing debootstrap"
+  echo "$leg: installing debootstrap"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap ||
     fail "debootstrap is missing and could not be installed (apt-get install debootstrap)"
 fi
@@ -64,7 +102,7 @@ mkdir -p "$(dirname "$root")" "$ccache_dir"
 # the first one's mounts or installing packages beside it.
 exec 9>"$root.lock"
 if ! flock -n 9; then
-  echo "debian13: another run uses $root; waiting for it"
+  echo "$leg: another run uses $root; waiting for it"
   flock 9
 fi
 
@@ -73,7 +111,7 @@ unmount_all() {
   local i
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
     umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" ||
-      echo "debian13: could not unmount ${mounted[i]}" >&2
+      echo "$leg: could not unmount ${mounted[i]}" >&2
   done
   mounted=()
 }
@@ -109,8 +147,9 @@ if [ ! -e "$root/.wscsl-debootstrap-done" ]; then
     fi
     rm -rf "$root"
   fi
-  echo "debian13: making a Debian 13 root in $root from $mirror"
-  debootstrap --variant=minbase trixie "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
+  echo "$leg: making a Debian 13 root in $root from $mirror"
+  debootstrap --variant=minbase --components="$components" trixie "$root" "$mirror" \
+    >"$root.debootstrap.log" 2>&1 ||
     fail "debootstrap failed (log: $root.debootstrap.log)"
   touch "$root/.wscsl-debootstrap-done"
 fi
@@ -135,14 +174,28 @@ in_root() {
 # The packages are installed once; the stamp holds the list, so a changed list installs again.
 wanted="${packages[*]}"
 if [ "$(cat "$root/.wscsl-packages" 2>/dev/null)" != "$wanted" ]; then
-  echo "debian13: installing ${#packages[@]} packages and their dependencies"
-  in_root apt-get update -q >"$root.apt.log" 2>&1 ||
+  echo "$leg: installing ${#packages[@]} packages and their dependencies"
+  if [ "$leg" = debian13-cuda ]; then
+    # nvidia-cudnn is only an installer that downloads cuDNN from NVIDIA once its licence is
+    # accepted; the leg declines (cudnn-stand-in.sh below says what it uses instead).
+    echo "nvidia-cudnn nvidia-cudnn/question select I Decline" |
+      in_root debconf-set-selections ||
+      fail "could not decline nvidia-cudnn's download in the Debian 13 root (debconf-set-selections)"
+  fi
+  # A run stopped halfway through installing leaves packages unconfigured; finish them first.
+  in_root env DEBIAN_FRONTEND=noninteractive dpkg --configure -a >"$root.apt.log" 2>&1 ||
+    fail "dpkg could not finish configuring the packages an earlier run installed (log: $root.apt.log)"
+  in_root apt-get update -q >>"$root.apt.log" 2>&1 ||
     fail "apt-get update failed in the Debian 13 root (log: $root.apt.log)"
   in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     "${packages[@]}" >>"$root.apt.log" 2>&1 ||
     fail "installing the Debian 13 packages failed (log: $root.apt.log)"
   in_root apt-get clean
   echo "$wanted" >"$root/.wscsl-packages"
+fi
+if [ "$leg" = debian13-cuda ]; then
+  in_root bash /wscsl/scripts/cudnn-stand-in.sh ||
+    fail "could not provide the libcudnn.so.9 that the CUDA LibTorch loads (scripts/cudnn-stand-in.sh)"
 fi
 
 # The same ccache settings as scripts/build.sh; warnings are errors, as the leg's promise is a
@@ -152,7 +205,7 @@ in_root env CCACHE_DIR=/var/cache/wscsl-ccache CCACHE_BASEDIR=/wscsl \
   CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime \
   bash -c "set -euo pipefail
     cd /wscsl
-    cmake -S . -B build-debian13 -DCMAKE_BUILD_TYPE=Release -DWSCSL_WERROR=ON >/dev/null
-    cmake --build build-debian13 -j $jobs
-    cd build-debian13
+    cmake -S . -B $build_dir -DCMAKE_BUILD_TYPE=Release -DWSCSL_WERROR=ON >/dev/null
+    cmake --build $build_dir -j $jobs
+    cd $build_dir
     ctest --output-on-failure -j $jobs"

@@ -419,17 +419,26 @@ TEST(Cli, TheDeviceIsCheckedPrintedAndRecorded) {
             std::string::npos)
       << misspelled.text;
 
-  if (!gpu) {
+  // Without a GPU, "cuda" and "cuda:N" are one sentence from `check`: with a CUDA LibTorch that no
+  // GPU is visible, with a CPU-only one that it has no CUDA.
+  const std::vector<std::string> unavailable =
+      gpu ? std::vector<std::string>{} : std::vector<std::string>{"cuda", "cuda:1"};
+  for (const std::string& spelled : unavailable) {
     std::string text = wscsl::test::tiny_pipeline();
-    text.replace(text.find("threads = 2"), 11, "threads = 2\ndevice = \"cuda\"");
+    text.replace(text.find("threads = 2"), 11, "threads = 2\ndevice = \"" + spelled + "\"");
     const fs::path file = dir / "cuda.toml";
     std::ofstream(file) << text;
     const auto line = std::count(text.begin(), text.begin() + text.find("device"), '\n') + 1;
+    const std::string why =
+        WSCSL_TORCH_CUDA ? "needs a GPU, and none is visible; use \"cpu\" or \"auto\""
+                         : "needs CUDA, and this wscsl's LibTorch (" WSCSL_TORCH_IDENTITY
+                           ") has no CUDA support; use \"cpu\" or \"auto\", or build against a "
+                           "CUDA LibTorch (docs/distributed.md)";
     const Output cuda = run_wscsl("check " + file.string());
     EXPECT_EQ(cuda.status, 2) << cuda.text;
     EXPECT_EQ(count_lines_starting(cuda.text, file.string() + ":"), 1u) << cuda.text;
     EXPECT_NE(cuda.text.find(file.string() + ":" + std::to_string(line) +
-                             ":10: error: [trainer] 'device': \"cuda\" needs "),
+                             ":10: error: [trainer] 'device': \"" + spelled + "\" " + why + "\n"),
               std::string::npos)
         << cuda.text;
   }

@@ -50,7 +50,9 @@ std::string spell_device(const DeviceSetting& d) {
 // Why this process cannot compute on `d`, or empty when it can.
 std::string unavailable(const DeviceSetting& d) {
   if (d.kind != DeviceKind::Cuda) return {};
-  if (!at::hasCUDA())
+  // hasCUDART: LibTorch's CUDA part is loaded. (at::hasCUDA() also needs a visible GPU, so it is
+  // false for a CUDA LibTorch on a machine without one.)
+  if (!at::globalContext().hasCUDART())
     return fmt::format(
         "\"{}\" needs CUDA, and this wscsl's LibTorch ({}) has no CUDA support; use "
         "\"cpu\" or \"auto\", or build against a CUDA LibTorch "
