@@ -32,8 +32,8 @@ Pipeline tiny_sgd() {
 
 // The first batch of the first epoch, whole, on `device`.
 TripletBatch first_batch(const Pipeline& pipeline, torch::Device device) {
-  const TrainingData data(pipeline);
-  const torch::Tensor rows = data.batch_rows(data.order(0), 0);
+  TrainingData data(pipeline);
+  const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
   return data.read(rows, share_of(rows.size(0), 0, 1), 0).to(device);
 }
 

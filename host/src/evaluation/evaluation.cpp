@@ -17,11 +17,18 @@ EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::in
   pipeline.condition_module->eval();
   EmbeddingTable table;
   table.split = split;
+  // Every image the split's triplets, compatibility lines and questions reference, once, sorted.
+  std::vector<torch::Tensor> referenced{data.triplets.reshape({-1})};
+  if (data.outfits) {
+    const OutfitData& o = *data.outfits;
+    referenced.insert(referenced.end(), {o.compatibility.outfits.items, o.blanks.questions.items,
+                                         o.blanks.candidates.reshape({-1})});
+  }
   auto [ids, inverse, counts] =
-      at::_unique2(data.triplets.reshape({-1}), /*sorted=*/true, /*return_inverse=*/true);
+      at::_unique2(torch::cat(referenced), /*sorted=*/true, /*return_inverse=*/true);
   (void)counts;
   table.image_ids = ids;
-  table.triplets = inverse.reshape({-1, 3});
+  table.triplets = inverse.slice(0, 0, data.triplets.numel()).reshape({-1, 3});
   table.conditions = data.conditions;
   table.reversed = data.reversed;
   if (data.factors.defined()) table.factors = data.factors.index_select(0, ids);

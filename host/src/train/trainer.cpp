@@ -65,7 +65,7 @@ class Loop {
     while (state_.epoch < o_.epochs) {
       const double lr = o_.lr_at(state_.epoch);
       model_.set_lr(lr);
-      const std::vector<std::int64_t> order = data_.order(state_.epoch);
+      const std::vector<std::int64_t> order = data_.start_epoch(state_.epoch);
       model_.module().train();
       const auto epoch_start = std::chrono::steady_clock::now();
       const std::int64_t steps = data_.steps_per_epoch();

@@ -12,8 +12,9 @@ namespace {
 
 // Streams of randomness derived from the run seed, so that data order and augmentation depend
 // only on (seed, epoch, step), never on what happened before.
-constexpr std::uint64_t kOrderStream = 0x6f72646572;        // "order"
-constexpr std::uint64_t kAugmentStream = 0x6175676d656e74;  // "augment"
+constexpr std::uint64_t kOrderStream = 0x6f72646572;           // "order"
+constexpr std::uint64_t kAugmentStream = 0x6175676d656e74;     // "augment"
+constexpr std::uint64_t kNegativeStream = 0x6e65676174697665;  // "negative"
 
 }  // namespace
 
@@ -43,8 +44,10 @@ std::int64_t TrainingData::last_batch_size() const {
   return count_ - (steps_ - 1) * batch_size_;
 }
 
-std::vector<std::int64_t> TrainingData::order(std::int64_t epoch) const {
+std::vector<std::int64_t> TrainingData::start_epoch(std::int64_t epoch) {
   const auto seed = static_cast<std::uint64_t>(pipeline_.trainer.seed);
+  epoch_triplets_ =
+      pipeline_.dataset->epoch_triplets("train", epoch, mix_seed(seed, kNegativeStream));
   return seeded_permutation(
       mix_seed(mix_seed(seed, kOrderStream), static_cast<std::uint64_t>(epoch)), count_);
 }
@@ -61,7 +64,7 @@ torch::Tensor TrainingData::batch_rows(const std::vector<std::int64_t>& order,
 TripletBatch TrainingData::read(const torch::Tensor& rows, const BatchShare& share,
                                 std::int64_t global_step) const {
   const torch::Tensor shared_rows = rows.slice(0, share.first, share.last);
-  const torch::Tensor triplets = split_.triplets.index_select(0, shared_rows);
+  const torch::Tensor triplets = epoch_triplets_.index_select(0, shared_rows);
   const std::uint64_t seed =
       mix_seed(mix_seed(static_cast<std::uint64_t>(pipeline_.trainer.seed), kAugmentStream),
                static_cast<std::uint64_t>(global_step));

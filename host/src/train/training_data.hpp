@@ -32,8 +32,9 @@ class TrainingData {
   // The triplets of an epoch's last batch, its smallest.
   std::int64_t last_batch_size() const;
 
-  // The rows of the split in the order of `epoch`.
-  std::vector<std::int64_t> order(std::int64_t epoch) const;
+  // The rows of the split in the order of `epoch`; read() then reads the triplets of that epoch
+  // (Dataset::epoch_triplets: the same every epoch unless the dataset draws negatives afresh).
+  std::vector<std::int64_t> start_epoch(std::int64_t epoch);
   // The rows of batch `step` of an epoch in `order`.
   torch::Tensor batch_rows(const std::vector<std::int64_t>& order, std::int64_t step) const;
   // `share` of the batch of `rows`, for global step `global_step` (which seeds its augmentation).
@@ -43,6 +44,7 @@ class TrainingData {
  private:
   const Pipeline& pipeline_;
   const SplitData& split_;
+  torch::Tensor epoch_triplets_;
   std::int64_t count_;
   std::int64_t batch_size_;
   std::int64_t steps_;

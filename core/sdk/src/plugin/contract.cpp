@@ -10,6 +10,10 @@ std::string resource_name(Resource resource) {
       return "triplet_conditions";
     case Resource::ImageFactors:
       return "image_factors";
+    case Resource::Outfits:
+      return "outfits";
+    case Resource::TypePairConditions:
+      return "type_pair_conditions";
     case Resource::GaussianPosterior:
       return "gaussian_posterior";
     case Resource::AuxTerm:
@@ -30,6 +34,10 @@ std::string describe_resource(Resource resource, const std::string& name) {
       return "the condition of every triplet";
     case Resource::ImageFactors:
       return "the factor labels of every image";
+    case Resource::Outfits:
+      return "outfits (item types, compatibility lines, fill-in-the-blank questions)";
+    case Resource::TypePairConditions:
+      return "triplet conditions that are the type pairs of the items";
     case Resource::GaussianPosterior:
       return "a Gaussian posterior [μ, log σ²] as φ (a VAE encoder backbone)";
     case Resource::AuxTerm:

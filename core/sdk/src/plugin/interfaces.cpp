@@ -125,6 +125,68 @@ bool DatasetInfo::has_split(const std::string& name) const {
   return false;
 }
 
+namespace {
+
+void check_ids(const Component& c, const std::string& what, const at::Tensor& ids, int64_t n) {
+  if (ids.numel() > 0 && (ids.min().item<int64_t>() < 0 || ids.max().item<int64_t>() >= n))
+    broke_contract(c, fmt::format("{} has image ids outside [0, {})", what, n));
+}
+
+void check_id_lists(const Component& c, const std::string& what, const IdLists& lists, int64_t n) {
+  if (!lists.offsets.defined() || lists.offsets.dim() != 1 || lists.offsets.size(0) < 1 ||
+      lists.offsets.scalar_type() != at::kLong)
+    broke_contract(
+        c, fmt::format("{} offsets must be int64 [L + 1], got {}", what, shape_of(lists.offsets)));
+  const int64_t total = lists.offsets[-1].item<int64_t>();
+  if (lists.offsets[0].item<int64_t>() != 0 ||
+      (lists.offsets.size(0) > 1 &&
+       (lists.offsets.slice(0, 1) < lists.offsets.slice(0, 0, -1)).any().item<bool>()))
+    broke_contract(c, fmt::format("{} offsets must start at 0 and never decrease", what));
+  expect_shape(c, (what + " items").c_str(), lists.items, {total});
+  if (lists.items.scalar_type() != at::kLong)
+    broke_contract(c, fmt::format("{} items must be int64", what));
+  check_ids(c, what, lists.items, n);
+}
+
+void check_outfits(const Component& c, const std::string& split, const OutfitData& o, int64_t n,
+                   const DatasetInfo& info) {
+  const std::string where = fmt::format("split '{}'", split);
+  const auto types = static_cast<int64_t>(info.item_types.size());
+  expect_shape(c, "item types", o.item_types, {n});
+  if (o.item_types.scalar_type() != at::kLong) broke_contract(c, "item types must be int64");
+  if (n > 0 &&
+      (o.item_types.min().item<int64_t>() < -1 || o.item_types.max().item<int64_t>() >= types))
+    broke_contract(c, fmt::format("{} has item types outside [-1, {})", where, types));
+  expect_shape(c, "type-pair conditions", o.type_pair_conditions, {types, types});
+  if (o.type_pair_conditions.scalar_type() != at::kLong ||
+      !o.type_pair_conditions.equal(o.type_pair_conditions.t()))
+    broke_contract(c, "type-pair conditions must be a symmetric int64 matrix");
+  if (types > 0 && (o.type_pair_conditions.min().item<int64_t>() < 0 ||
+                    o.type_pair_conditions.max().item<int64_t>() >= info.num_conditions()))
+    broke_contract(c,
+                   fmt::format("type-pair conditions must lie in [0, {})", info.num_conditions()));
+  check_id_lists(c, where + " compatibility lines", o.compatibility.outfits, n);
+  expect_shape(c, "compatibility labels", o.compatibility.labels, {o.compatibility.outfits.size()});
+  if (o.compatibility.labels.numel() > 0 && (o.compatibility.labels.min().item<int64_t>() < 0 ||
+                                             o.compatibility.labels.max().item<int64_t>() > 1))
+    broke_contract(c, fmt::format("{} compatibility labels must be 0 or 1", where));
+  const BlankQuestions& b = o.blanks;
+  check_id_lists(c, where + " fill-in-the-blank questions", b.questions, n);
+  const int64_t q = b.questions.size();
+  if (!b.candidates.defined() || b.candidates.dim() != 2 || b.candidates.size(0) != q ||
+      b.candidates.scalar_type() != at::kLong)
+    broke_contract(c, fmt::format("{} candidates must be int64 [{}, A], got {}", where, q,
+                                  shape_of(b.candidates)));
+  check_ids(c, where + " candidates", b.candidates, n);
+  expect_shape(c, "answers", b.answers, {q});
+  if (q > 0 && (b.answers.min().item<int64_t>() < 0 ||
+                b.answers.max().item<int64_t>() >= b.candidates.size(1)))
+    broke_contract(c, fmt::format("{} answers must be columns of the candidates", where));
+  expect_shape(c, "blank positions", b.blank_positions, {q});
+}
+
+}  // namespace
+
 const DatasetInfo& Dataset::cached_info() {
   if (!info_) info_ = info();
   return *info_;
@@ -160,7 +222,32 @@ const SplitData& Dataset::split(const std::string& name) {
     if (data.reversed.scalar_type() != at::kBool)
       broke_contract(*this, "reversed flags must be bool");
   }
+  if (data.outfits) check_outfits(*this, name, *data.outfits, n, described);
   return splits_.emplace(name, std::move(data)).first->second;
+}
+
+at::Tensor Dataset::epoch_triplets(const std::string& split_name, std::int64_t epoch,
+                                   std::uint64_t seed) {
+  const SplitData& data = split(split_name);
+  at::Tensor drawn = guarded(*this, "draw_epoch_triplets",
+                             [&] { return draw_epoch_triplets(split_name, epoch, seed); });
+  expect_shape(*this, "epoch triplets", drawn, {data.triplets.size(0), 3});
+  if (drawn.scalar_type() != at::kLong) broke_contract(*this, "epoch triplets must be int64");
+  if (!drawn.slice(1, 0, 2).equal(data.triplets.slice(1, 0, 2)))
+    broke_contract(*this, fmt::format("split '{}': the triplets of epoch {} change an anchor or a "
+                                      "close image (only `far` may be drawn afresh)",
+                                      split_name, epoch + 1));
+  if (drawn.numel() > 0 &&
+      (drawn.min().item<int64_t>() < 0 || drawn.max().item<int64_t>() >= data.num_images))
+    broke_contract(*this, fmt::format("split '{}': the triplets of epoch {} have image ids "
+                                      "outside [0, {})",
+                                      split_name, epoch + 1, data.num_images));
+  return drawn;
+}
+
+at::Tensor Dataset::draw_epoch_triplets(const std::string& split_name, std::int64_t,
+                                        std::uint64_t) {
+  return split(split_name).triplets;
 }
 
 std::optional<SplitAttributes> Dataset::attributes(const std::string& split) {
@@ -302,6 +389,18 @@ std::map<std::string, torch::Tensor> Loss::compute(const LossInput& input) {
                                         dtype_and_shape_of(value)));
   }
   return terms;
+}
+
+torch::Tensor EmbeddingTable::rows_of(const torch::Tensor& ids) const {
+  const torch::Tensor flat = ids.reshape({-1});
+  const torch::Tensor rows =
+      torch::searchsorted(image_ids, flat).clamp_max(std::max<int64_t>(image_ids.size(0) - 1, 0));
+  if (flat.numel() > 0 && (image_ids.numel() == 0 || !image_ids.index_select(0, rows).equal(flat)))
+    throw ComponentError(
+        fmt::format("split '{}': an image id has no row in the embedding table (only images that "
+                    "the split's triplets and outfits reference are embedded)",
+                    split));
+  return rows.reshape(ids.sizes());
 }
 
 EvalReport Evaluator::evaluate(EvalContext& context) {

@@ -23,6 +23,12 @@ enum class Resource {
   TripletConditions,
   // Per-image factor labels (SplitData::factors), which retrieval judges relevance by.
   ImageFactors,
+  // Outfits (SplitData::outfits): item types, compatibility lines, fill-in-the-blank questions.
+  Outfits,
+  // Triplet conditions that are the type pairs of anchor and close
+  // (OutfitData::type_pair_conditions),
+  // which a type-aware module looks up for any pair of items.
+  TypePairConditions,
   // φ is a Gaussian posterior [μ, log σ²] of 2·L values (a VAE encoder backbone).
   GaussianPosterior,
   // A named per-triplet tensor in TripletScores::aux (a condition module, e.g. "mask_l1").

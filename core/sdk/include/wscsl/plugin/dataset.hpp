@@ -11,6 +11,7 @@
 #include <ATen/core/Tensor.h>
 
 #include "wscsl/plugin/component.hpp"
+#include "wscsl/plugin/outfits.hpp"
 
 namespace wscsl {
 
@@ -31,6 +32,8 @@ struct DatasetInfo {
   // Triplets per split where the dataset knows them without loading the split (a generated
   // count); a split it does not name is counted when it loads.
   std::map<std::string, std::int64_t> triplet_counts;
+  // The coarse item types of an outfit dataset ("tops", "shoes", ...); empty for other datasets.
+  std::vector<std::string> item_types;
 
   std::int64_t num_conditions() const { return static_cast<std::int64_t>(conditions.size()); }
   std::vector<std::string> condition_names() const;
@@ -50,6 +53,8 @@ struct SplitData {
   // lists). `triplets` is always in the true order; an evaluator that measures how a model reacts
   // to the order it is shown can show these as (anchor, far, close). Undefined if none.
   at::Tensor reversed;
+  // Outfit datasets only (Resource::Outfits): item types, compatibility lines, FITB questions.
+  std::optional<OutfitData> outfits;
 };
 
 // A split's per-image attributes and files, read without decoding any image: what
@@ -89,11 +94,20 @@ class Dataset : public Component {
   // The split's per-image attributes, or nothing when the dataset has none to offer.
   std::optional<SplitAttributes> attributes(const std::string& split);
 
+  // The triplets to train on in `epoch` (from 0): the split's own, or, for a dataset that draws
+  // its negatives afresh every epoch (as the released Polyvore loader does at every fetch), the
+  // split's anchors and closes with that epoch's `far` column. A function of (seed, epoch) only,
+  // so that a resumed run sees the same triplets.
+  at::Tensor epoch_triplets(const std::string& split, std::int64_t epoch, std::uint64_t seed);
+
  protected:
   virtual SplitData load_split(const std::string& name) = 0;
   virtual at::Tensor load_images(const std::string& split, const at::Tensor& ids,
                                  const ImageRequest& request) = 0;
   virtual std::optional<SplitAttributes> load_attributes(const std::string& split);
+  // Default: the split's triplets, every epoch.
+  virtual at::Tensor draw_epoch_triplets(const std::string& split, std::int64_t epoch,
+                                         std::uint64_t seed);
 
  private:
   const DatasetInfo& cached_info();

@@ -18,13 +18,17 @@ namespace wscsl {
 // embeddings back from the training device.
 struct EmbeddingTable {
   std::string split;
-  torch::Tensor image_ids;   // [M] dataset image id of each row
+  torch::Tensor image_ids;   // [M] dataset image id of each row, ascending
   torch::Tensor phi;         // [M, D]
   torch::Tensor psi;         // [M, K, E]
   torch::Tensor factors;     // [M, F] per-row factor labels, or undefined
   torch::Tensor triplets;    // [T, 3] row indices (anchor, close, far)
   torch::Tensor conditions;  // [T] condition of each triplet, or undefined
   torch::Tensor reversed;    // [T] bool, SplitData::reversed: shown reversed by the source file
+
+  // The rows of dataset image ids (any shape, int64), e.g. of an outfit's items. Every image the
+  // split's triplets and outfits reference has a row; an id without one is a ComponentError.
+  torch::Tensor rows_of(const torch::Tensor& ids) const;
 };
 
 struct Metric {
