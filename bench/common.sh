@@ -43,7 +43,7 @@ replace_section() {
 import re, sys
 path, name, section = sys.argv[1:]
 text = open(path).read()
-pattern = re.compile(r"<!-- " + re.escape(name) + r"\b.*?<!-- /" + re.escape(name) + r" -->", re.S)
+pattern = re.compile(r"<!-- " + re.escape(name) + r"[: ].*?<!-- /" + re.escape(name) + r" -->", re.S)
 if not pattern.search(text):
     sys.exit(f"{path} has no {name} section to replace")
 open(path, "w").write(pattern.sub(lambda _: section, text))

@@ -1,17 +1,39 @@
 #!/usr/bin/env bash
-# Data-parallel scaling on this machine: steps per second of the default pipeline and of a
-# ResNet-18 pipeline at 112 px with 1 process × 1 thread, 1 process × 2 threads and 2 processes ×
-# 1 thread (`--nproc 2`), all in one run, as ratios to the first; then the validation OT accuracy
-# of the default pipeline trained by 1 process and by 2 processes with and without synchronised
-# batch norm (`trainer.sync_batch_norm`), over seeds 1–6.
-# Writes its section of docs/benchmarks.md.
-# Usage: bench/scaling.sh [steps per default-pipeline measurement, default 300]
+# Data-parallel scaling on this machine, in two parts, each writing its own section of
+# docs/benchmarks.md:
+#   throughput: steps per second of the default pipeline and of a ResNet-18 pipeline at 112 px with
+#     1 process × 1 thread, 1 process × 2 threads and 2 processes × 1 thread (`--nproc 2`), all in
+#     one run, as ratios to the first (needs an otherwise idle machine);
+#   accuracy: the validation OT accuracy of the default pipeline trained by 1 process and by 2
+#     processes with and without synchronised batch norm (`trainer.sync_batch_norm`), seeds 1–6
+#     (the results do not depend on the machine's load, only the duration does).
+# Usage: bench/scaling.sh [throughput|accuracy|both, default both]
+#                         [steps per default-pipeline measurement, default 300]
 #                         [epochs of the accuracy runs, default the pipeline's 5]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-steps=${1:-300}
-accuracy_epochs=${2:-5}
+part=${1:-both}
+steps=${2:-300}
+accuracy_epochs=${3:-5}
+case "$part" in
+  throughput | accuracy | both) ;;
+  *)
+    echo "bench/scaling.sh: the first argument is throughput, accuracy or both, not '$part'" >&2
+    exit 2
+    ;;
+esac
 source bench/common.sh
+
+# write_section <name> <text>: replaces section <name> of docs/benchmarks.md (appended if absent).
+write_section() {
+  if ! grep -q "<!-- $1[: ]" docs/benchmarks.md; then
+    printf "\n<!-- %s -->\n<!-- /%s -->\n" "$1" "$1" >>docs/benchmarks.md
+  fi
+  replace_section docs/benchmarks.md "$1" "$2"
+  echo "wrote the $1 section of docs/benchmarks.md"
+}
+
+if [ "$part" != accuracy ]; then
 
 default_rate() {  # <train arguments...>: steps/s of the default pipeline, best of three
   best_of_three steps_per_second "$work/run" "" --set trainer.batch_size=64 "$@"
@@ -77,7 +99,33 @@ half=$(best_of_three steps_per_second "$work/run" "" --set trainer.batch_size=32
   --set dataset.train_triplets=$((steps * 32)) --set trainer.threads=1)
 bound=$(ratio "$half" "$default_base")
 echo "1 process × 1 thread, 32 triplets a step: $half steps/s (×$bound)"
+section=$(
+  echo "<!-- scaling: written by bench/scaling.sh throughput $steps -->"
+  echo "## Data-parallel scaling (\`bench/scaling.sh throughput $steps\`)"
+  echo
+  echo "Steps of 64 triplets per second (the global batch; with 2 processes each takes 32), all in"
+  echo "one run on $(nproc) cores ($(date -u +%Y-%m-%d)), ratios to the first row: the default pipeline"
+  echo "(best of three measurements of $steps steps) and a ResNet-18 trunk at 112 px on Fashion-CRB's"
+  echo "images upscaled (\`wscsl export\`, then \`image_folder\`; one measurement of $resnet_steps steps)."
+  echo "\`--nproc 2\` runs two processes that average gradients over Gloo on loopback"
+  echo "(docs/distributed.md)."
+  echo
+  echo "| processes × threads | default steps/s | ratio | ResNet-18 112 px steps/s | ratio |"
+  echo "|---|---:|---:|---:|---:|"
+  printf "%s" "$rows"
+  echo
+  echo "Two processes each take 32 triplets a step; one process taking steps of 32 runs at"
+  echo "$half steps/s (×$bound of 64), which bounds what two processes on two cores can reach on the"
+  echo "default pipeline: its convolutions are so small that halving the batch does not halve a step."
+  echo "The rest is the two collectives of each step (the gradient buckets, and the loss with the stop"
+  echo "flag), whose latency on loopback grows while both cores compute. The ResNet-18 step is large"
+  echo "enough that both costs vanish."
+  echo "<!-- /scaling -->"
+)
+write_section scaling "$section"
+fi
 
+if [ "$part" != throughput ]; then
 # Validation OT accuracy of the default pipeline (its 5 epochs, best epoch) by 1 and 2 processes.
 accuracy() {  # <seed> <train arguments...>: the best validation alignment/ot_accuracy
   local seed=$1
@@ -114,28 +162,9 @@ done
 difference() {  # <name>: its mean minus one process's
   awk -v a="${means[$1]}" -v b="${means[1 process]}" 'BEGIN { printf "%+.4f", a - b }'
 }
-
 section=$(
-  echo "<!-- scaling: written by bench/scaling.sh $steps $accuracy_epochs -->"
-  echo "## Data-parallel scaling (\`bench/scaling.sh $steps $accuracy_epochs\`)"
-  echo
-  echo "Steps of 64 triplets per second (the global batch; with 2 processes each takes 32), all in"
-  echo "one run on $(nproc) cores ($(date -u +%Y-%m-%d)), ratios to the first row: the default pipeline"
-  echo "(best of three measurements of $steps steps) and a ResNet-18 trunk at 112 px on Fashion-CRB's"
-  echo "images upscaled (\`wscsl export\`, then \`image_folder\`; one measurement of $resnet_steps steps)."
-  echo "\`--nproc 2\` runs two processes that average gradients over Gloo on loopback"
-  echo "(docs/distributed.md)."
-  echo
-  echo "| processes × threads | default steps/s | ratio | ResNet-18 112 px steps/s | ratio |"
-  echo "|---|---:|---:|---:|---:|"
-  printf "%s" "$rows"
-  echo
-  echo "Two processes each take 32 triplets a step; one process taking steps of 32 runs at"
-  echo "$half steps/s (×$bound of 64), which bounds what two processes on two cores can reach on the"
-  echo "default pipeline: its convolutions are so small that halving the batch does not halve a step."
-  echo "The rest is the two collectives of each step (the gradient buckets, and the loss with the stop"
-  echo "flag), whose latency on loopback grows while both cores compute. The ResNet-18 step is large"
-  echo "enough that both costs vanish."
+  echo "<!-- scaling-accuracy: written by bench/scaling.sh accuracy $steps $accuracy_epochs -->"
+  echo "### Validation accuracy of data-parallel training (\`bench/scaling.sh accuracy $steps $accuracy_epochs\`)"
   echo
   echo "Validation OT accuracy of the default pipeline (best of $accuracy_epochs epochs) trained by one and by"
   echo "two processes with the same global batch of 64, seeds ${seeds[*]}; with two processes each"
@@ -147,10 +176,7 @@ section=$(
   echo
   echo "Means minus one process's: two processes $(difference "2 processes"), synchronised"
   echo "$(difference "2 processes, synchronised batch norm")."
-  echo "<!-- /scaling -->"
+  echo "<!-- /scaling-accuracy -->"
 )
-if ! grep -q "<!-- scaling" docs/benchmarks.md; then
-  printf "\n<!-- scaling -->\n<!-- /scaling -->\n" >>docs/benchmarks.md
+write_section scaling-accuracy "$section"
 fi
-replace_section docs/benchmarks.md scaling "$section"
-echo "wrote docs/benchmarks.md"
