@@ -22,7 +22,10 @@ Schema<TypeAwareOptions> TypeAware::schema() {
           nn::mask_init_choices());
   s.field("l2_normalize", &O::l2_normalize,
           "Divide each masked embedding by its L2 norm + 1e-10 (the released model's --l2_embed).");
-  s.field("test_masks", &O::test_masks, "The masks the evaluation applies.",
+  s.field("test_masks", &O::test_masks,
+          "Masks applied in evaluation: \"unrectified\" = the parameters without the ReLU "
+          "training applies (the released code's test-time path); \"rectified\" = ReLU(m_c), as "
+          "in training.",
           EnumChoices<TestMasks>{
               {TestMasks::Unrectified, "unrectified",
                "the parameters without the ReLU training applies (the released code)"},

@@ -134,14 +134,18 @@ TEST(TypeAware, MasksAndEmbeddingsTrain) {
 
 TEST(TypeAware, OneMaskPerTypePairAndItsContract) {
   EXPECT_EQ(make("", 66, 64)->num_embeddings(), 66);
-  const Diagnostics d = wscsl::testing::bind_diagnostics(
-      Kind::ConditionModule, "type_aware",
-      "num_conditions = 3\nmasks = \"fixed\"\ntest_masks = \"rectified\"\n",
-      wscsl::testing::facts(4, 8));
-  EXPECT_EQ(d.error_count(), 2u) << d.format();
-  EXPECT_NE(d.format().find("num_conditions"), std::string::npos);
-  EXPECT_NE(d.format().find("test_masks"), std::string::npos);
-  const Contract& c = make("")->contract();
+  const auto errors = [](const std::string& options) {
+    return wscsl::testing::bind_diagnostics(Kind::ConditionModule, "type_aware", options,
+                                            wscsl::testing::facts(4, 8))
+        .format();
+  };
+  EXPECT_NE(errors("num_conditions = 3").find("'num_conditions' = 3 disagrees"), std::string::npos);
+  // Fixed masks have no ReLU to leave out.
+  EXPECT_NE(errors("masks = \"fixed\"\ntest_masks = \"rectified\"").find("'test_masks'"),
+            std::string::npos);
+  EXPECT_EQ(errors("masks = \"prein\"\ntest_masks = \"rectified\""), "");
+  const auto module = make("");
+  const Contract& c = module->contract();
   EXPECT_TRUE(c.needs_resource(Resource::TripletConditions));
   EXPECT_TRUE(c.needs_resource(Resource::TypePairConditions));
   EXPECT_TRUE(c.provides_resource(Resource::AuxTerm, "mask_l1"));

@@ -11,7 +11,10 @@ Schema<TypeSimilarityOptions> TypeSimilarity::schema() {
       "the general embeddings φ, the mean of two hinges that compare d(close, far), two items of "
       "one type, with d(far, anchor) and d(close, anchor); F.pairwise_distance, batch means.");
   s.field("margin", &O::margin, "μ of both hinges (the released --margin, 0.3).").min(0.0);
-  s.field("sign", &O::sign, "Which way the hinges push close and far.",
+  s.field("sign", &O::sign,
+          "\"released\" = the released code's hinges max(0, d(f,a) − d(f,c) + μ) and max(0, "
+          "d(c,a) − d(c,f) + μ), pushing close and far apart; \"paper\" = the paper's wording, "
+          "max(0, d(f,c) − d(f,a) + μ) and max(0, d(f,c) − d(c,a) + μ), pulling them together.",
           EnumChoices<Sign>{
               {Sign::Released, "released",
                "the released code: max(0, d(f,a) − d(f,c) + μ), max(0, d(c,a) − d(c,f) + μ); "
