@@ -187,7 +187,9 @@ EvalReport FillInTheBlank::evaluate_impl(EvalContext& context) {
   }
   const SplitData& data = context.dataset.split(table.split);
   if (!data.outfits) throw Error(where + " has no outfits");
-  const BlankQuestions& blanks = data.outfits->blanks;
+  BlankQuestions blanks = data.outfits->blanks;
+  blanks.answers = blanks.answers.to(torch::kLong);
+  blanks.blank_positions = blanks.blank_positions.to(torch::kLong);
   const std::int64_t questions = blanks.questions.size();
   if (questions == 0) throw Error(where + " has no fill-in-the-blank questions");
 

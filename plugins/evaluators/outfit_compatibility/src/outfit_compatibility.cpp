@@ -39,7 +39,8 @@ EvalReport OutfitCompatibility::evaluate_impl(EvalContext& context) {
   if (!data.outfits) throw Error(where + " has no outfits");
   const CompatibilityLines& lines = data.outfits->compatibility;
   if (lines.outfits.size() == 0) throw Error(where + " has no compatibility lines");
-  const std::int64_t positives = lines.labels.sum().item<std::int64_t>();
+  const torch::Tensor labels = lines.labels.to(torch::kLong);
+  const std::int64_t positives = labels.sum().item<std::int64_t>();
   const std::int64_t negatives = lines.outfits.size() - positives;
   if (positives == 0 || negatives == 0)
     throw Error(fmt::format("{} has {} compatible and {} incompatible lines: the AUC needs both",
@@ -50,11 +51,11 @@ EvalReport OutfitCompatibility::evaluate_impl(EvalContext& context) {
   const torch::Tensor distance =
       outfit::mean_pair_distances(scorer, lines.outfits, where + ": compatibility line");
   const torch::Tensor score = 1.0 - distance;
-  const double auc = outfit::roc_auc(score, lines.labels);
+  const double auc = outfit::roc_auc(score, labels);
 
   EvalReport report;
   report.metrics.push_back({"auc", auc});
-  const torch::Tensor good = lines.labels == 1;
+  const torch::Tensor good = labels == 1;
   ReportTable t;
   t.title = fmt::format("Outfit compatibility on '{}'", table.split);
   t.header = {"lines", "compatible", "mean distance (compatible)", "mean distance (not)", "AUC"};
@@ -68,7 +69,7 @@ EvalReport OutfitCompatibility::evaluate_impl(EvalContext& context) {
     const torch::Tensor sizes =
         lines.outfits.offsets.slice(0, 1) - lines.outfits.offsets.slice(0, 0, -1);
     std::string text = "line\tlabel\titems\tmean_distance\tscore\n";
-    const auto label = lines.labels.accessor<std::int64_t, 1>();
+    const auto label = labels.accessor<std::int64_t, 1>();
     const auto n = sizes.accessor<std::int64_t, 1>();
     const auto d = distance.accessor<double, 1>();
     for (std::int64_t l = 0; l < lines.outfits.size(); ++l)
