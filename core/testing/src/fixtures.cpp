@@ -89,6 +89,17 @@ EvalReport run_evaluator(Evaluator& evaluator, ConditionModule& module, const Em
   return evaluator.evaluate(context);
 }
 
+EvalReport run_evaluator(Evaluator& evaluator, ConditionModule& module, Dataset& dataset,
+                         const EmbeddingTable& fit, const EmbeddingTable& target, bool final,
+                         const std::filesystem::path& artifact_dir) {
+  std::map<std::string, torch::Tensor> shared;
+  const DatasetInfo info = dataset.info();
+  EvalContext context{fit,     target, module,
+                      dataset, info,   final ? artifact_dir : std::filesystem::path(),
+                      shared,  final,  /*batch_size=*/2};
+  return evaluator.evaluate(context);
+}
+
 double metric(const EvalReport& report, const std::string& name) {
   for (const Metric& m : report.metrics)
     if (m.name == name) return m.value;

@@ -28,6 +28,9 @@ class ConditionMasks : public torch::nn::Module {
 
   // The masks as applied, [K, D]: ReLU(weight) when trained, the fixed blocks otherwise.
   torch::Tensor masks() const;
+  // The parameter itself, without the ReLU of trained masks, [K, D]: what the released type-aware
+  // network applies at test time.
+  const torch::Tensor& unrectified() const { return weight_; }
   // φ [B, D] → φ ⊙ m_k for every k: [B, K, D].
   torch::Tensor apply(const torch::Tensor& phi) const;
   // ‖m_k‖₁ of every applied mask: [K].

@@ -83,6 +83,12 @@ EvalReport run_evaluator(Evaluator& evaluator, ConditionModule& module, const Em
                          std::map<std::string, torch::Tensor>* shared = nullptr,
                          const std::filesystem::path& artifact_dir = {});
 
+// Runs an evaluator on the splits of `dataset` (e.g. a FixedDataset with outfits): the final
+// evaluation (`final`, artefacts to `artifact_dir`) or a per-epoch validation (no artefacts).
+EvalReport run_evaluator(Evaluator& evaluator, ConditionModule& module, Dataset& dataset,
+                         const EmbeddingTable& fit, const EmbeddingTable& target, bool final,
+                         const std::filesystem::path& artifact_dir = {});
+
 // The value of a metric of a report; throws if it is absent.
 double metric(const EvalReport& report, const std::string& name);
 

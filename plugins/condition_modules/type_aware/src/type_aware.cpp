@@ -1,0 +1,74 @@
+#include "type_aware.hpp"
+
+#include "wscsl/nn/distances.hpp"
+#include "wscsl/nn/scoring.hpp"
+
+namespace wscsl::type_aware {
+
+Schema<TypeAwareOptions> TypeAware::schema() {
+  using O = TypeAwareOptions;
+  Schema<O> s(
+      "Type-aware embedding network (Vasileva et al., ECCV 2018): ψ_c = φ ⊙ m_c with one mask "
+      "per type-pair condition, each masked embedding L2-normalised, the pair's condition "
+      "given by its two items' types while training and at test time; F.pairwise_distance.");
+  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
+      .min(1)
+      .derived(facts::backbone_embedding_dim);
+  s.field("num_conditions", &O::num_conditions,
+          "K, one mask per type-pair condition (set from the dataset).")
+      .min(1)
+      .derived(facts::dataset_num_conditions);
+  s.field("masks", &O::masks, nn::mask_init_doc() + " The released model: learned (--learned).",
+          nn::mask_init_choices());
+  s.field("l2_normalize", &O::l2_normalize,
+          "Divide each masked embedding by its L2 norm + 1e-10 (the released model's --l2_embed).");
+  s.field("test_masks", &O::test_masks,
+          "Masks applied in evaluation: \"unrectified\" = the parameters without the ReLU "
+          "training applies (the released code's test-time path); \"rectified\" = ReLU(m_c), as "
+          "in training.",
+          EnumChoices<TestMasks>{
+              {TestMasks::Unrectified, "unrectified",
+               "the parameters without the ReLU training applies (the released code)"},
+              {TestMasks::Rectified, "rectified", "ReLU(m_c), as in training"}})
+      .only_when("masks = \"learned\" or \"prein\"",
+                 [](const O& o) { return o.masks != nn::MaskInit::Fixed; });
+  return s;
+}
+
+Contract TypeAware::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::AuxTerm, "mask_l1"}};
+  c.needs = {{Resource::TripletConditions}, {Resource::TypePairConditions}};
+  return c;
+}
+
+TypeAware::TypeAware(const Options& options) : options_(options) {
+  masks_ = register_module("masks", std::make_shared<nn::ConditionMasks>(
+                                        options.num_conditions, options.input_dim, options.masks));
+}
+
+torch::Tensor TypeAware::embed_impl(const torch::Tensor& phi) {
+  const bool rectified = is_training() || options_.test_masks == TestMasks::Rectified;
+  const torch::Tensor masks = rectified ? masks_->masks() : masks_->unrectified();
+  const torch::Tensor psi = phi.unsqueeze(1) * masks.unsqueeze(0);
+  return options_.l2_normalize ? nn::normalize_offset(psi) : psi;
+}
+
+torch::Tensor TypeAware::distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {
+  return nn::pairwise_distance(psi_a, psi_b);
+}
+
+TripletScores TypeAware::score_impl(const TripletInput& in) {
+  TripletScores s = nn::expected_distances(distances(in.psi_anchor, in.psi_close),
+                                           distances(in.psi_anchor, in.psi_far),
+                                           nn::condition_one_hot(in.conditions, num_embeddings()));
+  s.aux["mask_l1"] = masks_->l1_norms().index_select(0, in.conditions);
+  return s;
+}
+
+}  // namespace wscsl::type_aware
+
+WSCSL_PLUGIN(type_aware, "0.1.0",
+             "The type-aware embedding network's type-pair masks (Vasileva et al., ECCV 2018)") {
+  registrar.add<wscsl::ConditionModule, wscsl::type_aware::TypeAware>("type_aware");
+}

@@ -1,0 +1,275 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "wscsl/plot/canvas.hpp"
+#include "wscsl/testing/fixtures.hpp"
+#include "wscsl/testing/harness.hpp"
+#include "wscsl/testing/image_fixtures.hpp"
+
+using namespace wscsl;
+using wscsl::testing::metric;
+
+namespace {
+
+IdLists id_lists(const std::vector<std::vector<std::int64_t>>& lists) {
+  std::vector<std::int64_t> offsets{0}, items;
+  for (const auto& l : lists) {
+    items.insert(items.end(), l.begin(), l.end());
+    offsets.push_back(static_cast<std::int64_t>(items.size()));
+  }
+  return {torch::tensor(offsets, torch::kLong), torch::tensor(items, torch::kLong)};
+}
+
+torch::Tensor three_type_pairs() {
+  return torch::tensor({0, 1, 2, 1, 3, 4, 2, 4, 5}, torch::kLong).reshape({3, 3});
+}
+
+struct Question {
+  std::vector<std::int64_t> items;
+  std::vector<std::int64_t> candidates;
+  std::int64_t answer;
+  std::int64_t blank_position;
+};
+
+OutfitData outfits(const torch::Tensor& types, const std::vector<Question>& questions) {
+  OutfitData o;
+  o.item_types = types;
+  o.type_pair_conditions = three_type_pairs();
+  o.compatibility = {id_lists({}), torch::zeros({0}, torch::kLong)};
+  std::vector<std::vector<std::int64_t>> items;
+  std::vector<std::int64_t> candidates, answers, positions;
+  for (const Question& q : questions) {
+    items.push_back(q.items);
+    candidates.insert(candidates.end(), q.candidates.begin(), q.candidates.end());
+    answers.push_back(q.answer);
+    positions.push_back(q.blank_position);
+  }
+  o.blanks = {id_lists(items), torch::tensor(candidates, torch::kLong).reshape({-1, 4}),
+              torch::tensor(answers, torch::kLong), torch::tensor(positions, torch::kLong)};
+  return o;
+}
+
+wscsl::testing::FixedDataset dataset(std::int64_t images, std::optional<OutfitData> o) {
+  DatasetInfo info = wscsl::testing::dataset_info({"a-a", "a-b", "a-c", "b-b", "b-c", "c-c"});
+  info.item_types = {"a", "b", "c"};
+  SplitData split;
+  split.num_images = images;
+  split.triplets = torch::zeros({0, 3}, torch::kLong);
+  split.outfits = std::move(o);
+  return wscsl::testing::FixedDataset(info, {{"test", split}});
+}
+
+EmbeddingTable table_of(const torch::Tensor& psi) {
+  return wscsl::testing::make_table("test", psi, {}, {});
+}
+
+// Conditioned: the distance of a pair is the Euclidean distance of embedding `condition`.
+class ConditionPicker final : public ConditionModule {
+ public:
+  ConditionPicker(std::int64_t k, std::int64_t e) : k_(k), e_(e) {}
+  std::int64_t num_embeddings() const override { return k_; }
+  std::int64_t output_dim() const override { return e_; }
+  Supervision supervision() const override { return Supervision::Conditioned; }
+
+ protected:
+  torch::Tensor embed_impl(const torch::Tensor& phi) override {
+    return phi.reshape({phi.size(0), k_, e_});
+  }
+  TripletScores score_impl(const TripletInput& in) override {
+    TripletScores s;
+    s.close_distances = distances(in.psi_anchor, in.psi_close);
+    s.far_distances = distances(in.psi_anchor, in.psi_far);
+    s.weights = torch::one_hot(in.conditions, k_).to(torch::kFloat);
+    s.fused_close = (s.weights * s.close_distances).sum(1);
+    s.fused_far = (s.weights * s.far_distances).sum(1);
+    return s;
+  }
+
+ private:
+  std::int64_t k_, e_;
+};
+
+std::vector<std::vector<std::string>> read_tsv(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields;
+    std::stringstream s(line);
+    for (std::string f; std::getline(s, f, '\t');)
+      fields.push_back(f);
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+// Items on a line: positions 0, 1, 2, 10, 1.5, −1, 4, 2; items 4 and 7 are of type b, item 6 of
+// type c, the others of type a.
+struct LineCase {
+  torch::Tensor psi = torch::tensor({0.0, 1.0, 2.0, 10.0, 1.5, -1.0, 4.0, 2.0}).reshape({8, 1, 1});
+  torch::Tensor types = torch::tensor({0, 0, 0, 0, 1, 0, 2, 1}, torch::kLong);
+  std::vector<Question> questions = {
+      // 19, 2, 3, 7: the right answer (item 4) is chosen.
+      {{0, 1}, {3, 4, 5, 6}, 1, 3},
+      // 2, 3, 8, 1: item 1 is chosen instead of the right item 6.
+      {{2}, {6, 5, 3, 1}, 0, 1},
+      // 2, 2, 10, 4: a tie between columns 1 and 2 goes to the first, not the right second.
+      {{0}, {2, 7, 3, 6}, 1, 2}};
+};
+
+}  // namespace
+
+TEST(FillInTheBlank, HandComputedChoicesPerTypeAndResults) {
+  const LineCase c;
+  auto data = dataset(8, outfits(c.types, c.questions));
+  auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank",
+                                            "types = [\"b\", \"c\", \"a\"]\nshown = 0");
+  wscsl::testing::TableModule weak(1, 1, {1.0});
+  const EmbeddingTable t = table_of(c.psi);
+  wscsl::testing::ScratchDir dir("fitb");
+  const EvalReport r = wscsl::testing::run_evaluator(*e, weak, data, t, t, true, dir.path());
+  EXPECT_DOUBLE_EQ(metric(r, "accuracy"), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(metric(r, "accuracy/b"), 0.5);  // questions 1 (right) and 3 (wrong)
+  EXPECT_DOUBLE_EQ(metric(r, "accuracy/c"), 0.0);  // question 2
+  EXPECT_THROW(metric(r, "accuracy/a"), Error);    // no question's answer is of type a
+  ASSERT_EQ(r.artifacts.size(), 1u);
+  const auto rows = read_tsv(dir.path() / "fill_in_the_blank.tsv");
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"question", "blank_position", "chosen", "right",
+                                               "correct", "chosen_item", "right_item", "right_type",
+                                               "score_1", "score_2", "score_3", "score_4"}));
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"1", "3", "2", "2", "1", "4", "4", "b", "19", "2",
+                                               "3", "7"}));
+  EXPECT_EQ(rows[2],
+            (std::vector<std::string>{"2", "1", "4", "1", "0", "1", "6", "c", "2", "3", "8", "1"}));
+  EXPECT_EQ(rows[3], (std::vector<std::string>{"3", "2", "1", "2", "0", "2", "7", "b", "2", "2",
+                                               "10", "4"}));
+  // Validation: the same metrics, nothing written.
+  std::filesystem::remove(dir.path() / "fill_in_the_blank.tsv");
+  const EvalReport v = wscsl::testing::run_evaluator(*e, weak, data, t, t, false, dir.path());
+  EXPECT_DOUBLE_EQ(metric(v, "accuracy"), 1.0 / 3);
+  EXPECT_TRUE(v.artifacts.empty());
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path()));
+  EXPECT_TRUE(e->runs_during_validation());
+}
+
+// Random embeddings, types and questions against a loop that scores one pair at a time from ψ in
+// double precision, for a weak and a conditioned module.
+TEST(FillInTheBlank, MatchesANaiveLoop) {
+  torch::manual_seed(5);
+  const std::int64_t images = 20, k = 6, dim = 3;
+  const torch::Tensor psi = torch::randn({images, k, dim});
+  const torch::Tensor types = torch::randint(0, 3, {images}, torch::kLong);
+  std::vector<Question> questions;
+  for (int q = 0; q < 30; ++q) {
+    const std::int64_t n = 1 + torch::randint(0, 5, {1}).item<std::int64_t>();
+    const torch::Tensor drawn = torch::randperm(images).slice(0, 0, n + 4);
+    const auto* d = drawn.data_ptr<std::int64_t>();
+    questions.push_back({{d, d + n}, {d + n, d + n + 4}, q % 4, 1 + q % (n + 1)});
+  }
+  auto data = dataset(images, outfits(types, questions));
+  const EmbeddingTable t = table_of(psi);
+  const torch::Tensor pair_condition = three_type_pairs();
+  auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank", "shown = 0");
+  for (const bool conditioned : {false, true}) {
+    double correct = 0;
+    std::vector<std::vector<double>> expected;
+    for (const Question& q : questions) {
+      std::vector<double> scores;
+      for (std::int64_t candidate : q.candidates) {
+        double sum = 0;
+        for (std::int64_t item : q.items) {
+          const std::int64_t c =
+              conditioned ? pair_condition[types[item]][types[candidate]].item<std::int64_t>() : 0;
+          double d2 = 0;
+          for (std::int64_t x = 0; x < dim; ++x)
+            d2 += std::pow(psi[item][c][x].item<double>() - psi[candidate][c][x].item<double>(), 2);
+          sum += std::sqrt(d2);
+        }
+        scores.push_back(sum);
+      }
+      const auto best = std::min_element(scores.begin(), scores.end()) - scores.begin();
+      // float32 distances of ~2 over 3 dimensions are off by ~1e-6, a sum of 5 by ~5e-6: the
+      // choice is the reference's wherever the two best are 1e-4 apart, as in this draw.
+      std::vector<double> sorted = scores;
+      std::sort(sorted.begin(), sorted.end());
+      ASSERT_GT(sorted[1] - sorted[0], 1e-4);
+      correct += best == q.answer;
+      expected.push_back(scores);
+    }
+    std::unique_ptr<ConditionModule> module;
+    if (conditioned)
+      module = std::make_unique<ConditionPicker>(k, dim);
+    else
+      module = std::make_unique<wscsl::testing::TableModule>(k, dim,
+                                                             std::vector<double>{1, 0, 0, 0, 0, 0});
+    wscsl::testing::ScratchDir dir("fitb_naive");
+    const EvalReport r = wscsl::testing::run_evaluator(*e, *module, data, t, t, true, dir.path());
+    EXPECT_DOUBLE_EQ(metric(r, "accuracy"), correct / 30) << conditioned;
+    const auto rows = read_tsv(dir.path() / "fill_in_the_blank.tsv");
+    ASSERT_EQ(rows.size(), 31u);
+    for (std::size_t q = 0; q < 30; ++q)
+      for (std::size_t a = 0; a < 4; ++a)
+        EXPECT_NEAR(std::stod(rows[q + 1][8 + a]), expected[q][a], 1e-5) << q << " " << a;
+  }
+}
+
+// The picture: question items with the blank at its position, then the candidates; the right
+// one framed green, a wrong choice red.
+TEST(FillInTheBlank, PictureMarksTheRightAndTheChosenCandidate) {
+  const LineCase c;
+  auto data = dataset(8, outfits(c.types, c.questions));
+  auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank", "shown = 2\ncell = 16");
+  wscsl::testing::TableModule weak(1, 1, {1.0});
+  const EmbeddingTable t = table_of(c.psi);
+  wscsl::testing::ScratchDir dir("fitb_picture");
+  const EvalReport r = wscsl::testing::run_evaluator(*e, weak, data, t, t, true, dir.path());
+  ASSERT_EQ(r.artifacts.size(), 2u);
+  const plot::Canvas png = plot::Canvas::read_png(dir.path() / "fill_in_the_blank.png");
+  // 16-pixel cells in 3-pixel frames 4 apart: a pitch of 26; rows of 18 + 26 + 14 pixels under
+  // a 30-pixel title; the widest question has 2 items, so candidates start at 4 + 3·26 + 13.
+  const int pitch = 26, left = 4 + 3 * pitch + 13;
+  EXPECT_EQ(png.width(), left + 4 * pitch + 4);
+  EXPECT_EQ(png.height(), 30 + 2 * 58);
+  const auto frame = [&](int question, int column) {
+    return png.pixel(left + column * pitch + 1, 30 + question * 58 + 18 + 1);
+  };
+  EXPECT_EQ(frame(0, 1), plot::kGreen);  // question 1: chosen and right
+  EXPECT_NE(frame(0, 0), plot::kRed);
+  EXPECT_EQ(frame(1, 0), plot::kGreen);  // question 2: right is column 1, chosen column 4
+  EXPECT_EQ(frame(1, 3), plot::kRed);
+  EXPECT_NE(frame(1, 1), plot::kRed);
+  // The blank of question 1 (position 3, after both items) is a light grey cell.
+  EXPECT_EQ(png.pixel(4 + 2 * pitch + 3 + 2, 30 + 18 + 3 + 2), plot::kLightGray);
+}
+
+TEST(FillInTheBlank, RefusesWhatItCannotScoreInOneSentence) {
+  const LineCase c;
+  const EmbeddingTable t = table_of(c.psi);
+  wscsl::testing::TableModule weak(1, 1, {1.0});
+  const auto message = [&](const std::string& options, std::optional<OutfitData> o) {
+    auto data = dataset(8, std::move(o));
+    auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank", options);
+    try {
+      wscsl::testing::run_evaluator(*e, weak, data, t, t, false);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message("types = [\"scarves\"]", outfits(c.types, c.questions)),
+            "fill_in_the_blank: `types` lists 'scarves', which is not an item type of the dataset "
+            "(its types: a, b, c)");
+  EXPECT_EQ(message("", outfits(c.types, {{{}, {0, 1, 2, 3}, 0, 1}})),
+            "fill_in_the_blank: split 'test': fill-in-the-blank question 1 has 0 items: a "
+            "candidate's score is its summed distance to the question's items");
+  EXPECT_EQ(message("", outfits(c.types, {})),
+            "fill_in_the_blank: split 'test' has no fill-in-the-blank questions");
+  EXPECT_EQ(message("", std::nullopt), "fill_in_the_blank: split 'test' has no outfits");
+  const Diagnostics d = wscsl::testing::bind_diagnostics(
+      Kind::Evaluator, "fill_in_the_blank", "types = [\"a\", \"a\"]\nfile = \"x/y.tsv\"");
+  EXPECT_EQ(d.error_count(), 2u) << d.format();
+}
