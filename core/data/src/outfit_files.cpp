@@ -44,25 +44,27 @@ struct Where {
   [[noreturn]] void fail(const std::string& what) const {
     throw DataError(fmt::format("{}: {}: {}", file.string(), record, what));
   }
-  const json& field(const json& object, const std::string& key, const char* expected) const {
+  // `name` is how the message names the field: "'set_id'", "items[2].index".
+  const json& field(const json& object, const std::string& key, const std::string& name,
+                    const char* expected) const {
     const auto it = object.find(key);
-    if (it == object.end()) fail(fmt::format("has no '{}'; expected {}", key, expected));
+    if (it == object.end()) fail(fmt::format("has no {}; expected {}", name, expected));
     return *it;
   }
   std::string text(const json& object, const std::string& key, const std::string& name) const {
-    const json& v = field(object, key, "a string");
+    const json& v = field(object, key, name, "a string");
     if (!v.is_string()) fail(fmt::format("{} is {}; expected a string", name, json_kind(v)));
     return v.get<std::string>();
   }
   std::int64_t integer(const json& object, const std::string& key, const std::string& name) const {
-    const json& v = field(object, key, "an integer");
+    const json& v = field(object, key, name, "an integer");
     if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX))
       fail(fmt::format("{} is {}; expected an integer", name, json_kind(v)));
     return v.get<std::int64_t>();
   }
   std::vector<std::string> names(const json& object, const std::string& key, std::size_t at_least,
                                  const char* expected) const {
-    const json& v = field(object, key, expected);
+    const json& v = field(object, key, "'" + key + "'", expected);
     if (!v.is_array() || v.size() < at_least)
       fail(fmt::format("'{}' is {}{}; expected {}", key, json_kind(v),
                        v.is_array() ? fmt::format(" of {} entries", v.size()) : "", expected));
@@ -115,7 +117,7 @@ std::vector<OutfitRecord> read_outfit_split(const fs::path& file, OutfitLayout l
     if (record.set_id.empty()) at.fail("'set_id' is empty; expected the outfit's id");
     if (!set_ids.insert(record.set_id).second)
       at.fail("'set_id' repeats an earlier outfit's; expected each outfit once");
-    const json& items = at.field(outfit, "items", "a list of items");
+    const json& items = at.field(outfit, "items", "'items'", "a list of items");
     if (!items.is_array()) at.fail(fmt::format("'items' is {}; expected a list", json_kind(items)));
     std::set<std::int64_t> indices;
     for (std::size_t i = 0; i < items.size(); ++i) {

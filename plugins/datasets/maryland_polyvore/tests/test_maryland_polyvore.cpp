@@ -160,7 +160,7 @@ TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndF
   };
   const std::vector<Case> cases = {
       {edit_json(train, [](json& d) { d[0]["items"][1].erase("categoryid"); }), "train", "",
-       train + ": outfit 0 (set_id '" + set0 + "'): has no 'categoryid'; expected an integer"},
+       train + ": outfit 0 (set_id '" + set0 + "'): has no items[1].categoryid; expected an integer"},
       {edit_json(train, [](json& d) { d[0]["items"][1]["categoryid"] = 77; }), "train", "",
        train + " (outfit 0, set_id '" + set0 + "'): the item of index 2 has categoryid 77, which " +
            csv + " does not map to a type"},

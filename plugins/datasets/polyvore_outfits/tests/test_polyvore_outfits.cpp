@@ -95,7 +95,8 @@ TEST(TypePairsPickle, EveryProtocolGivesTheSamePairs) {
   const std::vector<TypePair> want = {{"tops", "\xc3\xa9t\xc3\xa9"}, {"tops", "tops"}};
   EXPECT_EQ(parse_type_pairs_pickle(v, "t.p"), want);
   // Protocol 1 (EMPTY_LIST, BINPUT, TUPLE, SHORT_BINSTRING, APPENDS) as Python 2 wrote it.
-  const std::string p1("]q\x00((U\x04topsq\x01U\x05shoesq\x02tq\x03e.", 30);
+  static const char p1_bytes[] = "]q\x00((U\x04topsq\x01U\x05shoesq\x02tq\x03" "e.";
+  const std::string p1(p1_bytes, sizeof p1_bytes - 1);
   EXPECT_EQ(parse_type_pairs_pickle(p1, "t.p"), (std::vector<TypePair>{{"tops", "shoes"}}));
 }
 
@@ -105,7 +106,7 @@ TEST(TypePairsPickle, EveryMalformedPickleIsOneSentenceWithFileAndByte) {
       {good.substr(0, 40), "dir/typespaces.p: byte "},
       {good + "x", "follow the STOP opcode"},
       {"\x80\x05]q\x00.", "byte 0: protocol 5; expected 0 to 4"},
-      {"(lp0\nc__builtin__\neval\np1\na.", "byte 6: opcode 0x63 is not one"},
+      {"(lp0\nc__builtin__\neval\np1\na.", "byte 5: opcode 0x63 is not one"},
       {"(lp0\n(S'a'\np1\nS'b'\np2\nS'c'\np3\ntp4\na.", "entry 0 of the list is a tuple of 3"},
       {"(lp0\n(S'a'\np1\ng7\ntp4\na.", "memo entry 7 is read before it is written"},
       {"(lp0\n.", "the list is empty"},
@@ -166,10 +167,12 @@ TEST_F(PolyvoreOutfitsTest, TrainingTripletsAreTheReleasedLoadersPairs) {
     same_type_pair |= pairs[i].anchor_type == pairs[i].close_type;
   }
   EXPECT_TRUE(same_type_pair);
-  for (const auto& [item, type] : fixture_.item_type)
+  for (const auto& [item, type] : fixture_.item_type) {
     if (std::find(fixture_.image_order.begin(), fixture_.image_order.end(), item) !=
-        fixture_.image_order.end())
+        fixture_.image_order.end()) {
       EXPECT_EQ(types[static_cast<std::size_t>(image(item))], type_index(type));
+    }
+  }
 }
 
 TEST_F(PolyvoreOutfitsTest, EpochTripletsAreAFunctionOfSeedAndEpoch) {
@@ -304,7 +307,7 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
       {edit_json(file("train.json"), [](json& d) { d[2]["items"][1]["item_id"] = 17; }), "train",
        train + ": outfit 2 (set_id '" + set2 + "'): items[1].item_id is an integer; expected a string"},
       {edit_json(file("train.json"), [](json& d) { d[0]["items"][0].erase("index"); }), "train",
-       train + ": outfit 0 (set_id '" + set0 + "'): has no 'index'; expected an integer"},
+       train + ": outfit 0 (set_id '" + set0 + "'): has no items[0].index; expected an integer"},
       {edit_json(file("train.json"), [](json& d) { d[0]["items"][1]["index"] = "2"; }), "train",
        train + ": outfit 0 (set_id '" + set0 + "'): items[1].index is a string; expected an integer"},
       {edit_json(file("train.json"), [](json& d) { d[0]["items"] = 3; }), "train",
