@@ -28,22 +28,23 @@ PresetSizes preset_sizes(OutfitPreset preset) {
   return {0};
 }
 
-// Outfit sizes 2..19 and their weights: a mode at 4–5 and a long tail.
+// Outfit sizes 2..19 and their weights (per 1,004): a mode at 4 and a long tail.
 constexpr int kMinOutfitSize = 2;
 constexpr int kMaxOutfitSize = 19;
 constexpr int kMaxDisjointOutfitSize = 16;
-constexpr int kSizeWeights[] = {8, 14, 18, 17, 13, 9, 6, 4, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1};
+constexpr int kSizeWeights[] = {100, 170, 200, 170, 120, 80, 50, 35, 22,
+                                15,  10,  8,   6,   5,   4,  3,  3,  3};
 
 // Weights of the types that fill an outfit after its core garments and shoes.
 constexpr int kFillWeights[kNumItemTypes] = {
-    6,   // accessories
+    8,   // accessories
     2,   // all-body
     16,  // bags
     3,   // bottoms
     8,   // hats
     16,  // jewellery
     10,  // outerwear
-    6,   // scarves
+    8,   // scarves
     5,   // shoes
     8,   // sunglasses
     6,   // tops
@@ -161,7 +162,7 @@ void write_text(BenchmarkItem& item, std::uint64_t seed) {
   item.title = text < 0.15 ? "" : phrase;
   item.url_name = text < 0.05 ? "" : slug(phrase);
   if (rng.uniform() < 0.5)
-    item.description = fmt::format("A {} {} with a {} pattern.",
+    item.description = fmt::format("{} {} with a {} pattern.",
                                    kColorNames[static_cast<std::size_t>(item.factors.color)],
                                    c.name, kTextureWords[item.factors.background]);
 }
