@@ -8,7 +8,7 @@
 
 #include "wscsl/util/rng.hpp"
 
-namespace wscsl::fashion_crb {
+namespace wscsl::data {
 
 constexpr int kGarmentSize = 28;
 constexpr int kCanvasSize = 32;
@@ -45,4 +45,4 @@ extern const std::array<const char*, kNumColors> kColorNames;
 extern const std::array<const char*, kNumRotations> kRotationNames;
 extern const std::array<const char*, kNumBackgrounds> kBackgroundNames;
 
-}  // namespace wscsl::fashion_crb
+}  // namespace wscsl::data

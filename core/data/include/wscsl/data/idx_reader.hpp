@@ -1,11 +1,13 @@
-// Reader for gzip-compressed IDX files (the MNIST / Fashion-MNIST format), with full validation.
+// Reader for gzip-compressed IDX files (the MNIST / Fashion-MNIST format), with full validation,
+// and for the Fashion-MNIST files that Fashion-CRB and the outfit benchmark render.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
-namespace wscsl::fashion_crb {
+namespace wscsl::data {
 
 struct IdxArray {
   std::vector<std::int64_t> dims;  // e.g. {60000, 28, 28}
@@ -18,4 +20,12 @@ struct IdxArray {
 // never reads past the data it validated.
 IdxArray read_idx_gz(const std::filesystem::path& path, int expected_rank);
 
-}  // namespace wscsl::fashion_crb
+// One Fashion-MNIST file pair, `<prefix>-images-idx3-ubyte.gz` and `<prefix>-labels-idx1-ubyte.gz`
+// under `root` (prefix "train" or "t10k"): 28×28 images and labels 0..9, as many of each.
+struct FashionMnistFiles {
+  IdxArray images;
+  IdxArray labels;
+};
+FashionMnistFiles read_fashion_mnist(const std::filesystem::path& root, const std::string& prefix);
+
+}  // namespace wscsl::data

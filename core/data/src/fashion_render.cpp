@@ -1,8 +1,8 @@
-#include "renderer.hpp"
+#include "wscsl/data/fashion_render.hpp"
 
 #include <cmath>
 
-namespace wscsl::fashion_crb {
+namespace wscsl::data {
 
 const std::array<const char*, kNumCategories> kCategoryNames = {
     "t-shirt/top", "trouser", "pullover", "dress", "coat",
@@ -99,4 +99,4 @@ void render(const std::uint8_t* garment, const SampleFactors& f, std::uint8_t* o
   }
 }
 
-}  // namespace wscsl::fashion_crb
+}  // namespace wscsl::data

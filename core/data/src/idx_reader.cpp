@@ -1,12 +1,13 @@
-#include "idx_reader.hpp"
+#include "wscsl/data/idx_reader.hpp"
 
 #include <zlib.h>
 
 #include <fmt/format.h>
 
+#include "wscsl/data/fashion_render.hpp"
 #include "wscsl/error.hpp"
 
-namespace wscsl::fashion_crb {
+namespace wscsl::data {
 namespace {
 
 constexpr std::size_t kMaxBytes = std::size_t{1} << 30;  // far above any IDX file we read
@@ -84,4 +85,23 @@ IdxArray read_idx_gz(const std::filesystem::path& path, int expected_rank) {
   return out;
 }
 
-}  // namespace wscsl::fashion_crb
+FashionMnistFiles read_fashion_mnist(const std::filesystem::path& root, const std::string& prefix) {
+  FashionMnistFiles s;
+  const auto images_path = root / (prefix + "-images-idx3-ubyte.gz");
+  const auto labels_path = root / (prefix + "-labels-idx1-ubyte.gz");
+  s.images = read_idx_gz(images_path, 3);
+  s.labels = read_idx_gz(labels_path, 1);
+  if (s.images.dims[1] != kGarmentSize || s.images.dims[2] != kGarmentSize)
+    throw DataError(fmt::format("{}: images are {}×{}; expected 28×28", images_path.string(),
+                                s.images.dims[1], s.images.dims[2]));
+  if (s.images.dims[0] != s.labels.dims[0])
+    throw DataError(fmt::format("{} holds {} images but {} holds {} labels", images_path.string(),
+                                s.images.dims[0], labels_path.string(), s.labels.dims[0]));
+  for (std::size_t i = 0; i < s.labels.data.size(); ++i)
+    if (s.labels.data[i] >= kNumCategories)
+      throw DataError(fmt::format("{}: label {} of item {} is outside 0..9", labels_path.string(),
+                                  s.labels.data[i], i));
+  return s;
+}
+
+}  // namespace wscsl::data
