@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../src/maryland_polyvore.hpp"
+#include "wscsl/data/outfit_benchmark.hpp"
 #include "wscsl/data/resample.hpp"
 #include "wscsl/testing/harness.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
@@ -196,4 +197,23 @@ TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndF
         << "case " << i << ": " << message << "\nexpected: " << cases[i].expected;
     EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 0) << message;
   }
+}
+
+// The embedded benchmark's Maryland-style variant (any-type negatives, answers[0] right).
+TEST(MarylandPolyvoreGenerated, TheTinyBenchmarksVariantIsRead) {
+  wscsl::testing::ScratchDir scratch("maryland_generated");
+  data::OutfitBenchmarkOptions options;
+  options.preset = data::OutfitPreset::Tiny;
+  options.seed = 3;
+  data::ensure_outfit_benchmark(scratch.path(), options);
+  auto d = wscsl::testing::build<Dataset>(
+      "maryland_polyvore",
+      fmt::format("root = \"{}\"\ncategory_types = \"category_types.csv\"\nimage_size = 16",
+                  (scratch.path() / "maryland").string()));
+  EXPECT_EQ(d->info().num_conditions(), 66);
+  const OutfitData& test = *d->split("test").outfits;
+  EXPECT_GT(test.blanks.questions.size(), 0);
+  EXPECT_EQ(test.blanks.answers.sum().item<std::int64_t>(), 0);
+  EXPECT_GT(test.compatibility.outfits.size(), 0);
+  EXPECT_GT(d->split("train").triplets.size(0), 0);
 }

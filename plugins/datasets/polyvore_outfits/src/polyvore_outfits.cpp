@@ -2,12 +2,29 @@
 
 #include <fmt/format.h>
 
+#include "wscsl/data/outfit_benchmark.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;
 
 namespace wscsl::polyvore_outfits {
 namespace {
+
+void generate(const PolyvoreOutfitsOptions& o) {
+  data::OutfitBenchmarkOptions b;
+  switch (o.generate) {
+    case Generate::None:
+      return;
+    case Generate::Tiny:
+      b.preset = data::OutfitPreset::Tiny;
+      break;
+    case Generate::Medium:
+      b.preset = data::OutfitPreset::Medium;
+      break;
+  }
+  b.seed = static_cast<std::uint64_t>(o.generator_seed);
+  data::ensure_outfit_benchmark(o.root, b);
+}
 
 fs::path checked_folder(const PolyvoreOutfitsOptions& o) {
   const fs::path root = existing_directory(o.root, "Polyvore Outfits root");
@@ -27,6 +44,7 @@ fs::path checked_folder(const PolyvoreOutfitsOptions& o) {
 }
 
 TypeSpaces read_type_spaces(const PolyvoreOutfitsOptions& o) {
+  generate(o);
   const fs::path file = checked_folder(o) / kTypeSpacesFile;
   return type_spaces_from_pairs(read_type_pairs_pickle(file), file);
 }
@@ -65,6 +83,18 @@ Schema<PolyvoreOutfitsOptions> PolyvoreOutfits::schema() {
                "outfits split at random: items may occur in training and test outfits"},
               {Split::Disjoint, "disjoint", "no test or validation outfit shares an item with "
                                             "a training outfit"}});
+  s.field("generate", &O::generate,
+          "Write the embedded outfit benchmark (Fashion-MNIST garments drawn by the Fashion-CRB "
+          "renderer from a hidden compatibility process, docs/datasets.md) under `root` first, "
+          "unless one made with the same preset and seed is there.",
+          EnumChoices<Generate>{
+              {Generate::None, "none", "read the files at `root` as they are"},
+              {Generate::Tiny, "tiny", "the small preset, for tests and smoke runs"},
+              {Generate::Medium, "medium", "the preset the benchmark's results use"}});
+  s.field("generator_seed", &O::generator_seed, "Seed of the generated benchmark.")
+      .min(0)
+      .only_when("generate = \"tiny\" or \"medium\"",
+                 [](const O& o) { return o.generate != Generate::None; });
   add_outfit_options(s);
   return s;
 }

@@ -13,6 +13,8 @@
 namespace wscsl::polyvore_outfits {
 
 enum class Split { Nondisjoint, Disjoint };
+// Whether to write the embedded outfit benchmark under `root` first (wscsl/data/outfit_benchmark.hpp).
+enum class Generate { None, Tiny, Medium };
 
 inline constexpr const char* kMetadataFile = "polyvore_item_metadata.json";
 inline constexpr const char* kTypeSpacesFile = "typespaces.p";
@@ -23,6 +25,8 @@ struct PolyvoreOutfitsOptions : OutfitDatasetOptions {
 
   std::string root;
   Split split = Split::Nondisjoint;
+  Generate generate = Generate::None;
+  std::int64_t generator_seed = 1;
 };
 
 // The folder of a split's files ("<root>/nondisjoint") and the released name of a wscsl split

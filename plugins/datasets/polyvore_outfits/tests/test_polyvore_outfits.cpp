@@ -373,3 +373,25 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
     EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 0) << message;
   }
 }
+
+// The embedded benchmark is written in this layout and read back, both splits.
+TEST(PolyvoreOutfitsGenerated, TheTinyBenchmarkIsWrittenAndRead) {
+  wscsl::testing::ScratchDir scratch("polyvore_generated");
+  const std::string root = (scratch.path() / "bench").string();
+  for (const char* split : {"nondisjoint", "disjoint"}) {
+    auto d = wscsl::testing::build<Dataset>(
+        "polyvore_outfits",
+        fmt::format("root = \"{}\"\ngenerate = \"tiny\"\ngenerator_seed = 3\nsplit = \"{}\"\n"
+                    "image_size = 16\nheld_out_types = [\"scarves\", \"accessories\"]",
+                    root, split));
+    EXPECT_EQ(d->info().num_conditions(), 66);
+    EXPECT_EQ(d->info().item_types.size(), 11u);
+    const SplitData& train = d->split("train");
+    EXPECT_GT(train.triplets.size(0), 0);
+    const SplitData& test = d->split("test");
+    EXPECT_GT(test.outfits->compatibility.outfits.size(), 0);
+    EXPECT_GT(test.outfits->blanks.questions.size(), 0);
+    const at::Tensor epoch = d->epoch_triplets("train", 2, 9);
+    EXPECT_TRUE(epoch.slice(1, 0, 2).equal(train.triplets.slice(1, 0, 2)));
+  }
+}
