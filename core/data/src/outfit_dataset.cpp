@@ -97,9 +97,10 @@ std::vector<ResolvedQuestion> resolve_blanks(const OutfitSplitSource& src) {
         for (std::size_t a = 0; a < answer_outfits.size(); ++a)
           if (answer_outfits[a] == question_outfits[0]) matches.push_back(a);
         if (matches.size() != 1)
-          fail(fmt::format("{} of the answers share the set_id of question[0] '{}'; expected "
-                           "exactly one, the right answer",
-                           matches.size(), r.question[0]));
+          fail(
+              fmt::format("{} of the answers share the set_id of question[0] '{}'; expected "
+                          "exactly one, the right answer",
+                          matches.size(), r.question[0]));
         rq.answer = static_cast<std::int64_t>(matches[0]);
         break;
       }
@@ -165,9 +166,10 @@ OutfitDataset::OutfitDataset(const OutfitDatasetOptions& options, TypeSpaces spa
   for (const std::string& type : options.held_out_types) {
     const std::int64_t t = spaces_.type_index(type);
     if (t < 0)
-      throw DataError(fmt::format("held_out_types: '{}' is not an item type of {}; expected one "
-                                  "of {}",
-                                  type, types_file.string(), join(spaces_.types, ", ")));
+      throw DataError(
+          fmt::format("held_out_types: '{}' is not an item type of {}; expected one "
+                      "of {}",
+                      type, types_file.string(), join(spaces_.types, ", ")));
     held_out_[static_cast<std::size_t>(t)] = true;
   }
 }
@@ -244,7 +246,8 @@ SplitData OutfitDataset::read_split(const std::string& name, const ImageList& im
   o.compatibility.labels = torch::tensor(labels, torch::kLong);
   std::vector<std::vector<std::int64_t>> question_items;
   std::vector<std::int64_t> candidates, answers, positions;
-  std::int64_t width = questions.empty() ? 0 : static_cast<std::int64_t>(questions[0].candidates.size());
+  std::int64_t width =
+      questions.empty() ? 0 : static_cast<std::int64_t>(questions[0].candidates.size());
   for (const ResolvedQuestion& q : questions)
     if (all_usable(q.question, unusable) && all_usable(q.candidates, unusable)) {
       question_items.push_back(q.question);
@@ -253,8 +256,8 @@ SplitData OutfitDataset::read_split(const std::string& name, const ImageList& im
       positions.push_back(q.blank_position);
     }
   o.blanks.questions = id_lists(question_items);
-  o.blanks.candidates =
-      torch::tensor(candidates, torch::kLong).view({static_cast<std::int64_t>(answers.size()), width});
+  o.blanks.candidates = torch::tensor(candidates, torch::kLong)
+                            .view({static_cast<std::int64_t>(answers.size()), width});
   o.blanks.answers = torch::tensor(answers, torch::kLong);
   o.blanks.blank_positions = torch::tensor(positions, torch::kLong);
   data.outfits = std::move(o);

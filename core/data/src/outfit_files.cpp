@@ -110,7 +110,8 @@ std::vector<OutfitRecord> read_outfit_split(const fs::path& file, OutfitLayout l
     const json& outfit = doc[o];
     Where at{file, fmt::format("outfit {}", o)};
     if (!outfit.is_object())
-      at.fail(fmt::format("is {}; expected an object with 'set_id' and 'items'", json_kind(outfit)));
+      at.fail(
+          fmt::format("is {}; expected an object with 'set_id' and 'items'", json_kind(outfit)));
     OutfitRecord record;
     record.set_id = at.text(outfit, "set_id", "'set_id'");
     at.record = fmt::format("outfit {} (set_id '{}')", o, record.set_id);
@@ -218,17 +219,19 @@ std::vector<BlankRecord> read_blank_file(const fs::path& file) {
   for (std::size_t q = 0; q < doc.size(); ++q) {
     Where at{file, fmt::format("question {}", q)};
     if (!doc[q].is_object())
-      at.fail(fmt::format("is {}; expected an object with 'question', 'answers' and "
-                          "'blank_position'",
-                          json_kind(doc[q])));
+      at.fail(
+          fmt::format("is {}; expected an object with 'question', 'answers' and "
+                      "'blank_position'",
+                      json_kind(doc[q])));
     BlankRecord r;
     r.question = at.names(doc[q], "question", 1, "a list of at least one item name");
     r.answers = at.names(doc[q], "answers", 2, "a list of at least two item names");
     r.blank_position = at.integer(doc[q], "blank_position", "'blank_position'");
     if (r.blank_position < 1 || r.blank_position > static_cast<std::int64_t>(r.question.size()) + 1)
-      at.fail(fmt::format("'blank_position' is {}; expected 1 to {} (1-based, among {} question "
-                          "items)",
-                          r.blank_position, r.question.size() + 1, r.question.size()));
+      at.fail(
+          fmt::format("'blank_position' is {}; expected 1 to {} (1-based, among {} question "
+                      "items)",
+                      r.blank_position, r.question.size() + 1, r.question.size()));
     out.push_back(std::move(r));
   }
   return out;

@@ -34,8 +34,9 @@ OutfitTripletSampler::OutfitTripletSampler(const std::vector<std::vector<std::in
         if (distinct_[type_of(outfit[k])].size() < 2) continue;
         anchors_.push_back(outfit[j]);
         closes_.push_back(outfit[k]);
-        conditions_.push_back(spaces.pair_condition(item_types[static_cast<std::size_t>(outfit[j])],
-                                                    item_types[static_cast<std::size_t>(outfit[k])]));
+        conditions_.push_back(
+            spaces.pair_condition(item_types[static_cast<std::size_t>(outfit[j])],
+                                  item_types[static_cast<std::size_t>(outfit[k])]));
       }
 }
 
@@ -48,8 +49,8 @@ std::int64_t OutfitTripletSampler::far_for(std::int64_t close, Rng& rng) const {
     if (far != close) return far;
   }
   const std::vector<std::int64_t>& items = distinct_[type];
-  const auto at = static_cast<std::size_t>(
-      std::lower_bound(items.begin(), items.end(), close) - items.begin());
+  const auto at =
+      static_cast<std::size_t>(std::lower_bound(items.begin(), items.end(), close) - items.begin());
   auto pick = static_cast<std::size_t>(rng.below(items.size() - 1));
   if (pick >= at) ++pick;
   return items[pick];

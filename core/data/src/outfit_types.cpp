@@ -39,19 +39,21 @@ TypeSpaces type_spaces_from_pairs(const std::vector<TypePair>& pairs, const fs::
     const std::int64_t b = s.type_index(pairs[k].second);
     auto& ab = s.condition[static_cast<std::size_t>(a * t + b)];
     if (ab >= 0)
-      throw DataError(fmt::format("{}: entry {} ({}, {}) repeats the type pair of entry {}; "
-                                  "expected each unordered pair once",
-                                  file.string(), k, pairs[k].first, pairs[k].second, ab));
+      throw DataError(
+          fmt::format("{}: entry {} ({}, {}) repeats the type pair of entry {}; "
+                      "expected each unordered pair once",
+                      file.string(), k, pairs[k].first, pairs[k].second, ab));
     ab = static_cast<std::int64_t>(k);
     s.condition[static_cast<std::size_t>(b * t + a)] = static_cast<std::int64_t>(k);
   }
   for (std::int64_t a = 0; a < t; ++a)
     for (std::int64_t b = a; b < t; ++b)
       if (s.pair_condition(a, b) < 0)
-        throw DataError(fmt::format("{}: lists no entry for the type pair ({}, {}); expected "
-                                    "every pair of its {} types ({} pairs)",
-                                    file.string(), s.types[static_cast<std::size_t>(a)],
-                                    s.types[static_cast<std::size_t>(b)], t, t * (t + 1) / 2));
+        throw DataError(
+            fmt::format("{}: lists no entry for the type pair ({}, {}); expected "
+                        "every pair of its {} types ({} pairs)",
+                        file.string(), s.types[static_cast<std::size_t>(a)],
+                        s.types[static_cast<std::size_t>(b)], t, t * (t + 1) / 2));
   return s;
 }
 

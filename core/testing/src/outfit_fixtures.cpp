@@ -112,9 +112,8 @@ std::string compatibility_text(const FixtureSplit& split) {
 json blanks_json(const FixtureSplit& split) {
   json doc = json::array();
   for (const FixtureQuestion& q : split.questions)
-    doc.push_back({{"question", q.question},
-                   {"answers", q.answers},
-                   {"blank_position", q.blank_position}});
+    doc.push_back(
+        {{"question", q.question}, {"answers", q.answers}, {"blank_position", q.blank_position}});
   return doc;
 }
 
@@ -122,10 +121,9 @@ json blanks_json(const FixtureSplit& split) {
 
 const std::vector<std::pair<std::string, std::string>>& outfit_fixture_type_pairs() {
   static const std::vector<std::pair<std::string, std::string>> pairs = {
-      {"tops", "bottoms"},       {"tops", "tops"},         {"tops", "shoes"},
-      {"tops", "scarves"},       {"bottoms", "bottoms"},   {"bottoms", "shoes"},
-      {"bottoms", "scarves"},    {"shoes", "shoes"},       {"shoes", "scarves"},
-      {"scarves", "scarves"}};
+      {"tops", "bottoms"},    {"tops", "tops"},      {"tops", "shoes"},      {"tops", "scarves"},
+      {"bottoms", "bottoms"}, {"bottoms", "shoes"},  {"bottoms", "scarves"}, {"shoes", "shoes"},
+      {"shoes", "scarves"},   {"scarves", "scarves"}};
   return pairs;
 }
 
@@ -238,7 +236,8 @@ OutfitFixture write_polyvore_outfits(const fs::path& root, const std::string& fo
     }
     add_tasks(split, keys, type_of_key, false, 11 + static_cast<std::uint64_t>(s));
     write_json(dir / fmt::format("{}.json", kFileSplits[s]), outfits);
-    write_text(dir / fmt::format("compatibility_{}.txt", kFileSplits[s]), compatibility_text(split));
+    write_text(dir / fmt::format("compatibility_{}.txt", kFileSplits[s]),
+               compatibility_text(split));
     write_json(dir / fmt::format("fill_in_blank_{}.json", kFileSplits[s]), blanks_json(split));
   }
   return f;
@@ -265,19 +264,20 @@ MarylandFixture write_maryland_polyvore(const fs::path& root) {
         const int p = plan[s][o][j];
         const int category = 100 + p % 4 + 4 * (p % 3);
         const std::string key = fmt::format("{}_{}", set_id, index_of(j));
-        items.push_back({{"index", index_of(j)},
-                         {"name", fmt::format("item {}", p)},
-                         {"price", 10.5 + p},
-                         {"likes", p},
-                         {"image", fmt::format("http://img.polyvoreimg.com/cgi/img-thing?id={}", p)},
-                         {"categoryid", category}});
+        items.push_back(
+            {{"index", index_of(j)},
+             {"name", fmt::format("item {}", p)},
+             {"price", 10.5 + p},
+             {"likes", p},
+             {"image", fmt::format("http://img.polyvoreimg.com/cgi/img-thing?id={}", p)},
+             {"categoryid", category}});
         outfit_keys.push_back(key);
         split.item_of[key] = key;
         f.item_type[key] = type_of_pool(p);
         type_of_key[key] = type_of_pool(p);
         f.image_order.push_back(key);
         write_picture(root / "images" / set_id / fmt::format("{}.jpg", index_of(j)),
-                         pattern_image(9, 12, static_cast<std::uint64_t>(500 + 10 * s + p)));
+                      pattern_image(9, 12, static_cast<std::uint64_t>(500 + 10 * s + p)));
       }
       outfits.push_back({{"name", "an outfit"},
                          {"views", 12},

@@ -77,8 +77,9 @@ class PickleReader {
       fail(pos_, fmt::format("{} bytes follow the STOP opcode; expected the pickle to end there",
                              b_.size() - pos_));
     if (stack_.size() != 1 || !stack_[0] || stack_[0]->kind != Node::Kind::List)
-      fail(op_, "the pickle does not leave exactly one list; expected a list of (type1, type2) "
-                "tuples");
+      fail(op_,
+           "the pickle does not leave exactly one list; expected a list of (type1, type2) "
+           "tuples");
     return pairs(*stack_[0]);
   }
 
@@ -111,8 +112,7 @@ class PickleReader {
   // A protocol-0 argument: the bytes up to the next line feed.
   std::string line(const char* what) {
     const std::size_t end = b_.find('\n', pos_);
-    if (end == std::string::npos)
-      fail(pos_, fmt::format("{} is not ended by a line feed", what));
+    if (end == std::string::npos) fail(pos_, fmt::format("{} is not ended by a line feed", what));
     std::string out = b_.substr(pos_, end - pos_);
     pos_ = end + 1;
     return out;
@@ -185,13 +185,15 @@ class PickleReader {
     std::string out;
     for (std::size_t i = 0; i < raw.size(); ++i) {
       const auto c = static_cast<unsigned char>(raw[i]);
-      const bool escape = c == '\\' && i + 1 < raw.size() && (raw[i + 1] == 'u' || raw[i + 1] == 'U');
+      const bool escape =
+          c == '\\' && i + 1 < raw.size() && (raw[i + 1] == 'u' || raw[i + 1] == 'U');
       if (!escape) {
         append_utf8(out, c);
         continue;
       }
       const std::size_t digits = raw[i + 1] == 'u' ? 4 : 8;
-      if (i + 2 + digits > raw.size()) fail(at, "a \\u escape of the UNICODE argument is cut short");
+      if (i + 2 + digits > raw.size())
+        fail(at, "a \\u escape of the UNICODE argument is cut short");
       std::uint32_t cp = 0;
       for (std::size_t d = 0; d < digits; ++d) {
         const int h = hex_value(raw[i + 2 + d]);
@@ -255,7 +257,8 @@ class PickleReader {
 
   void get(std::uint64_t index) {
     const auto it = memo_.find(index);
-    if (it == memo_.end()) fail(op_, fmt::format("memo entry {} is read before it is written", index));
+    if (it == memo_.end())
+      fail(op_, fmt::format("memo entry {} is read before it is written", index));
     stack_.push_back(it->second);
   }
 
@@ -263,7 +266,8 @@ class PickleReader {
     switch (code) {
       case 0x80: {  // PROTO
         const auto v = static_cast<unsigned char>(next_byte("the protocol"));
-        if (op_ != 0) fail(op_, "PROTO appears after the start; expected it only as the first opcode");
+        if (op_ != 0)
+          fail(op_, "PROTO appears after the start; expected it only as the first opcode");
         if (v < 2 || v > 4) fail(op_, fmt::format("protocol {}; expected 0 to 4", v));
         return;
       }
@@ -330,7 +334,8 @@ class PickleReader {
       case 'T':
       case 'X': {
         const std::uint64_t n = little_endian(4, "a string length");
-        if (code == 'T' && n >= (std::uint64_t{1} << 31)) fail(op_, "BINSTRING has a negative length");
+        if (code == 'T' && n >= (std::uint64_t{1} << 31))
+          fail(op_, "BINSTRING has a negative length");
         const std::size_t at = pos_;
         stack_.push_back(text_node(take(n, "a string"), at));
         return;
@@ -376,18 +381,21 @@ class PickleReader {
   }
 
   std::vector<TypePair> pairs(const Node& list) const {
-    if (list.items.empty()) fail(op_, "the list is empty; expected at least one (type1, type2) pair");
+    if (list.items.empty())
+      fail(op_, "the list is empty; expected at least one (type1, type2) pair");
     std::vector<TypePair> out;
     for (std::size_t i = 0; i < list.items.size(); ++i) {
       const Node& t = *list.items[i];
       if (t.items.size() != 2)
-        throw DataError(fmt::format("{}: entry {} of the list is a tuple of {} strings; expected a "
-                                    "(type1, type2) pair",
-                                    file_.string(), i, t.items.size()));
+        throw DataError(
+            fmt::format("{}: entry {} of the list is a tuple of {} strings; expected a "
+                        "(type1, type2) pair",
+                        file_.string(), i, t.items.size()));
       if (t.items[0]->text.empty() || t.items[1]->text.empty())
-        throw DataError(fmt::format("{}: entry {} of the list has an empty type name; expected "
-                                    "two type names",
-                                    file_.string(), i));
+        throw DataError(
+            fmt::format("{}: entry {} of the list has an empty type name; expected "
+                        "two type names",
+                        file_.string(), i));
       out.emplace_back(t.items[0]->text, t.items[1]->text);
     }
     return out;
@@ -396,7 +404,7 @@ class PickleReader {
   const std::string& b_;
   fs::path file_;
   std::size_t pos_ = 0;
-  std::size_t op_ = 0;  // where the current opcode starts
+  std::size_t op_ = 0;          // where the current opcode starts
   std::vector<NodePtr> stack_;  // nullptr is a mark
   std::map<std::uint64_t, NodePtr> memo_;
 };

@@ -32,8 +32,9 @@ std::map<std::int64_t, std::string> read_category_types(const fs::path& file) {
   const std::int64_t category = table.column("categoryid");
   const std::int64_t type = table.column("type");
   if (category < 0 || type < 0)
-    throw DataError(at_line(file, 1, "the header lacks a 'categoryid' or a 'type' column; "
-                                     "expected categoryid,type"));
+    throw DataError(at_line(file, 1,
+                            "the header lacks a 'categoryid' or a 'type' column; "
+                            "expected categoryid,type"));
   std::map<std::int64_t, std::string> out;
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
     const std::string& id_text = table.rows[r][static_cast<std::size_t>(category)];
@@ -48,7 +49,8 @@ std::map<std::int64_t, std::string> read_category_types(const fs::path& file) {
       throw DataError(at_line(file, table.lines[r],
                               fmt::format("categoryid {} is listed again; expected it once", *id)));
   }
-  if (out.empty()) throw DataError(at_line(file, 1, "the table has no rows; expected one per categoryid"));
+  if (out.empty())
+    throw DataError(at_line(file, 1, "the table has no rows; expected one per categoryid"));
   return out;
 }
 
@@ -68,10 +70,11 @@ Schema<MarylandPolyvoreOptions> MarylandPolyvore::schema() {
           "CSV with columns categoryid,type giving every category's coarse type (Vasileva et "
           "al.'s mapping is not public); relative to `root`.")
       .required();
-  s.field("same_type_compatibility", &O::same_type_compatibility,
-          "Vasileva et al.'s same-type compatibility file (the format of compatibility_<split>.txt) "
-          "read for the test split instead of fashion-compatibility-prediction.txt; relative to "
-          "`root`; empty reads Han's.");
+  s.field(
+      "same_type_compatibility", &O::same_type_compatibility,
+      "Vasileva et al.'s same-type compatibility file (the format of compatibility_<split>.txt) "
+      "read for the test split instead of fashion-compatibility-prediction.txt; relative to "
+      "`root`; empty reads Han's.");
   s.field("same_type_fitb", &O::same_type_fitb,
           "Vasileva et al.'s same-type fill-in-the-blank file (the answer is the candidate of the "
           "question's set_id) read for the test split instead of fill_in_the_blank_test.json; "
@@ -82,9 +85,7 @@ Schema<MarylandPolyvoreOptions> MarylandPolyvore::schema() {
 
 Contract MarylandPolyvore::contract_of(const Options&) {
   Contract c;
-  c.provides = {{Resource::TripletConditions},
-                {Resource::Outfits},
-                {Resource::TypePairConditions}};
+  c.provides = {{Resource::TripletConditions}, {Resource::Outfits}, {Resource::TypePairConditions}};
   return c;
 }
 
@@ -117,11 +118,11 @@ OutfitCatalog MarylandPolyvore::read_catalog() {
   for (std::size_t i = 0; i < read.entries.size(); ++i) {
     const auto it = category_types_.find(read.entries[i].category);
     if (it == category_types_.end())
-      throw DataError(fmt::format("{}: the item of index {} has categoryid {}, which {} does not "
-                                  "map to a type; expected a row \"{},<type>\"",
-                                  read.listed_by[i], read.entries[i].index,
-                                  read.entries[i].category, category_file_.string(),
-                                  read.entries[i].category));
+      throw DataError(
+          fmt::format("{}: the item of index {} has categoryid {}, which {} does not "
+                      "map to a type; expected a row \"{},<type>\"",
+                      read.listed_by[i], read.entries[i].index, read.entries[i].category,
+                      category_file_.string(), read.entries[i].category));
     catalog.item_types.push_back(spaces().type_index(it->second));
   }
   OutfitSplitSource& test = catalog.splits.at("test");

@@ -161,28 +161,35 @@ TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndF
   };
   const std::vector<Case> cases = {
       {edit_json(train, [](json& d) { d[0]["items"][1].erase("categoryid"); }), "train", "",
-       train + ": outfit 0 (set_id '" + set0 + "'): has no items[1].categoryid; expected an integer"},
+       train + ": outfit 0 (set_id '" + set0 +
+           "'): has no items[1].categoryid; expected an integer"},
       {edit_json(train, [](json& d) { d[0]["items"][1]["categoryid"] = 77; }), "train", "",
        train + " (outfit 0, set_id '" + set0 + "'): the item of index 2 has categoryid 77, which " +
            csv + " does not map to a type"},
       {edit_json(train, [](json& d) { d[0]["set_id"] = 5; }), "train", "",
        train + ": outfit 0: 'set_id' is an integer; expected a string"},
-      {[&] { wscsl::testing::write_text(dir_ / "category_types.csv", "categoryid,type\nx,tops\n"); },
+      {[&] {
+         wscsl::testing::write_text(dir_ / "category_types.csv", "categoryid,type\nx,tops\n");
+       },
        "train", "", csv + ":2: categoryid is 'x'; expected an integer"},
       {[&] { wscsl::testing::write_text(dir_ / "category_types.csv", "id,type\n1,tops\n"); },
        "train", "", csv + ":1: the header lacks a 'categoryid' or a 'type' column"},
       {edit_json(dir_ / "fill_in_the_blank_test.json", [](json& d) { d[0]["answers"][0] = "9_9"; }),
        "test", "",
-       (dir_ / "fill_in_the_blank_test.json").string() + ": question 0: answers[0] '9_9' is not "
-           "an item of " + (dir_ / "test_no_dup.json").string()},
+       (dir_ / "fill_in_the_blank_test.json").string() +
+           ": question 0: answers[0] '9_9' is not "
+           "an item of " +
+           (dir_ / "test_no_dup.json").string()},
       {[&] {
          std::ofstream(dir_ / "fashion-compatibility-prediction.txt", std::ios::app) << "yes a b\n";
        },
        "test", "",
        (dir_ / "fashion-compatibility-prediction.txt").string() + ":9: the label is 'yes'"},
       {edit_json(dir_ / "same_type" / "fill_in_blank_test.json",
-                 [](json& d) { d[0]["answers"] = {d[0]["answers"][0], d[0]["answers"][0],
-                                                  d[0]["answers"][0], d[0]["answers"][0]}; }),
+                 [](json& d) {
+                   d[0]["answers"] = {d[0]["answers"][0], d[0]["answers"][0], d[0]["answers"][0],
+                                      d[0]["answers"][0]};
+                 }),
        "test", "same_type_fitb = \"same_type/fill_in_blank_test.json\"",
        (dir_ / "same_type" / "fill_in_blank_test.json").string() + ": question 0: "},
       {[] {}, "train", "held_out_types = [\"hats\"]",

@@ -77,12 +77,13 @@ Schema<PolyvoreOutfitsOptions> PolyvoreOutfits::schema() {
           "Directory holding polyvore_item_metadata.json, images/, nondisjoint/ and disjoint/.")
       .path()
       .required();
-  s.field("split", &O::split, "Which of the release's two splits to read.",
-          EnumChoices<Split>{
-              {Split::Nondisjoint, "nondisjoint",
-               "outfits split at random: items may occur in training and test outfits"},
-              {Split::Disjoint, "disjoint", "no test or validation outfit shares an item with "
-                                            "a training outfit"}});
+  s.field(
+      "split", &O::split, "Which of the release's two splits to read.",
+      EnumChoices<Split>{{Split::Nondisjoint, "nondisjoint",
+                          "outfits split at random: items may occur in training and test outfits"},
+                         {Split::Disjoint, "disjoint",
+                          "no test or validation outfit shares an item with "
+                          "a training outfit"}});
   s.field("generate", &O::generate,
           "Write the embedded outfit benchmark (Fashion-MNIST garments drawn by the Fashion-CRB "
           "renderer from a hidden compatibility process, docs/datasets.md) under `root` first, "
@@ -101,9 +102,7 @@ Schema<PolyvoreOutfitsOptions> PolyvoreOutfits::schema() {
 
 Contract PolyvoreOutfits::contract_of(const Options&) {
   Contract c;
-  c.provides = {{Resource::TripletConditions},
-                {Resource::Outfits},
-                {Resource::TypePairConditions}};
+  c.provides = {{Resource::TripletConditions}, {Resource::Outfits}, {Resource::TypePairConditions}};
   return c;
 }
 
@@ -130,11 +129,11 @@ OutfitCatalog PolyvoreOutfits::read_catalog() {
     const std::string& type = metadata.at(entry.item_id).semantic_category;
     const std::int64_t t = spaces().type_index(type);
     if (t < 0)
-      throw DataError(fmt::format("{}: item '{}': 'semantic_category' is '{}', which {} does not "
-                                  "name; expected one of {}",
-                                  metadata_file.string(), entry.item_id, type,
-                                  (folder_ / kTypeSpacesFile).string(),
-                                  join(spaces().types, ", ")));
+      throw DataError(
+          fmt::format("{}: item '{}': 'semantic_category' is '{}', which {} does not "
+                      "name; expected one of {}",
+                      metadata_file.string(), entry.item_id, type,
+                      (folder_ / kTypeSpacesFile).string(), join(spaces().types, ", ")));
     catalog.item_types.push_back(t);
   }
   for (const std::string& split : image_splits()) {

@@ -13,7 +13,8 @@
 namespace wscsl::polyvore_outfits {
 
 enum class Split { Nondisjoint, Disjoint };
-// Whether to write the embedded outfit benchmark under `root` first (wscsl/data/outfit_benchmark.hpp).
+// Whether to write the embedded outfit benchmark under `root` first
+// (wscsl/data/outfit_benchmark.hpp).
 enum class Generate { None, Tiny, Medium };
 
 inline constexpr const char* kMetadataFile = "polyvore_item_metadata.json";

@@ -95,7 +95,9 @@ TEST(TypePairsPickle, EveryProtocolGivesTheSamePairs) {
   const std::vector<TypePair> want = {{"tops", "\xc3\xa9t\xc3\xa9"}, {"tops", "tops"}};
   EXPECT_EQ(parse_type_pairs_pickle(v, "t.p"), want);
   // Protocol 1 (EMPTY_LIST, BINPUT, TUPLE, SHORT_BINSTRING, APPENDS) as Python 2 wrote it.
-  static const char p1_bytes[] = "]q\x00((U\x04topsq\x01U\x05shoesq\x02tq\x03" "e.";
+  static const char p1_bytes[] =
+      "]q\x00((U\x04topsq\x01U\x05shoesq\x02tq\x03"
+      "e.";
   const std::string p1(p1_bytes, sizeof p1_bytes - 1);
   EXPECT_EQ(parse_type_pairs_pickle(p1, "t.p"), (std::vector<TypePair>{{"tops", "shoes"}}));
 }
@@ -209,8 +211,9 @@ TEST_F(PolyvoreOutfitsTest, CompatibilityLinesAndQuestionsResolveByItemKey) {
       std::vector<std::int64_t> want;
       for (const std::string& key : f.lines[l])
         want.push_back(image(f.item_of.at(key)));
-      EXPECT_EQ(std::vector<std::int64_t>(items.begin() + offsets[l], items.begin() + offsets[l + 1]),
-                want);
+      EXPECT_EQ(
+          std::vector<std::int64_t>(items.begin() + offsets[l], items.begin() + offsets[l + 1]),
+          want);
     }
     ASSERT_EQ(o.blanks.questions.size(), static_cast<std::int64_t>(f.questions.size()));
     ASSERT_FALSE(f.questions.empty());
@@ -305,11 +308,13 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
       {edit_json(file("train.json"), [](json& d) { d[2].erase("set_id"); }), "train",
        train + ": outfit 2: has no 'set_id'; expected a string"},
       {edit_json(file("train.json"), [](json& d) { d[2]["items"][1]["item_id"] = 17; }), "train",
-       train + ": outfit 2 (set_id '" + set2 + "'): items[1].item_id is an integer; expected a string"},
+       train + ": outfit 2 (set_id '" + set2 +
+           "'): items[1].item_id is an integer; expected a string"},
       {edit_json(file("train.json"), [](json& d) { d[0]["items"][0].erase("index"); }), "train",
        train + ": outfit 0 (set_id '" + set0 + "'): has no items[0].index; expected an integer"},
       {edit_json(file("train.json"), [](json& d) { d[0]["items"][1]["index"] = "2"; }), "train",
-       train + ": outfit 0 (set_id '" + set0 + "'): items[1].index is a string; expected an integer"},
+       train + ": outfit 0 (set_id '" + set0 +
+           "'): items[1].index is a string; expected an integer"},
       {edit_json(file("train.json"), [](json& d) { d[0]["items"] = 3; }), "train",
        train + ": outfit 0 (set_id '" + set0 + "'): 'items' is an integer; expected a list"},
       {edit_json(file("train.json"), [](json& d) { d[0]["items"][0]["item_id"] = "999"; }), "train",
@@ -324,37 +329,47 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
        "train", metadata + ": item '" + first + "': 'title' is an integer; expected a string"},
       {edit_json(dir_ / "polyvore_item_metadata.json",
                  [&](json& d) { d[first]["semantic_category"] = "hats"; }),
-       "train", metadata + ": item '" + first + "': 'semantic_category' is 'hats', which " +
-                    file("typespaces.p").string() + " does not name"},
-      {[&] {
-         std::ofstream(file("compatibility_valid.txt"), std::ios::app) << "2 a_1 b_2\n";
-       },
+       "train",
+       metadata + ": item '" + first + "': 'semantic_category' is 'hats', which " +
+           file("typespaces.p").string() + " does not name"},
+      {[&] { std::ofstream(file("compatibility_valid.txt"), std::ios::app) << "2 a_1 b_2\n"; },
        "val", file("compatibility_valid.txt").string() + ":9: the label is '2'; expected 1"},
-      {[&] { std::ofstream(file("compatibility_test.txt"), std::ios::app) << "1 " + set0 + "_1\n"; },
-       "test", file("compatibility_test.txt").string() + ":9: the outfit has 1 item; expected at least 2"},
+      {[&] {
+         std::ofstream(file("compatibility_test.txt"), std::ios::app) << "1 " + set0 + "_1\n";
+       },
+       "test",
+       file("compatibility_test.txt").string() + ":9: the outfit has 1 item; expected at least 2"},
       {[&] {
          std::ofstream(file("compatibility_test.txt"), std::ios::app) << "0 " + set0 + "_1 x_2\n";
        },
-       "test", file("compatibility_test.txt").string() + ":9: item '" + set0 +
-                   "_1' is not an item of " + file("test.json").string()},
+       "test",
+       file("compatibility_test.txt").string() + ":9: item '" + set0 + "_1' is not an item of " +
+           file("test.json").string()},
       {edit_json(file("fill_in_blank_valid.json"),
-                 [&](json& d) { d[0]["answers"][static_cast<std::size_t>(
-                                   fixture_.splits.at("val").questions[0].answer)] =
-                                   d[0]["answers"][(fixture_.splits.at("val").questions[0].answer +
-                                                    1) % 4]; }),
-       "val", file("fill_in_blank_valid.json").string() +
-                  ": question 0: 0 of the answers share the set_id of question[0]"},
+                 [&](json& d) {
+                   d[0]["answers"]
+                    [static_cast<std::size_t>(fixture_.splits.at("val").questions[0].answer)] =
+                        d[0]["answers"][(fixture_.splits.at("val").questions[0].answer + 1) % 4];
+                 }),
+       "val",
+       file("fill_in_blank_valid.json").string() +
+           ": question 0: 0 of the answers share the set_id of question[0]"},
       {edit_json(file("fill_in_blank_valid.json"), [](json& d) { d[0]["answers"][1] = "1_1"; }),
-       "val", file("fill_in_blank_valid.json").string() + ": question 0: answers[1] '1_1' is not "
-                  "an item of " + file("valid.json").string()},
+       "val",
+       file("fill_in_blank_valid.json").string() +
+           ": question 0: answers[1] '1_1' is not "
+           "an item of " +
+           file("valid.json").string()},
       {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1]["blank_position"] = 9; }),
-       "test", file("fill_in_blank_test.json").string() + ": question 1: 'blank_position' is 9; "
-                   "expected 1 to"},
+       "test",
+       file("fill_in_blank_test.json").string() + ": question 1: 'blank_position' is 9; "
+                                                  "expected 1 to"},
       {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1].erase("answers"); }), "test",
-       file("fill_in_blank_test.json").string() + ": question 1: has no 'answers'; expected a list"},
+       file("fill_in_blank_test.json").string() +
+           ": question 1: has no 'answers'; expected a list"},
       {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1]["question"][0] = 4; }), "test",
        file("fill_in_blank_test.json").string() + ": question 1: question[0] is an integer; "
-                   "expected an item name"},
+                                                  "expected an item name"},
       {[&] { wscsl::testing::write_text(file("typespaces.p"), "(lp0\nc__builtin__\neval\n."); },
        "train", file("typespaces.p").string() + ": byte 5: opcode 0x63 is not one"},
       {[&] { fs::remove(file("fill_in_blank_test.json")); }, "test",

@@ -26,8 +26,8 @@ struct OutfitDatasetOptions : ImageDatasetOptions {
 
 template <class O>
 void add_outfit_options(Schema<O>& s) {
-  s.field("held_out_types", static_cast<std::vector<std::string> O::*>(
-                                &OutfitDatasetOptions::held_out_types),
+  s.field("held_out_types",
+          static_cast<std::vector<std::string> O::*>(&OutfitDatasetOptions::held_out_types),
           "Item types whose items are removed from the training outfits only (SCE-Net's unseen "
           "categories, Table 3: [\"scarves\", \"accessories\"]); an outfit left with fewer than 2 "
           "items gives no triplet. Validation and test keep them.");
@@ -47,7 +47,7 @@ struct OutfitItemRef {
 };
 
 struct OutfitSplitSource {
-  std::filesystem::path file;  // the split file (for messages)
+  std::filesystem::path file;                      // the split file (for messages)
   std::vector<std::vector<std::int64_t>> outfits;  // image ids, in file order
   std::unordered_map<std::string, OutfitItemRef> items;
   std::filesystem::path compatibility;  // empty: the split has no compatibility lines
@@ -57,7 +57,7 @@ struct OutfitSplitSource {
 
 struct OutfitCatalog {
   ImageList images;
-  std::vector<std::int64_t> item_types;  // by image id, an index of the type spaces
+  std::vector<std::int64_t> item_types;             // by image id, an index of the type spaces
   std::map<std::string, OutfitSplitSource> splits;  // train, val, test
 };
 

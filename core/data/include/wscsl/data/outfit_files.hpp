@@ -6,8 +6,9 @@
 //                                    "index": int, ...}], ...}
 //   polyvore_item_metadata.json      {item_id: {"semantic_category": str, "title": str,
 //                                    "url_name": str, "category_id": str, ...}}
-//   compatibility_<split>.txt        "label id id ..." per line, label 1 or 0, id "<set_id>_<index>"
-//   fill_in_blank_<split>.json       [{"question": [id], "answers": [id], "blank_position": int}]
+//   compatibility_<split>.txt        "label id id ..." per line, label 1 or 0, id
+//   "<set_id>_<index>" fill_in_blank_<split>.json       [{"question": [id], "answers": [id],
+//   "blank_position": int}]
 //
 // Every problem is a DataError of one sentence naming the file, the record (outfit number and
 // set_id, item key, line, question number) and the field with what was expected.
@@ -26,11 +27,12 @@ namespace wscsl {
 // Which of the two layouts an outfit file follows; they differ in how an item is named.
 enum class OutfitLayout {
   PolyvoreOutfits,  // items name their `item_id` (images/<item_id>.jpg)
-  Maryland,         // items are <set_id>_<index> and name a fine `categoryid` (images/<set_id>/<index>.jpg)
+  Maryland,         // items are <set_id>_<index> and name a fine `categoryid`
+                    // (images/<set_id>/<index>.jpg)
 };
 
 struct OutfitEntry {
-  std::string item_id;    // Polyvore Outfits only
+  std::string item_id;        // Polyvore Outfits only
   std::int64_t category = 0;  // Maryland's `categoryid` only
   std::int64_t index = 0;     // the item's number in its outfit: `<set_id>_<index>` names it
 };

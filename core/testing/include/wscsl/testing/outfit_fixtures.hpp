@@ -56,10 +56,11 @@ struct NaivePair {
 std::vector<NaivePair> naive_outfit_pairs(const OutfitFixture& f, const std::string& split,
                                           const std::set<std::string>& held_out = {});
 
-// Polyvore Outfits under `root`: polyvore_item_metadata.json (every released key), images/<item_id>.jpg
-// and <root>/<folder>/{train,valid,test}.json, typespaces.p (pickled with `protocol`),
-// compatibility_{train,valid,test}.txt, fill_in_blank_{train,valid,test}.json. Outfits of 2 to 5
-// items with 1-based indices that skip 3; some hold two items of one type; some items recur.
+// Polyvore Outfits under `root`: polyvore_item_metadata.json (every released key),
+// images/<item_id>.jpg and <root>/<folder>/{train,valid,test}.json, typespaces.p (pickled with
+// `protocol`), compatibility_{train,valid,test}.txt, fill_in_blank_{train,valid,test}.json. Outfits
+// of 2 to 5 items with 1-based indices that skip 3; some hold two items of one type; some items
+// recur.
 OutfitFixture write_polyvore_outfits(const std::filesystem::path& root,
                                      const std::string& folder = "nondisjoint", int protocol = 2);
 
