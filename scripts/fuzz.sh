@@ -17,7 +17,8 @@ cmake -S . -B build-fuzz -DWSCSL_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 cmake --build build-fuzz -j "$(nproc)" >/dev/null
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(pipeline_toml set_override csv csn_lists image_header checkpoint_manifest)
+  targets=(pipeline_toml set_override csv csn_lists image_header checkpoint_manifest
+    type_pairs_pickle)
 fi
 printf '%-22s %12s %10s %8s %8s %s\n' target executions exec/s edges corpus result
 for t in "${targets[@]}"; do

@@ -7,6 +7,7 @@ regression cases. Needs only Python's standard library.
 import hashlib
 import json
 import pathlib
+import pickle
 import shutil
 import struct
 import zlib
@@ -94,6 +95,14 @@ def main():
     put("checkpoint_manifest", "sealed", sealed(b"PK\x03\x04 an archive", 12))
     put("checkpoint_manifest", "empty_archive", sealed(b"", 0))
     put("checkpoint_manifest", "older", b"archive" + b"\x00" * 40 + b"WSCSLCK2")
+
+    pairs = [("tops", "bottoms"), ("tops", "tops"), ("shoes", "bottoms")]
+    for protocol in range(5):
+        put("type_pairs_pickle", f"protocol{protocol}", pickle.dumps(pairs, protocol=protocol))
+    # Python 2's protocol 0, which pickles str with the STRING opcode.
+    put("type_pairs_pickle", "python2",
+        b"(lp0\n(S'tops'\np1\nS'bottoms'\np2\ntp3\na(g1\ng1\ntp4\na.")
+    put("type_pairs_pickle", "bad", b"\x80\x04]\x94(\x8c\x04tops\x94c__builtin__\neval\n.")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "idx_reader.hpp"
+#include "wscsl/data/idx_reader.hpp"
 #include "wscsl/data/triplets.hpp"
 
 namespace wscsl::fashion_crb {
@@ -15,30 +15,6 @@ constexpr std::int64_t kTestFileItems = 10000;
 template <std::size_t N>
 std::vector<std::string> names(const std::array<const char*, N>& values) {
   return std::vector<std::string>(values.begin(), values.end());
-}
-
-struct SourceFiles {
-  IdxArray images;
-  IdxArray labels;
-};
-
-SourceFiles read_source(const std::filesystem::path& root, const std::string& prefix) {
-  SourceFiles s;
-  const auto images_path = root / (prefix + "-images-idx3-ubyte.gz");
-  const auto labels_path = root / (prefix + "-labels-idx1-ubyte.gz");
-  s.images = read_idx_gz(images_path, 3);
-  s.labels = read_idx_gz(labels_path, 1);
-  if (s.images.dims[1] != kGarmentSize || s.images.dims[2] != kGarmentSize)
-    throw DataError(fmt::format("{}: images are {}×{}; expected 28×28", images_path.string(),
-                                s.images.dims[1], s.images.dims[2]));
-  if (s.images.dims[0] != s.labels.dims[0])
-    throw DataError(fmt::format("{} holds {} images but {} holds {} labels", images_path.string(),
-                                s.images.dims[0], labels_path.string(), s.labels.dims[0]));
-  for (std::size_t i = 0; i < s.labels.data.size(); ++i)
-    if (s.labels.data[i] >= kNumCategories)
-      throw DataError(fmt::format("{}: label {} of item {} is outside 0..9", labels_path.string(),
-                                  s.labels.data[i], i));
-  return s;
 }
 
 }  // namespace
@@ -198,7 +174,7 @@ Contract FashionCrb::contract_of(const Options&) {
 SplitData FashionCrb::load_split(const std::string& name) {
   const std::filesystem::path root(options_.root);
   const bool train = name == "train";
-  const SourceFiles source = read_source(root, train ? "train" : "t10k");
+  const data::FashionMnistFiles source = data::read_fashion_mnist(root, train ? "train" : "t10k");
   const std::int64_t available = source.images.dims[0];
   std::int64_t first = 0, count = 0, triplet_count = 0;
   if (train) count = options_.train_items, triplet_count = options_.train_triplets;

@@ -7,10 +7,26 @@
 #include <string>
 #include <vector>
 
-#include "renderer.hpp"
+#include "wscsl/data/fashion_render.hpp"
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::fashion_crb {
+
+// The renderer is shared with the outfit benchmark (libwscsl_data).
+using data::background_value;
+using data::draw_factors;
+using data::kBackgroundNames;
+using data::kCanvasSize;
+using data::kCategoryNames;
+using data::kColorNames;
+using data::kGarmentSize;
+using data::kNumBackgrounds;
+using data::kNumCategories;
+using data::kNumColors;
+using data::kNumRotations;
+using data::kRotationNames;
+using data::render;
+using data::SampleFactors;
 
 // The four rendered factors, each of which can be a similarity condition.
 enum class Factor { Category, Color, Rotation, Background };

@@ -8,14 +8,15 @@
 #include <set>
 
 #include "../src/fashion_crb.hpp"
-#include "../src/idx_reader.hpp"
-#include "../src/renderer.hpp"
+#include "wscsl/data/fashion_render.hpp"
+#include "wscsl/data/idx_reader.hpp"
 #include "wscsl/testing/harness.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace wscsl;
 using namespace wscsl::fashion_crb;
+using namespace wscsl::data;
 
 namespace {
 

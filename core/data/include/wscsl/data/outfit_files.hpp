@@ -1,0 +1,86 @@
+// The file formats of the two outfit benchmarks, read strictly into plain records (no images, no
+// tensors): Polyvore Outfits (Vasileva et al. 2018) and Maryland Polyvore (Han et al. 2017).
+//
+//   <split>.json                     a list of outfits {"set_id": str, "items": [{"item_id": str
+//                                    (Polyvore Outfits) | "categoryid": int (Maryland),
+//                                    "index": int, ...}], ...}
+//   polyvore_item_metadata.json      {item_id: {"semantic_category": str, "title": str,
+//                                    "url_name": str, "category_id": str, ...}}
+//   compatibility_<split>.txt        "label id id ..." per line, label 1 or 0, id
+//   "<set_id>_<index>" fill_in_blank_<split>.json       [{"question": [id], "answers": [id],
+//   "blank_position": int}]
+//
+// Every problem is a DataError of one sentence naming the file, the record (outfit number and
+// set_id, item key, line, question number) and the field with what was expected.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "wscsl/data/index_files.hpp"
+
+namespace wscsl {
+
+// Which of the two layouts an outfit file follows; they differ in how an item is named.
+enum class OutfitLayout {
+  PolyvoreOutfits,  // items name their `item_id` (images/<item_id>.jpg)
+  Maryland,         // items are <set_id>_<index> and name a fine `categoryid`
+                    // (images/<set_id>/<index>.jpg)
+};
+
+struct OutfitEntry {
+  std::string item_id;        // Polyvore Outfits only
+  std::int64_t category = 0;  // Maryland's `categoryid` only
+  std::int64_t index = 0;     // the item's number in its outfit: `<set_id>_<index>` names it
+};
+
+struct OutfitRecord {
+  std::string set_id;
+  std::vector<OutfitEntry> items;
+};
+
+// "<set_id>_<index>", the name compatibility lines and questions use for an item of an outfit.
+std::string outfit_item_key(const std::string& set_id, std::int64_t index);
+
+// A split file: a list of outfits, each with a set_id (unique in the file) and items whose
+// `index` values are unique within the outfit.
+std::vector<OutfitRecord> read_outfit_split(const std::filesystem::path& file, OutfitLayout layout);
+
+// The fields of polyvore_item_metadata.json the released code reads (`category_id` besides).
+struct ItemMetadata {
+  std::string semantic_category;  // the coarse type
+  std::string title;              // may be empty (the released loader then uses url_name)
+  std::string url_name;
+  std::string category_id;  // the fine category
+};
+
+// polyvore_item_metadata.json, keyed by item_id. Only the items in `wanted` are checked and kept
+// (the file describes the items of both splits); a wanted item it does not describe is an error
+// naming `wanted_by` for that item.
+std::map<std::string, ItemMetadata> read_item_metadata(
+    const std::filesystem::path& file, const std::map<std::string, std::string>& wanted_by);
+
+struct CompatibilityRecord {
+  std::int64_t line = 0;
+  bool compatible = false;
+  std::vector<std::string> items;  // "<set_id>_<index>", at least 2
+};
+
+// compatibility_<split>.txt or Maryland's fashion-compatibility-prediction.txt: a label (1 or 0)
+// and at least two item names per line; blank lines are ignored. A bad line goes through `bad`.
+std::vector<CompatibilityRecord> read_compatibility_file(const std::filesystem::path& file,
+                                                         BadRows& bad);
+
+struct BlankRecord {
+  std::vector<std::string> question;  // at least one item name
+  std::vector<std::string> answers;   // at least two item names
+  std::int64_t blank_position = 0;    // 1-based, in [1, question + 1]
+};
+
+// fill_in_blank_<split>.json or Maryland's fill_in_the_blank_test.json.
+std::vector<BlankRecord> read_blank_file(const std::filesystem::path& file);
+
+}  // namespace wscsl

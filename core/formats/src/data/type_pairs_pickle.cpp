@@ -1,0 +1,422 @@
+#include "wscsl/data/type_pairs_pickle.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "wscsl/data/index_files.hpp"
+#include "wscsl/error.hpp"
+#include "wscsl/util/atomic_file.hpp"
+#include "wscsl/util/text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace wscsl {
+namespace {
+
+// The only shapes a list of string pairs is built from. A list holds tuples and a tuple holds
+// strings, so no value can contain itself, whatever the memo references.
+struct Node {
+  enum class Kind { Text, Tuple, List } kind;
+  std::string text;
+  std::vector<std::shared_ptr<Node>> items;
+};
+using NodePtr = std::shared_ptr<Node>;
+
+const char* kind_name(Node::Kind kind) {
+  switch (kind) {
+    case Node::Kind::Text:
+      return "a string";
+    case Node::Kind::Tuple:
+      return "a tuple";
+    case Node::Kind::List:
+      return "a list";
+  }
+  return "a value";
+}
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+class PickleReader {
+ public:
+  PickleReader(const std::string& bytes, const fs::path& file) : b_(bytes), file_(file) {}
+
+  std::vector<TypePair> run() {
+    while (true) {
+      op_ = pos_;
+      const auto code = static_cast<unsigned char>(next_byte("an opcode"));
+      if (code == '.') break;
+      step(code);
+    }
+    if (pos_ != b_.size())
+      fail(pos_, fmt::format("{} bytes follow the STOP opcode; expected the pickle to end there",
+                             b_.size() - pos_));
+    if (stack_.size() != 1 || !stack_[0] || stack_[0]->kind != Node::Kind::List)
+      fail(op_,
+           "the pickle does not leave exactly one list; expected a list of (type1, type2) "
+           "tuples");
+    return pairs(*stack_[0]);
+  }
+
+ private:
+  [[noreturn]] void fail(std::size_t at, const std::string& what) const {
+    throw DataError(fmt::format("{}: byte {}: {}", file_.string(), at, what));
+  }
+
+  char next_byte(const char* what) {
+    if (pos_ >= b_.size()) fail(pos_, fmt::format("the file ends where {} was expected", what));
+    return b_[pos_++];
+  }
+
+  std::string take(std::uint64_t n, const char* what) {
+    if (n > b_.size() - pos_)
+      fail(pos_, fmt::format("{} of {} bytes runs past the end of the file", what, n));
+    std::string out = b_.substr(pos_, static_cast<std::size_t>(n));
+    pos_ += static_cast<std::size_t>(n);
+    return out;
+  }
+
+  std::uint64_t little_endian(int bytes, const char* what) {
+    const std::string raw = take(static_cast<std::uint64_t>(bytes), what);
+    std::uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; --i)
+      v = (v << 8) | static_cast<unsigned char>(raw[static_cast<std::size_t>(i)]);
+    return v;
+  }
+
+  // A protocol-0 argument: the bytes up to the next line feed.
+  std::string line(const char* what) {
+    const std::size_t end = b_.find('\n', pos_);
+    if (end == std::string::npos) fail(pos_, fmt::format("{} is not ended by a line feed", what));
+    std::string out = b_.substr(pos_, end - pos_);
+    pos_ = end + 1;
+    return out;
+  }
+
+  std::uint64_t decimal(const char* what) {
+    const std::size_t at = pos_;
+    const std::string text = line(what);
+    const auto id = parse_id(text);
+    if (!id) fail(at, fmt::format("{} is '{}'; expected a non-negative integer", what, text));
+    return static_cast<std::uint64_t>(*id);
+  }
+
+  NodePtr text_node(std::string text, std::size_t at) {
+    if (!valid_utf8(text)) fail(at, "a string is not valid UTF-8; expected a type name");
+    auto n = std::make_shared<Node>();
+    n->kind = Node::Kind::Text;
+    n->text = std::move(text);
+    return n;
+  }
+
+  // Python 2's repr of a str (the STRING opcode): quoted, with C-style escapes.
+  std::string unrepr(const std::string& quoted, std::size_t at) {
+    if (quoted.size() < 2 || quoted.front() != quoted.back() ||
+        (quoted.front() != '\'' && quoted.front() != '"'))
+      fail(at, "the STRING argument is not quoted; expected '...' or \"...\"");
+    std::string out;
+    for (std::size_t i = 1; i + 1 < quoted.size(); ++i) {
+      const char c = quoted[i];
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (i + 2 >= quoted.size()) fail(at, "the STRING argument ends with a lone backslash");
+      const char e = quoted[++i];
+      switch (e) {
+        case '\\':
+        case '\'':
+        case '"':
+          out += e;
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'x': {
+          const int hi = i + 2 < quoted.size() - 1 ? hex_value(quoted[i + 1]) : -1;
+          const int lo = i + 2 < quoted.size() - 1 ? hex_value(quoted[i + 2]) : -1;
+          if (hi < 0 || lo < 0) fail(at, "a \\x escape of the STRING argument lacks 2 hex digits");
+          out += static_cast<char>(hi * 16 + lo);
+          i += 2;
+          break;
+        }
+        default:
+          fail(at, fmt::format("the STRING argument has the escape '\\{}'; expected one of "
+                               "\\\\ \\' \\\" \\n \\t \\r \\xhh",
+                               e));
+      }
+    }
+    return out;
+  }
+
+  // Python's raw-unicode-escape (the UNICODE opcode): \uXXXX and \UXXXXXXXX, other bytes Latin-1.
+  std::string raw_unicode(const std::string& raw, std::size_t at) {
+    std::string out;
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+      const auto c = static_cast<unsigned char>(raw[i]);
+      const bool escape =
+          c == '\\' && i + 1 < raw.size() && (raw[i + 1] == 'u' || raw[i + 1] == 'U');
+      if (!escape) {
+        append_utf8(out, c);
+        continue;
+      }
+      const std::size_t digits = raw[i + 1] == 'u' ? 4 : 8;
+      if (i + 2 + digits > raw.size())
+        fail(at, "a \\u escape of the UNICODE argument is cut short");
+      std::uint32_t cp = 0;
+      for (std::size_t d = 0; d < digits; ++d) {
+        const int h = hex_value(raw[i + 2 + d]);
+        if (h < 0) fail(at, "a \\u escape of the UNICODE argument has a non-hex digit");
+        cp = cp * 16 + static_cast<std::uint32_t>(h);
+      }
+      if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        fail(at, fmt::format("the UNICODE argument escapes U+{:X}, which is not a character", cp));
+      append_utf8(out, cp);
+      i += 1 + digits;
+    }
+    return out;
+  }
+
+  NodePtr pop(const char* opcode) {
+    if (stack_.empty() || !stack_.back())
+      fail(op_, fmt::format("{} finds no value on the stack", opcode));
+    NodePtr n = std::move(stack_.back());
+    stack_.pop_back();
+    return n;
+  }
+
+  // The values above the topmost mark, which is removed.
+  std::vector<NodePtr> pop_mark(const char* opcode) {
+    std::size_t mark = stack_.size();
+    while (mark > 0 && stack_[mark - 1])
+      --mark;
+    if (mark == 0) fail(op_, fmt::format("{} finds no mark on the stack", opcode));
+    std::vector<NodePtr> items(stack_.begin() + static_cast<std::ptrdiff_t>(mark), stack_.end());
+    stack_.resize(mark - 1);
+    return items;
+  }
+
+  void require(const NodePtr& n, Node::Kind kind, const char* opcode, const char* role) {
+    if (n->kind != kind)
+      fail(op_, fmt::format("{} gets {} as {}; expected {}", opcode, kind_name(n->kind), role,
+                            kind_name(kind)));
+  }
+
+  NodePtr tuple_of(std::vector<NodePtr> items, const char* opcode) {
+    for (const NodePtr& item : items)
+      require(item, Node::Kind::Text, opcode, "a tuple element");
+    auto n = std::make_shared<Node>();
+    n->kind = Node::Kind::Tuple;
+    n->items = std::move(items);
+    return n;
+  }
+
+  void append_to(const NodePtr& list, std::vector<NodePtr> items, const char* opcode) {
+    require(list, Node::Kind::List, opcode, "the container");
+    for (NodePtr& item : items) {
+      require(item, Node::Kind::Tuple, opcode, "a list element");
+      list->items.push_back(std::move(item));
+    }
+  }
+
+  void put(std::uint64_t index) {
+    if (stack_.empty() || !stack_.back()) fail(op_, "a memo put finds no value on the stack");
+    memo_[index] = stack_.back();
+  }
+
+  void get(std::uint64_t index) {
+    const auto it = memo_.find(index);
+    if (it == memo_.end())
+      fail(op_, fmt::format("memo entry {} is read before it is written", index));
+    stack_.push_back(it->second);
+  }
+
+  void step(unsigned char code) {
+    switch (code) {
+      case 0x80: {  // PROTO
+        const auto v = static_cast<unsigned char>(next_byte("the protocol"));
+        if (op_ != 0)
+          fail(op_, "PROTO appears after the start; expected it only as the first opcode");
+        if (v < 2 || v > 4) fail(op_, fmt::format("protocol {}; expected 0 to 4", v));
+        return;
+      }
+      case 0x95: {  // FRAME: only groups the opcodes that follow
+        const std::uint64_t n = little_endian(8, "a frame length");
+        if (n > b_.size() - pos_) fail(op_, "a frame runs past the end of the file");
+        return;
+      }
+      case '(':
+        stack_.push_back(nullptr);
+        return;
+      case ']': {
+        auto n = std::make_shared<Node>();
+        n->kind = Node::Kind::List;
+        stack_.push_back(n);
+        return;
+      }
+      case 'l': {
+        auto n = std::make_shared<Node>();
+        n->kind = Node::Kind::List;
+        append_to(n, pop_mark("LIST"), "LIST");
+        stack_.push_back(n);
+        return;
+      }
+      case ')':
+        stack_.push_back(tuple_of({}, "EMPTY_TUPLE"));
+        return;
+      case 't':
+        stack_.push_back(tuple_of(pop_mark("TUPLE"), "TUPLE"));
+        return;
+      case 0x85:
+      case 0x86:
+      case 0x87: {
+        const std::size_t n = code - 0x84u;
+        std::vector<NodePtr> items(n);
+        for (std::size_t i = n; i > 0; --i)
+          items[i - 1] = pop("TUPLE1/2/3");
+        stack_.push_back(tuple_of(std::move(items), "TUPLE1/2/3"));
+        return;
+      }
+      case 'a': {
+        NodePtr value = pop("APPEND");
+        if (stack_.empty() || !stack_.back()) fail(op_, "APPEND finds no list on the stack");
+        append_to(stack_.back(), {std::move(value)}, "APPEND");
+        return;
+      }
+      case 'e': {
+        std::vector<NodePtr> items = pop_mark("APPENDS");
+        NodePtr list = pop("APPENDS");
+        append_to(list, std::move(items), "APPENDS");
+        stack_.push_back(std::move(list));
+        return;
+      }
+      case 'S': {
+        const std::size_t at = pos_;
+        stack_.push_back(text_node(unrepr(line("the STRING argument"), at), at));
+        return;
+      }
+      case 'V': {
+        const std::size_t at = pos_;
+        stack_.push_back(text_node(raw_unicode(line("the UNICODE argument"), at), at));
+        return;
+      }
+      case 'T':
+      case 'X': {
+        const std::uint64_t n = little_endian(4, "a string length");
+        if (code == 'T' && n >= (std::uint64_t{1} << 31))
+          fail(op_, "BINSTRING has a negative length");
+        const std::size_t at = pos_;
+        stack_.push_back(text_node(take(n, "a string"), at));
+        return;
+      }
+      case 'U':
+      case 0x8c: {
+        const std::uint64_t n = static_cast<unsigned char>(next_byte("a string length"));
+        const std::size_t at = pos_;
+        stack_.push_back(text_node(take(n, "a string"), at));
+        return;
+      }
+      case 0x8d: {
+        const std::uint64_t n = little_endian(8, "a string length");
+        const std::size_t at = pos_;
+        stack_.push_back(text_node(take(n, "a string"), at));
+        return;
+      }
+      case 'p':
+        put(decimal("the PUT index"));
+        return;
+      case 'q':
+        put(static_cast<unsigned char>(next_byte("the BINPUT index")));
+        return;
+      case 'r':
+        put(little_endian(4, "the LONG_BINPUT index"));
+        return;
+      case 0x94:
+        put(memo_.size());
+        return;
+      case 'g':
+        get(decimal("the GET index"));
+        return;
+      case 'h':
+        get(static_cast<unsigned char>(next_byte("the BINGET index")));
+        return;
+      case 'j':
+        get(little_endian(4, "the LONG_BINGET index"));
+        return;
+      default:
+        fail(op_, fmt::format("opcode 0x{:02x} is not one a pickled list of (str, str) tuples uses",
+                              code));
+    }
+  }
+
+  std::vector<TypePair> pairs(const Node& list) const {
+    if (list.items.empty())
+      fail(op_, "the list is empty; expected at least one (type1, type2) pair");
+    std::vector<TypePair> out;
+    for (std::size_t i = 0; i < list.items.size(); ++i) {
+      const Node& t = *list.items[i];
+      if (t.items.size() != 2)
+        throw DataError(
+            fmt::format("{}: entry {} of the list is a tuple of {} strings; expected a "
+                        "(type1, type2) pair",
+                        file_.string(), i, t.items.size()));
+      if (t.items[0]->text.empty() || t.items[1]->text.empty())
+        throw DataError(
+            fmt::format("{}: entry {} of the list has an empty type name; expected "
+                        "two type names",
+                        file_.string(), i));
+      out.emplace_back(t.items[0]->text, t.items[1]->text);
+    }
+    return out;
+  }
+
+  const std::string& b_;
+  fs::path file_;
+  std::size_t pos_ = 0;
+  std::size_t op_ = 0;          // where the current opcode starts
+  std::vector<NodePtr> stack_;  // nullptr is a mark
+  std::map<std::uint64_t, NodePtr> memo_;
+};
+
+}  // namespace
+
+std::vector<TypePair> parse_type_pairs_pickle(const std::string& bytes, const fs::path& file) {
+  return PickleReader(bytes, file).run();
+}
+
+std::vector<TypePair> read_type_pairs_pickle(const fs::path& file) {
+  return parse_type_pairs_pickle(read_file(file, kMaxTextFileBytes), file);
+}
+
+}  // namespace wscsl

@@ -1,0 +1,150 @@
+#include "maryland_polyvore.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+
+#include "wscsl/data/csv.hpp"
+
+namespace fs = std::filesystem;
+
+namespace wscsl::maryland_polyvore {
+namespace {
+
+fs::path under_root(const fs::path& root, const std::string& file) {
+  return fs::path(file).is_absolute() ? fs::path(file) : root / file;
+}
+
+TypeSpaces type_spaces_of(const MarylandPolyvoreOptions& o) {
+  const fs::path root = existing_directory(o.root, "Maryland Polyvore root");
+  std::set<std::string> types;
+  for (const auto& [category, type] : read_category_types(under_root(root, o.category_types)))
+    types.insert(type);
+  return all_type_pairs({types.begin(), types.end()});
+}
+
+}  // namespace
+
+std::map<std::int64_t, std::string> read_category_types(const fs::path& file) {
+  require_file(file, "Maryland Polyvore category types");
+  BadRows strict;
+  const CsvTable table = read_csv(file, strict);
+  const std::int64_t category = table.column("categoryid");
+  const std::int64_t type = table.column("type");
+  if (category < 0 || type < 0)
+    throw DataError(at_line(file, 1,
+                            "the header lacks a 'categoryid' or a 'type' column; "
+                            "expected categoryid,type"));
+  std::map<std::int64_t, std::string> out;
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    const std::string& id_text = table.rows[r][static_cast<std::size_t>(category)];
+    const std::string& name = table.rows[r][static_cast<std::size_t>(type)];
+    const auto id = parse_integer(id_text);
+    if (!id)
+      throw DataError(at_line(file, table.lines[r],
+                              fmt::format("categoryid is '{}'; expected an integer", id_text)));
+    if (name.empty())
+      throw DataError(at_line(file, table.lines[r], "type is empty; expected a type name"));
+    if (!out.emplace(*id, name).second)
+      throw DataError(at_line(file, table.lines[r],
+                              fmt::format("categoryid {} is listed again; expected it once", *id)));
+  }
+  if (out.empty())
+    throw DataError(at_line(file, 1, "the table has no rows; expected one per categoryid"));
+  return out;
+}
+
+Schema<MarylandPolyvoreOptions> MarylandPolyvore::schema() {
+  using O = MarylandPolyvoreOptions;
+  Schema<O> s(
+      "Maryland Polyvore (Han et al., ACM MM 2017) in its release's layout: "
+      "{train,valid,test}_no_dup.json, images/<set_id>/<index>.jpg, fill_in_the_blank_test.json "
+      "(answers[0] is right) and fashion-compatibility-prediction.txt, or Vasileva et al.'s "
+      "same-type test files. Coarse types from a categoryid → type table; one condition per "
+      "unordered type pair.");
+  s.field("root", &O::root,
+          "Directory holding the *_no_dup.json files, images/ and the test files.")
+      .path()
+      .required();
+  s.field("category_types", &O::category_types,
+          "CSV with columns categoryid,type giving every category's coarse type (Vasileva et "
+          "al.'s mapping is not public); relative to `root`.")
+      .required();
+  s.field(
+      "same_type_compatibility", &O::same_type_compatibility,
+      "Vasileva et al.'s same-type compatibility file (the format of compatibility_<split>.txt) "
+      "read for the test split instead of fashion-compatibility-prediction.txt; relative to "
+      "`root`; empty reads Han's.");
+  s.field("same_type_fitb", &O::same_type_fitb,
+          "Vasileva et al.'s same-type fill-in-the-blank file (the answer is the candidate of the "
+          "question's set_id) read for the test split instead of fill_in_the_blank_test.json; "
+          "relative to `root`; empty reads Han's (answers[0] is right).");
+  add_outfit_options(s);
+  return s;
+}
+
+Contract MarylandPolyvore::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::TripletConditions}, {Resource::Outfits}, {Resource::TypePairConditions}};
+  return c;
+}
+
+MarylandPolyvore::MarylandPolyvore(const Options& options)
+    : OutfitDataset(options, type_spaces_of(options),
+                    under_root(options.root, options.category_types)) {
+  root_ = existing_directory(options.root, "Maryland Polyvore root");
+  category_file_ = under_root(root_, options.category_types);
+  category_types_ = read_category_types(category_file_);
+  existing_directory(root_ / "images", "Maryland Polyvore image folder");
+  for (const char* split : {"train", "valid", "test"})
+    require_file(root_ / fmt::format("{}_no_dup.json", split), "Maryland Polyvore outfits");
+  require_file(options.same_type_compatibility.empty()
+                   ? root_ / kCompatibilityFile
+                   : under_root(root_, options.same_type_compatibility),
+               "Maryland Polyvore compatibility lines");
+  require_file(options.same_type_fitb.empty() ? root_ / kBlankFile
+                                              : under_root(root_, options.same_type_fitb),
+               "Maryland Polyvore fill-in-the-blank questions");
+  same_type_compatibility_ = options.same_type_compatibility;
+  same_type_fitb_ = options.same_type_fitb;
+}
+
+OutfitCatalog MarylandPolyvore::read_catalog() {
+  std::map<std::string, fs::path> files;
+  for (const std::string& split : image_splits())
+    files[split] = root_ / fmt::format("{}_no_dup.json", split == "val" ? "valid" : split);
+  OutfitImages read = outfit_images(files, OutfitLayout::Maryland, root_ / "images");
+  OutfitCatalog catalog = std::move(read.catalog);
+  for (std::size_t i = 0; i < read.entries.size(); ++i) {
+    const auto it = category_types_.find(read.entries[i].category);
+    if (it == category_types_.end())
+      throw DataError(
+          fmt::format("{}: the item of index {} has categoryid {}, which {} does not "
+                      "map to a type; expected a row \"{},<type>\"",
+                      read.listed_by[i], read.entries[i].index, read.entries[i].category,
+                      category_file_.string(), read.entries[i].category));
+    catalog.item_types.push_back(spaces().type_index(it->second));
+  }
+  OutfitSplitSource& test = catalog.splits.at("test");
+  if (same_type_compatibility_.empty()) {
+    test.compatibility = root_ / kCompatibilityFile;
+  } else {
+    test.compatibility = under_root(root_, same_type_compatibility_);
+  }
+  if (same_type_fitb_.empty()) {
+    test.blanks = root_ / kBlankFile;
+    test.answer = BlankAnswer::First;
+  } else {
+    test.blanks = under_root(root_, same_type_fitb_);
+    test.answer = BlankAnswer::SameOutfit;
+  }
+  return catalog;
+}
+
+}  // namespace wscsl::maryland_polyvore
+
+WSCSL_PLUGIN(maryland_polyvore, "0.1.0",
+             "Maryland Polyvore (Han et al. 2017): outfit triplets by type pair, compatibility "
+             "and fill-in-the-blank") {
+  registrar.add<wscsl::Dataset, wscsl::maryland_polyvore::MarylandPolyvore>("maryland_polyvore");
+}

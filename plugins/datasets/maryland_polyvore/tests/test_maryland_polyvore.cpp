@@ -1,0 +1,226 @@
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "../src/maryland_polyvore.hpp"
+#include "wscsl/data/outfit_benchmark.hpp"
+#include "wscsl/data/resample.hpp"
+#include "wscsl/testing/harness.hpp"
+#include "wscsl/testing/image_fixtures.hpp"
+#include "wscsl/testing/outfit_fixtures.hpp"
+#include "wscsl/util/atomic_file.hpp"
+
+namespace fs = std::filesystem;
+using namespace wscsl;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::int64_t> values(const at::Tensor& t) {
+  const at::Tensor c = t.contiguous();
+  return {c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel()};
+}
+
+class MarylandPolyvoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override { fixture_ = wscsl::testing::write_maryland_polyvore(dir_); }
+
+  std::string body(const std::string& extra = "") const {
+    return fmt::format(
+        "root = \"{}\"\ncategory_types = \"category_types.csv\"\nimage_size = 8\n"
+        "decode_threads = 1\n{}",
+        dir_.string(), extra);
+  }
+  std::shared_ptr<Dataset> build(const std::string& extra = "") {
+    return wscsl::testing::build<Dataset>("maryland_polyvore", body(extra));
+  }
+  std::string load_error(const std::string& split = "train", const std::string& extra = "") {
+    return wscsl::testing::load_error("maryland_polyvore", body(extra), split);
+  }
+  std::int64_t image(const std::string& item) const {
+    return wscsl::testing::fixture_image(fixture_.outfits, item);
+  }
+  // Checks the test split's lines and questions against `f`.
+  void expect_tasks(const OutfitData& o, const wscsl::testing::FixtureSplit& f) {
+    EXPECT_EQ(values(o.compatibility.labels), f.labels);
+    std::vector<std::int64_t> items;
+    for (const auto& line : f.lines)
+      for (const std::string& key : line)
+        items.push_back(image(key));
+    EXPECT_EQ(values(o.compatibility.outfits.items), items);
+    ASSERT_EQ(o.blanks.questions.size(), static_cast<std::int64_t>(f.questions.size()));
+    for (std::size_t q = 0; q < f.questions.size(); ++q) {
+      const auto qi = static_cast<std::int64_t>(q);
+      EXPECT_EQ(o.blanks.answers[qi].item<std::int64_t>(), f.questions[q].answer);
+      EXPECT_EQ(o.blanks.blank_positions[qi].item<std::int64_t>(), f.questions[q].blank_position);
+      for (std::int64_t a = 0; a < 4; ++a)
+        EXPECT_EQ(o.blanks.candidates[qi][a].item<std::int64_t>(),
+                  image(f.questions[q].answers[static_cast<std::size_t>(a)]));
+    }
+  }
+
+  wscsl::testing::ScratchDir scratch_{"maryland_polyvore"};
+  const fs::path dir_ = scratch_.path();
+  wscsl::testing::MarylandFixture fixture_;
+};
+
+}  // namespace
+
+TEST_F(MarylandPolyvoreTest, EveryUnorderedTypePairIsACondition) {
+  const DatasetInfo info = build()->info();
+  EXPECT_EQ(info.item_types, (std::vector<std::string>{"bottoms", "scarves", "shoes", "tops"}));
+  ASSERT_EQ(info.num_conditions(), 10);
+  EXPECT_EQ(info.conditions[0].name, "bottoms+bottoms");
+  EXPECT_EQ(info.conditions[1].name, "bottoms+scarves");
+  EXPECT_EQ(info.conditions[9].name, "tops+tops");
+}
+
+TEST_F(MarylandPolyvoreTest, EveryItemOfEveryOutfitIsItsOwnImage) {
+  auto d = build("normalize = \"none\"");
+  const SplitData& s = d->split("train");
+  EXPECT_EQ(s.num_images, static_cast<std::int64_t>(fixture_.outfits.image_order.size()));
+  const std::vector<std::int64_t> types = values(s.outfits->item_types);
+  const std::vector<std::string> sorted = {"bottoms", "scarves", "shoes", "tops"};
+  for (std::size_t i = 0; i < types.size(); ++i)
+    EXPECT_EQ(sorted[static_cast<std::size_t>(types[i])],
+              fixture_.outfits.item_type.at(fixture_.outfits.image_order[i]));
+  const std::string& set_id = fixture_.outfits.splits.at("val").set_ids[1];
+  const std::string key = set_id + "_4";  // the third item: indices skip 3
+  const at::Tensor got = d->images("val", torch::tensor({image(key)}, torch::kLong), {});
+  const DecodedImage file = read_image_file(dir_ / "images" / set_id / "4.jpg", 1 << 20);
+  ASSERT_TRUE(file.problem.empty()) << file.problem;
+  std::vector<std::uint8_t> want(3 * 8 * 8);
+  resize_and_center_crop(file.image, 8, want.data());
+  EXPECT_TRUE(got.equal(
+      torch::from_blob(want.data(), {1, 3, 8, 8}, torch::kUInt8).to(torch::kFloat).div(255)));
+}
+
+TEST_F(MarylandPolyvoreTest, TrainingTripletsAreTheOutfitPairsWithTypePairConditions) {
+  auto d = build("held_out_types = [\"scarves\"]");
+  const SplitData& s = d->split("train");
+  const auto pairs = wscsl::testing::naive_outfit_pairs(fixture_.outfits, "train", {"scarves"});
+  ASSERT_EQ(s.triplets.size(0), static_cast<std::int64_t>(pairs.size()));
+  const std::vector<std::int64_t> types = values(s.outfits->item_types);
+  const at::Tensor m = s.outfits->type_pair_conditions;
+  const at::Tensor epoch = d->epoch_triplets("train", 3, 1);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto t = static_cast<std::int64_t>(i);
+    EXPECT_EQ(epoch[t][0].item<std::int64_t>(), pairs[i].anchor);
+    EXPECT_EQ(epoch[t][1].item<std::int64_t>(), pairs[i].close);
+    const auto far = static_cast<std::size_t>(epoch[t][2].item<std::int64_t>());
+    EXPECT_EQ(types[far], types[static_cast<std::size_t>(pairs[i].close)]);
+    EXPECT_NE(static_cast<std::int64_t>(far), pairs[i].close);
+    EXPECT_EQ(s.conditions[t].item<std::int64_t>(),
+              m[types[static_cast<std::size_t>(pairs[i].anchor)]]
+               [types[static_cast<std::size_t>(pairs[i].close)]]
+                   .item<std::int64_t>());
+  }
+  EXPECT_FALSE(epoch.equal(d->epoch_triplets("train", 4, 1)));
+  EXPECT_TRUE(epoch.equal(build("held_out_types = [\"scarves\"]")->epoch_triplets("train", 3, 1)));
+}
+
+TEST_F(MarylandPolyvoreTest, HansTestFilesTakeAnswersFirst) {
+  auto d = build();
+  const OutfitData& o = *d->split("test").outfits;
+  expect_tasks(o, fixture_.outfits.splits.at("test"));
+  for (std::int64_t a : values(o.blanks.answers))
+    EXPECT_EQ(a, 0);
+  EXPECT_EQ(d->split("val").outfits->compatibility.outfits.size(), 0);
+  EXPECT_EQ(d->split("val").outfits->blanks.questions.size(), 0);
+}
+
+TEST_F(MarylandPolyvoreTest, VasilevasSameTypeFilesResolveTheAnswerBySetId) {
+  auto d = build(
+      "same_type_compatibility = \"same_type/compatibility_test.txt\"\n"
+      "same_type_fitb = \"same_type/fill_in_blank_test.json\"");
+  const OutfitData& o = *d->split("test").outfits;
+  expect_tasks(o, fixture_.same_type);
+  const std::vector<std::int64_t> answers = values(o.blanks.answers);
+  EXPECT_GT(std::set<std::int64_t>(answers.begin(), answers.end()).size(), 1u);
+}
+
+TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndField) {
+  const std::string train = (dir_ / "train_no_dup.json").string();
+  const std::string csv = (dir_ / "category_types.csv").string();
+  const std::string set0 = fixture_.outfits.splits.at("train").set_ids[0];
+  const auto edit_json = [&](const fs::path& path, const std::function<void(json&)>& edit) {
+    return [=] {
+      json doc = json::parse(read_text_file(path));
+      edit(doc);
+      wscsl::testing::write_text(path, doc.dump());
+    };
+  };
+  struct Case {
+    std::function<void()> damage;
+    std::string split, extra, expected;
+  };
+  const std::vector<Case> cases = {
+      {edit_json(train, [](json& d) { d[0]["items"][1].erase("categoryid"); }), "train", "",
+       train + ": outfit 0 (set_id '" + set0 +
+           "'): has no items[1].categoryid; expected an integer"},
+      {edit_json(train, [](json& d) { d[0]["items"][1]["categoryid"] = 77; }), "train", "",
+       train + " (outfit 0, set_id '" + set0 + "'): the item of index 2 has categoryid 77, which " +
+           csv + " does not map to a type"},
+      {edit_json(train, [](json& d) { d[0]["set_id"] = 5; }), "train", "",
+       train + ": outfit 0: 'set_id' is an integer; expected a string"},
+      {[&] {
+         wscsl::testing::write_text(dir_ / "category_types.csv", "categoryid,type\nx,tops\n");
+       },
+       "train", "", csv + ":2: categoryid is 'x'; expected an integer"},
+      {[&] { wscsl::testing::write_text(dir_ / "category_types.csv", "id,type\n1,tops\n"); },
+       "train", "", csv + ":1: the header lacks a 'categoryid' or a 'type' column"},
+      {edit_json(dir_ / "fill_in_the_blank_test.json", [](json& d) { d[0]["answers"][0] = "9_9"; }),
+       "test", "",
+       (dir_ / "fill_in_the_blank_test.json").string() +
+           ": question 0: answers[0] '9_9' is not "
+           "an item of " +
+           (dir_ / "test_no_dup.json").string()},
+      {[&] {
+         std::ofstream(dir_ / "fashion-compatibility-prediction.txt", std::ios::app) << "yes a b\n";
+       },
+       "test", "",
+       (dir_ / "fashion-compatibility-prediction.txt").string() + ":9: the label is 'yes'"},
+      {edit_json(dir_ / "same_type" / "fill_in_blank_test.json",
+                 [](json& d) {
+                   d[0]["answers"] = {d[0]["answers"][0], d[0]["answers"][0], d[0]["answers"][0],
+                                      d[0]["answers"][0]};
+                 }),
+       "test", "same_type_fitb = \"same_type/fill_in_blank_test.json\"",
+       (dir_ / "same_type" / "fill_in_blank_test.json").string() + ": question 0: "},
+      {[] {}, "train", "held_out_types = [\"hats\"]",
+       "held_out_types: 'hats' is not an item type of " + csv},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    fs::remove_all(dir_);
+    fixture_ = wscsl::testing::write_maryland_polyvore(dir_);
+    cases[i].damage();
+    const std::string message = load_error(cases[i].split, cases[i].extra);
+    EXPECT_NE(message.find(cases[i].expected), std::string::npos)
+        << "case " << i << ": " << message << "\nexpected: " << cases[i].expected;
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 0) << message;
+  }
+}
+
+// The embedded benchmark's Maryland-style variant (any-type negatives, answers[0] right).
+TEST(MarylandPolyvoreGenerated, TheTinyBenchmarksVariantIsRead) {
+  wscsl::testing::ScratchDir scratch("maryland_generated");
+  data::OutfitBenchmarkOptions options;
+  options.preset = data::OutfitPreset::Tiny;
+  options.seed = 3;
+  data::ensure_outfit_benchmark(scratch.path(), options);
+  auto d = wscsl::testing::build<Dataset>(
+      "maryland_polyvore",
+      fmt::format("root = \"{}\"\ncategory_types = \"category_types.csv\"\nimage_size = 16",
+                  (scratch.path() / "maryland").string()));
+  EXPECT_EQ(d->info().num_conditions(), 66);
+  const OutfitData& test = *d->split("test").outfits;
+  EXPECT_GT(test.blanks.questions.size(), 0);
+  EXPECT_EQ(test.blanks.answers.sum().item<std::int64_t>(), 0);
+  EXPECT_GT(test.compatibility.outfits.size(), 0);
+  EXPECT_GT(d->split("train").triplets.size(0), 0);
+}

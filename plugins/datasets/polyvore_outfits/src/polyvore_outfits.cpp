@@ -1,0 +1,157 @@
+#include "polyvore_outfits.hpp"
+
+#include <fmt/format.h>
+
+#include "wscsl/data/outfit_benchmark.hpp"
+#include "wscsl/util/text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace wscsl::polyvore_outfits {
+namespace {
+
+void generate(const PolyvoreOutfitsOptions& o) {
+  data::OutfitBenchmarkOptions b;
+  switch (o.generate) {
+    case Generate::None:
+      return;
+    case Generate::Tiny:
+      b.preset = data::OutfitPreset::Tiny;
+      break;
+    case Generate::Medium:
+      b.preset = data::OutfitPreset::Medium;
+      break;
+  }
+  b.seed = static_cast<std::uint64_t>(o.generator_seed);
+  data::ensure_outfit_benchmark(o.root, b);
+}
+
+fs::path checked_folder(const PolyvoreOutfitsOptions& o) {
+  const fs::path root = existing_directory(o.root, "Polyvore Outfits root");
+  require_file(root / kMetadataFile, "Polyvore Outfits item metadata");
+  existing_directory(root / "images", "Polyvore Outfits image folder");
+  const fs::path folder = existing_directory(split_folder(root, o.split), "Polyvore Outfits split");
+  require_file(folder / kTypeSpacesFile, "Polyvore Outfits type spaces");
+  for (const std::string& split : image_splits()) {
+    require_file(folder / (file_split(split) + ".json"), "Polyvore Outfits outfits");
+    if (split == "train") continue;
+    require_file(folder / fmt::format("compatibility_{}.txt", file_split(split)),
+                 "Polyvore Outfits compatibility lines");
+    require_file(folder / fmt::format("fill_in_blank_{}.json", file_split(split)),
+                 "Polyvore Outfits fill-in-the-blank questions");
+  }
+  return folder;
+}
+
+TypeSpaces read_type_spaces(const PolyvoreOutfitsOptions& o) {
+  generate(o);
+  const fs::path file = checked_folder(o) / kTypeSpacesFile;
+  return type_spaces_from_pairs(read_type_pairs_pickle(file), file);
+}
+
+}  // namespace
+
+fs::path split_folder(const fs::path& root, Split split) {
+  switch (split) {
+    case Split::Nondisjoint:
+      return root / "nondisjoint";
+    case Split::Disjoint:
+      return root / "disjoint";
+  }
+  return root;
+}
+
+std::string file_split(const std::string& split) {
+  return split == "val" ? "valid" : split;
+}
+
+Schema<PolyvoreOutfitsOptions> PolyvoreOutfits::schema() {
+  using O = PolyvoreOutfitsOptions;
+  Schema<O> s(
+      "Polyvore Outfits (Vasileva et al., ECCV 2018) in its release's layout: "
+      "polyvore_item_metadata.json, images/<item_id>.jpg and per split folder the outfits "
+      "({train,valid,test}.json), typespaces.p, compatibility_<split>.txt and "
+      "fill_in_blank_<split>.json. Triplets are drawn from the training outfits as the released "
+      "loader draws them, conditioned on the type pair.");
+  s.field("root", &O::root,
+          "Directory holding polyvore_item_metadata.json, images/, nondisjoint/ and disjoint/.")
+      .path()
+      .required();
+  s.field(
+      "split", &O::split, "Which of the release's two splits to read.",
+      EnumChoices<Split>{{Split::Nondisjoint, "nondisjoint",
+                          "outfits split at random: items may occur in training and test outfits"},
+                         {Split::Disjoint, "disjoint",
+                          "no test or validation outfit shares an item with "
+                          "a training outfit"}});
+  s.field("generate", &O::generate,
+          "Write the embedded outfit benchmark (Fashion-MNIST garments drawn by the Fashion-CRB "
+          "renderer from a hidden compatibility process, docs/datasets.md) under `root` first, "
+          "unless one made with the same preset and seed is there.",
+          EnumChoices<Generate>{
+              {Generate::None, "none", "read the files at `root` as they are"},
+              {Generate::Tiny, "tiny", "the small preset, for tests and smoke runs"},
+              {Generate::Medium, "medium", "the preset the benchmark's results use"}});
+  s.field("generator_seed", &O::generator_seed, "Seed of the generated benchmark.")
+      .min(0)
+      .only_when("generate = \"tiny\" or \"medium\"",
+                 [](const O& o) { return o.generate != Generate::None; });
+  add_outfit_options(s);
+  return s;
+}
+
+Contract PolyvoreOutfits::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::TripletConditions}, {Resource::Outfits}, {Resource::TypePairConditions}};
+  return c;
+}
+
+// The type spaces are read here, so `wscsl check` reports a missing or malformed file.
+PolyvoreOutfits::PolyvoreOutfits(const Options& options)
+    : OutfitDataset(options, read_type_spaces(options),
+                    split_folder(options.root, options.split) / kTypeSpacesFile) {
+  root_ = existing_directory(options.root, "Polyvore Outfits root");
+  folder_ = split_folder(root_, options.split);
+}
+
+OutfitCatalog PolyvoreOutfits::read_catalog() {
+  std::map<std::string, fs::path> files;
+  for (const std::string& split : image_splits())
+    files[split] = folder_ / (file_split(split) + ".json");
+  OutfitImages read = outfit_images(files, OutfitLayout::PolyvoreOutfits, root_ / "images");
+  std::map<std::string, std::string> wanted_by;
+  for (std::size_t i = 0; i < read.entries.size(); ++i)
+    wanted_by.emplace(read.entries[i].item_id, read.listed_by[i]);
+  const fs::path metadata_file = root_ / kMetadataFile;
+  const std::map<std::string, ItemMetadata> metadata = read_item_metadata(metadata_file, wanted_by);
+  OutfitCatalog catalog = std::move(read.catalog);
+  for (const OutfitEntry& entry : read.entries) {
+    const std::string& type = metadata.at(entry.item_id).semantic_category;
+    const std::int64_t t = spaces().type_index(type);
+    if (t < 0)
+      throw DataError(
+          fmt::format("{}: item '{}': 'semantic_category' is '{}', which {} does not "
+                      "name; expected one of {}",
+                      metadata_file.string(), entry.item_id, type,
+                      (folder_ / kTypeSpacesFile).string(), join(spaces().types, ", ")));
+    catalog.item_types.push_back(t);
+  }
+  for (const std::string& split : image_splits()) {
+    OutfitSplitSource& src = catalog.splits.at(split);
+    const fs::path compatibility = folder_ / fmt::format("compatibility_{}.txt", file_split(split));
+    const fs::path blanks = folder_ / fmt::format("fill_in_blank_{}.json", file_split(split));
+    // The release has both for training too; the released code evaluates only valid and test.
+    if (split != "train" || fs::is_regular_file(compatibility)) src.compatibility = compatibility;
+    if (split != "train" || fs::is_regular_file(blanks)) src.blanks = blanks;
+    src.answer = BlankAnswer::SameOutfit;
+  }
+  return catalog;
+}
+
+}  // namespace wscsl::polyvore_outfits
+
+WSCSL_PLUGIN(polyvore_outfits, "0.1.0",
+             "Polyvore Outfits (Vasileva et al. 2018): outfit triplets by type pair, "
+             "compatibility and fill-in-the-blank") {
+  registrar.add<wscsl::Dataset, wscsl::polyvore_outfits::PolyvoreOutfits>("polyvore_outfits");
+}

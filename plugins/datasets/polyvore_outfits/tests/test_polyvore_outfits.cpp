@@ -1,0 +1,412 @@
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "../src/polyvore_outfits.hpp"
+#include "wscsl/data/resample.hpp"
+#include "wscsl/data/type_pairs_pickle.hpp"
+#include "wscsl/testing/harness.hpp"
+#include "wscsl/testing/image_fixtures.hpp"
+#include "wscsl/testing/outfit_fixtures.hpp"
+#include "wscsl/util/atomic_file.hpp"
+
+namespace fs = std::filesystem;
+using namespace wscsl;
+using nlohmann::json;
+using wscsl::testing::OutfitFixture;
+
+namespace {
+
+std::vector<std::int64_t> column(const at::Tensor& t, std::int64_t c) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t i = 0; i < t.size(0); ++i)
+    out.push_back(t[i][c].item<std::int64_t>());
+  return out;
+}
+
+std::vector<std::int64_t> values(const at::Tensor& t) {
+  const at::Tensor c = t.contiguous();
+  return {c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel()};
+}
+
+std::string pickle_error(const std::string& bytes) {
+  try {
+    parse_type_pairs_pickle(bytes, "dir/typespaces.p");
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+class PolyvoreOutfitsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { fixture_ = wscsl::testing::write_polyvore_outfits(dir_); }
+
+  std::string body(const std::string& extra = "") const {
+    return fmt::format("root = \"{}\"\nimage_size = 8\ndecode_threads = 1\n{}", dir_.string(),
+                       extra);
+  }
+  std::shared_ptr<Dataset> build(const std::string& extra = "") {
+    return wscsl::testing::build<Dataset>("polyvore_outfits", body(extra));
+  }
+  std::string load_error(const std::string& split = "train", const std::string& extra = "") {
+    return wscsl::testing::load_error("polyvore_outfits", body(extra), split);
+  }
+  fs::path file(const std::string& name) const { return dir_ / "nondisjoint" / name; }
+  json read_json(const fs::path& path) const { return json::parse(read_text_file(path)); }
+  void write_json(const fs::path& path, const json& doc) const {
+    wscsl::testing::write_text(path, doc.dump());
+  }
+  std::int64_t image(const std::string& item) const {
+    return wscsl::testing::fixture_image(fixture_, item);
+  }
+  std::int64_t type_index(const std::string& type) const {
+    const std::vector<std::string> sorted = {"bottoms", "scarves", "shoes", "tops"};
+    return std::find(sorted.begin(), sorted.end(), type) - sorted.begin();
+  }
+  std::int64_t condition_of(const std::string& a, const std::string& b) const {
+    const auto& pairs = wscsl::testing::outfit_fixture_type_pairs();
+    for (std::size_t k = 0; k < pairs.size(); ++k)
+      if ((pairs[k].first == a && pairs[k].second == b) ||
+          (pairs[k].first == b && pairs[k].second == a))
+        return static_cast<std::int64_t>(k);
+    return -1;
+  }
+
+  wscsl::testing::ScratchDir scratch_{"polyvore_outfits"};
+  const fs::path dir_ = scratch_.path();
+  OutfitFixture fixture_;
+};
+
+}  // namespace
+
+TEST(TypePairsPickle, EveryProtocolGivesTheSamePairs) {
+  for (int protocol : {0, 2, 4})
+    EXPECT_EQ(parse_type_pairs_pickle(wscsl::testing::type_pairs_pickle(protocol), "t.p"),
+              wscsl::testing::outfit_fixture_type_pairs())
+        << "protocol " << protocol;
+  // Python 3's protocol 0 pickles str with the UNICODE opcode (raw-unicode-escape).
+  const std::string v = "(lp0\n(Vtops\np1\nV\\u00e9t\\u00e9\np2\ntp3\na(g1\ng1\ntp4\na.";
+  const std::vector<TypePair> want = {{"tops", "\xc3\xa9t\xc3\xa9"}, {"tops", "tops"}};
+  EXPECT_EQ(parse_type_pairs_pickle(v, "t.p"), want);
+  // Protocol 1 (EMPTY_LIST, BINPUT, TUPLE, SHORT_BINSTRING, APPENDS) as Python 2 wrote it.
+  static const char p1_bytes[] =
+      "]q\x00((U\x04topsq\x01U\x05shoesq\x02tq\x03"
+      "e.";
+  const std::string p1(p1_bytes, sizeof p1_bytes - 1);
+  EXPECT_EQ(parse_type_pairs_pickle(p1, "t.p"), (std::vector<TypePair>{{"tops", "shoes"}}));
+}
+
+TEST(TypePairsPickle, EveryMalformedPickleIsOneSentenceWithFileAndByte) {
+  const std::string good = wscsl::testing::type_pairs_pickle(2);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {good.substr(0, 40), "dir/typespaces.p: byte "},
+      {good + "x", "follow the STOP opcode"},
+      {"\x80\x05]q\x00.", "byte 0: protocol 5; expected 0 to 4"},
+      {"(lp0\nc__builtin__\neval\np1\na.", "byte 5: opcode 0x63 is not one"},
+      {"(lp0\n(S'a'\np1\nS'b'\np2\nS'c'\np3\ntp4\na.", "entry 0 of the list is a tuple of 3"},
+      {"(lp0\n(S'a'\np1\ng7\ntp4\na.", "memo entry 7 is read before it is written"},
+      {"(lp0\n.", "the list is empty"},
+      {"(S'a'\np1\nS'b'\np2\nt.", "does not leave exactly one list"},
+      {"(lp0\nS'a'\na.", "APPEND gets a string as a list element; expected a tuple"},
+      {"(lp0\n(S'a\np1\nS'b'\ntp2\na.", "the STRING argument is not quoted"},
+      {"(lp0\n(S'a'\np1\nS''\np2\ntp3\na.", "entry 0 of the list has an empty type name"},
+      {std::string("\x80\x02]q\x00(X\xff\xff\xff\x7f", 11), "runs past the end of the file"},
+      {"", "byte 0: the file ends where an opcode was expected"},
+  };
+  for (const auto& [bytes, expected] : cases) {
+    const std::string message = pickle_error(bytes);
+    EXPECT_NE(message.find(expected), std::string::npos) << message << "\nexpected: " << expected;
+    EXPECT_EQ(message.rfind("dir/typespaces.p: ", 0), 0u) << message;
+  }
+}
+
+TEST_F(PolyvoreOutfitsTest, InfoNamesTheTypePairsInPickleOrderAndTheSortedTypes) {
+  auto d = build();
+  const DatasetInfo info = d->info();
+  ASSERT_EQ(info.num_conditions(), 10);
+  EXPECT_EQ(info.conditions[0].name, "tops+bottoms");
+  EXPECT_EQ(info.conditions[9].name, "scarves+scarves");
+  EXPECT_TRUE(info.conditions[3].values.empty());
+  EXPECT_EQ(info.item_types, (std::vector<std::string>{"bottoms", "scarves", "shoes", "tops"}));
+  EXPECT_EQ(info.height, 8);
+  const at::Tensor m = d->split("val").outfits->type_pair_conditions;
+  for (const std::string& a : info.item_types)
+    for (const std::string& b : info.item_types)
+      EXPECT_EQ(m[type_index(a)][type_index(b)].item<std::int64_t>(), condition_of(a, b));
+}
+
+TEST_F(PolyvoreOutfitsTest, TrainingTripletsAreTheReleasedLoadersPairs) {
+  auto d = build();
+  const SplitData& s = d->split("train");
+  const auto pairs = wscsl::testing::naive_outfit_pairs(fixture_, "train");
+  ASSERT_EQ(s.triplets.size(0), static_cast<std::int64_t>(pairs.size()));
+  std::int64_t expected_pairs = 0;
+  for (const auto& outfit : fixture_.splits.at("train").outfits)
+    expected_pairs += static_cast<std::int64_t>(outfit.size() * (outfit.size() - 1) / 2);
+  EXPECT_EQ(static_cast<std::int64_t>(pairs.size()), expected_pairs);  // every type has 2 items
+  const std::vector<std::int64_t> types = values(s.outfits->item_types);
+  std::set<std::int64_t> train_items;
+  for (const auto& outfit : fixture_.splits.at("train").outfits)
+    for (const std::string& item : outfit)
+      train_items.insert(image(item));
+  bool same_type_pair = false;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    const auto t = static_cast<std::int64_t>(i);
+    EXPECT_EQ(s.triplets[t][0].item<std::int64_t>(), pairs[i].anchor);
+    EXPECT_EQ(s.triplets[t][1].item<std::int64_t>(), pairs[i].close);
+    const std::int64_t far = s.triplets[t][2].item<std::int64_t>();
+    EXPECT_NE(far, pairs[i].close);
+    EXPECT_EQ(types[static_cast<std::size_t>(far)], type_index(pairs[i].close_type));
+    EXPECT_TRUE(train_items.count(far));
+    EXPECT_EQ(s.conditions[t].item<std::int64_t>(),
+              condition_of(pairs[i].anchor_type, pairs[i].close_type));
+    same_type_pair |= pairs[i].anchor_type == pairs[i].close_type;
+  }
+  EXPECT_TRUE(same_type_pair);
+  for (const auto& [item, type] : fixture_.item_type) {
+    if (std::find(fixture_.image_order.begin(), fixture_.image_order.end(), item) !=
+        fixture_.image_order.end()) {
+      EXPECT_EQ(types[static_cast<std::size_t>(image(item))], type_index(type));
+    }
+  }
+}
+
+TEST_F(PolyvoreOutfitsTest, EpochTripletsAreAFunctionOfSeedAndEpoch) {
+  auto a = build();
+  auto b = build();
+  const at::Tensor a0 = a->epoch_triplets("train", 0, 5);
+  EXPECT_TRUE(a0.equal(b->epoch_triplets("train", 0, 5)));
+  const at::Tensor a1 = a->epoch_triplets("train", 1, 5);
+  EXPECT_FALSE(a0.equal(a1));
+  EXPECT_FALSE(a0.equal(a->epoch_triplets("train", 0, 6)));
+  EXPECT_TRUE(a0.slice(1, 0, 2).equal(a1.slice(1, 0, 2)));
+  EXPECT_TRUE(a0.slice(1, 0, 2).equal(a->split("train").triplets.slice(1, 0, 2)));
+  // The far items of an epoch are of the close item's type, never the close item.
+  const std::vector<std::int64_t> types = values(a->split("train").outfits->item_types);
+  const std::vector<std::int64_t> close = column(a1, 1), far = column(a1, 2);
+  for (std::size_t i = 0; i < close.size(); ++i) {
+    EXPECT_NE(close[i], far[i]);
+    EXPECT_EQ(types[static_cast<std::size_t>(close[i])], types[static_cast<std::size_t>(far[i])]);
+  }
+  // Validation keeps its load-time triplets, the same in every instance.
+  EXPECT_TRUE(a->split("val").triplets.equal(b->split("val").triplets));
+}
+
+TEST_F(PolyvoreOutfitsTest, CompatibilityLinesAndQuestionsResolveByItemKey) {
+  auto d = build();
+  for (const std::string split : {"train", "val", "test"}) {
+    const OutfitData& o = *d->split(split).outfits;
+    const wscsl::testing::FixtureSplit& f = fixture_.splits.at(split);
+    ASSERT_EQ(o.compatibility.outfits.size(), static_cast<std::int64_t>(f.lines.size())) << split;
+    EXPECT_EQ(values(o.compatibility.labels), f.labels);
+    const std::vector<std::int64_t> offsets = values(o.compatibility.outfits.offsets);
+    const std::vector<std::int64_t> items = values(o.compatibility.outfits.items);
+    for (std::size_t l = 0; l < f.lines.size(); ++l) {
+      std::vector<std::int64_t> want;
+      for (const std::string& key : f.lines[l])
+        want.push_back(image(f.item_of.at(key)));
+      EXPECT_EQ(
+          std::vector<std::int64_t>(items.begin() + offsets[l], items.begin() + offsets[l + 1]),
+          want);
+    }
+    ASSERT_EQ(o.blanks.questions.size(), static_cast<std::int64_t>(f.questions.size()));
+    ASSERT_FALSE(f.questions.empty());
+    ASSERT_EQ(o.blanks.candidates.size(1), 4);
+    std::set<std::int64_t> answer_columns;
+    for (std::size_t q = 0; q < f.questions.size(); ++q) {
+      const auto qi = static_cast<std::int64_t>(q);
+      EXPECT_EQ(o.blanks.answers[qi].item<std::int64_t>(), f.questions[q].answer);
+      EXPECT_EQ(o.blanks.blank_positions[qi].item<std::int64_t>(), f.questions[q].blank_position);
+      for (std::int64_t a = 0; a < 4; ++a)
+        EXPECT_EQ(o.blanks.candidates[qi][a].item<std::int64_t>(),
+                  image(f.item_of.at(f.questions[q].answers[static_cast<std::size_t>(a)])));
+      answer_columns.insert(f.questions[q].answer);
+    }
+    EXPECT_GT(answer_columns.size(), 1u);  // the right answer is not always in one column
+  }
+}
+
+TEST_F(PolyvoreOutfitsTest, HeldOutTypesLeaveTheTrainingOutfitsOnly) {
+  auto d = build("held_out_types = [\"scarves\", \"shoes\"]");
+  const SplitData& train = d->split("train");
+  const auto pairs = wscsl::testing::naive_outfit_pairs(fixture_, "train", {"scarves", "shoes"});
+  ASSERT_EQ(train.triplets.size(0), static_cast<std::int64_t>(pairs.size()));
+  ASSERT_LT(pairs.size(), wscsl::testing::naive_outfit_pairs(fixture_, "train").size());
+  const std::vector<std::int64_t> types = values(train.outfits->item_types);
+  for (std::int64_t id : values(train.triplets))
+    EXPECT_TRUE(types[static_cast<std::size_t>(id)] != type_index("scarves") &&
+                types[static_cast<std::size_t>(id)] != type_index("shoes"));
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    EXPECT_EQ(train.triplets[static_cast<std::int64_t>(i)][1].item<std::int64_t>(), pairs[i].close);
+  const SplitData& test = d->split("test");
+  EXPECT_EQ(test.triplets.size(0),
+            static_cast<std::int64_t>(wscsl::testing::naive_outfit_pairs(fixture_, "test").size()));
+  bool scarves_in_test = false;
+  for (std::int64_t id : values(test.triplets))
+    scarves_in_test |= types[static_cast<std::size_t>(id)] == type_index("scarves");
+  EXPECT_TRUE(scarves_in_test);
+  EXPECT_NE(load_error("train", "held_out_types = [\"scarfs\"]")
+                .find("held_out_types: 'scarfs' is not an item type of " +
+                      file("typespaces.p").string() + "; expected one of bottoms, scarves"),
+            std::string::npos);
+}
+
+TEST_F(PolyvoreOutfitsTest, ImagesAreTheItemsFilesThroughTheReferencePipeline) {
+  auto d = build("normalize = \"none\"");
+  const std::string item = fixture_.splits.at("test").outfits[2][1];
+  const at::Tensor got = d->images("test", torch::tensor({image(item)}, torch::kLong), {});
+  const DecodedImage file = read_image_file(dir_ / "images" / (item + ".jpg"), 1 << 20);
+  ASSERT_TRUE(file.problem.empty()) << file.problem;
+  std::vector<std::uint8_t> want(3 * 8 * 8);
+  resize_and_center_crop(file.image, 8, want.data());
+  const at::Tensor expected =
+      torch::from_blob(want.data(), {1, 3, 8, 8}, torch::kUInt8).to(torch::kFloat).div(255);
+  EXPECT_TRUE(got.equal(expected));
+}
+
+TEST_F(PolyvoreOutfitsTest, TheDisjointSplitIsReadFromItsFolder) {
+  fs::rename(dir_ / "nondisjoint", dir_ / "disjoint");
+  EXPECT_NE(load_error().find("nondisjoint"), std::string::npos);
+  auto d = wscsl::testing::build<Dataset>("polyvore_outfits", body("split = \"disjoint\""));
+  EXPECT_EQ(d->split("test").triplets.size(0),
+            static_cast<std::int64_t>(wscsl::testing::naive_outfit_pairs(fixture_, "test").size()));
+}
+
+TEST_F(PolyvoreOutfitsTest, PythonPicklesOfEveryProtocolAreRead) {
+  for (int protocol : {0, 4}) {
+    wscsl::testing::write_text(file("typespaces.p"), wscsl::testing::type_pairs_pickle(protocol));
+    EXPECT_EQ(build()->info().conditions[2].name, "tops+shoes");
+  }
+}
+
+// Every malformed file: one sentence naming the file, the record and the field.
+TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndField) {
+  const std::string train = file("train.json").string();
+  const std::string metadata = (dir_ / "polyvore_item_metadata.json").string();
+  const std::string set0 = fixture_.splits.at("train").set_ids[0];
+  const std::string set2 = fixture_.splits.at("train").set_ids[2];
+  const std::string first = fixture_.splits.at("train").outfits[0][0];
+  struct Case {
+    std::function<void()> damage;
+    std::string split;
+    std::string expected;
+  };
+  const auto edit_json = [&](const fs::path& path, const std::function<void(json&)>& edit) {
+    return [=] {
+      json doc = read_json(path);
+      edit(doc);
+      write_json(path, doc);
+    };
+  };
+  const std::vector<Case> cases = {
+      {edit_json(file("train.json"), [](json& d) { d[2].erase("set_id"); }), "train",
+       train + ": outfit 2: has no 'set_id'; expected a string"},
+      {edit_json(file("train.json"), [](json& d) { d[2]["items"][1]["item_id"] = 17; }), "train",
+       train + ": outfit 2 (set_id '" + set2 +
+           "'): items[1].item_id is an integer; expected a string"},
+      {edit_json(file("train.json"), [](json& d) { d[0]["items"][0].erase("index"); }), "train",
+       train + ": outfit 0 (set_id '" + set0 + "'): has no items[0].index; expected an integer"},
+      {edit_json(file("train.json"), [](json& d) { d[0]["items"][1]["index"] = "2"; }), "train",
+       train + ": outfit 0 (set_id '" + set0 +
+           "'): items[1].index is a string; expected an integer"},
+      {edit_json(file("train.json"), [](json& d) { d[0]["items"] = 3; }), "train",
+       train + ": outfit 0 (set_id '" + set0 + "'): 'items' is an integer; expected a list"},
+      {edit_json(file("train.json"), [](json& d) { d[0]["items"][0]["item_id"] = "999"; }), "train",
+       metadata + ": describes no item '999', which " + train + " (outfit 0, set_id '" + set0 +
+           "') lists"},
+      {[&] { wscsl::testing::write_text(file("train.json"), "[{\"set_id\": \"1\",]"); }, "train",
+       train + ": not valid JSON: parse error at line 1, column 17"},
+      {edit_json(dir_ / "polyvore_item_metadata.json",
+                 [&](json& d) { d[first].erase("semantic_category"); }),
+       "train", metadata + ": item '" + first + "': has no 'semantic_category'; expected a string"},
+      {edit_json(dir_ / "polyvore_item_metadata.json", [&](json& d) { d[first]["title"] = 5; }),
+       "train", metadata + ": item '" + first + "': 'title' is an integer; expected a string"},
+      {edit_json(dir_ / "polyvore_item_metadata.json",
+                 [&](json& d) { d[first]["semantic_category"] = "hats"; }),
+       "train",
+       metadata + ": item '" + first + "': 'semantic_category' is 'hats', which " +
+           file("typespaces.p").string() + " does not name"},
+      {[&] { std::ofstream(file("compatibility_valid.txt"), std::ios::app) << "2 a_1 b_2\n"; },
+       "val", file("compatibility_valid.txt").string() + ":9: the label is '2'; expected 1"},
+      {[&] {
+         std::ofstream(file("compatibility_test.txt"), std::ios::app) << "1 " + set0 + "_1\n";
+       },
+       "test",
+       file("compatibility_test.txt").string() + ":9: the outfit has 1 item; expected at least 2"},
+      {[&] {
+         std::ofstream(file("compatibility_test.txt"), std::ios::app) << "0 " + set0 + "_1 x_2\n";
+       },
+       "test",
+       file("compatibility_test.txt").string() + ":9: item '" + set0 + "_1' is not an item of " +
+           file("test.json").string()},
+      {edit_json(file("fill_in_blank_valid.json"),
+                 [&](json& d) {
+                   d[0]["answers"]
+                    [static_cast<std::size_t>(fixture_.splits.at("val").questions[0].answer)] =
+                        d[0]["answers"][(fixture_.splits.at("val").questions[0].answer + 1) % 4];
+                 }),
+       "val",
+       file("fill_in_blank_valid.json").string() +
+           ": question 0: 0 of the answers share the set_id of question[0]"},
+      {edit_json(file("fill_in_blank_valid.json"), [](json& d) { d[0]["answers"][1] = "1_1"; }),
+       "val",
+       file("fill_in_blank_valid.json").string() +
+           ": question 0: answers[1] '1_1' is not "
+           "an item of " +
+           file("valid.json").string()},
+      {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1]["blank_position"] = 9; }),
+       "test",
+       file("fill_in_blank_test.json").string() + ": question 1: 'blank_position' is 9; "
+                                                  "expected 1 to"},
+      {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1].erase("answers"); }), "test",
+       file("fill_in_blank_test.json").string() +
+           ": question 1: has no 'answers'; expected a list"},
+      {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1]["question"][0] = 4; }), "test",
+       file("fill_in_blank_test.json").string() + ": question 1: question[0] is an integer; "
+                                                  "expected an item name"},
+      {[&] { wscsl::testing::write_text(file("typespaces.p"), "(lp0\nc__builtin__\neval\n."); },
+       "train", file("typespaces.p").string() + ": byte 5: opcode 0x63 is not one"},
+      {[&] { fs::remove(file("fill_in_blank_test.json")); }, "test",
+       "Polyvore Outfits fill-in-the-blank questions " + file("fill_in_blank_test.json").string() +
+           ": no such file"},
+      {[&] { fs::remove(dir_ / "images" / (fixture_.splits.at("val").outfits[1][0] + ".jpg")); },
+       "val", fixture_.splits.at("val").outfits[1][0] + ".jpg"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    fs::remove_all(dir_);
+    fixture_ = wscsl::testing::write_polyvore_outfits(dir_);
+    cases[i].damage();
+    const std::string message = load_error(cases[i].split);
+    EXPECT_NE(message.find(cases[i].expected), std::string::npos)
+        << "case " << i << ": " << message << "\nexpected: " << cases[i].expected;
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 0) << message;
+  }
+}
+
+// The embedded benchmark is written in this layout and read back, both splits.
+TEST(PolyvoreOutfitsGenerated, TheTinyBenchmarkIsWrittenAndRead) {
+  wscsl::testing::ScratchDir scratch("polyvore_generated");
+  const std::string root = (scratch.path() / "bench").string();
+  for (const char* split : {"nondisjoint", "disjoint"}) {
+    auto d = wscsl::testing::build<Dataset>(
+        "polyvore_outfits",
+        fmt::format("root = \"{}\"\ngenerate = \"tiny\"\ngenerator_seed = 3\nsplit = \"{}\"\n"
+                    "image_size = 16\nheld_out_types = [\"scarves\", \"accessories\"]",
+                    root, split));
+    EXPECT_EQ(d->info().num_conditions(), 66);
+    EXPECT_EQ(d->info().item_types.size(), 11u);
+    const SplitData& train = d->split("train");
+    EXPECT_GT(train.triplets.size(0), 0);
+    const SplitData& test = d->split("test");
+    EXPECT_GT(test.outfits->compatibility.outfits.size(), 0);
+    EXPECT_GT(test.outfits->blanks.questions.size(), 0);
+    const at::Tensor epoch = d->epoch_triplets("train", 2, 9);
+    EXPECT_TRUE(epoch.slice(1, 0, 2).equal(train.triplets.slice(1, 0, 2)));
+  }
+}
