@@ -41,12 +41,12 @@ constexpr int kFillWeights[kNumItemTypes] = {
     2,   // all-body
     16,  // bags
     3,   // bottoms
-    8,   // hats
+    10,  // hats
     16,  // jewellery
     10,  // outerwear
     8,   // scarves
     5,   // shoes
-    8,   // sunglasses
+    10,  // sunglasses
     6,   // tops
 };
 constexpr double kAllBodyCore = 0.25;
