@@ -14,18 +14,14 @@
 namespace wscsl::data {
 namespace {
 
-struct PresetSizes {
-  std::int64_t outfits;
-};
-
-PresetSizes preset_sizes(OutfitPreset preset) {
+std::int64_t preset_outfits(OutfitPreset preset) {
   switch (preset) {
     case OutfitPreset::Tiny:
-      return {200};
+      return 200;
     case OutfitPreset::Medium:
-      return {4500};
+      return 4500;
   }
-  return {0};
+  return 0;
 }
 
 // Outfit sizes 2..19 and their weights (per 1,004): a mode at 4 and a long tail.
@@ -299,8 +295,8 @@ bool draw_slot(Rng& rng, const OutfitBenchmarkPlan& plan, const TypeIndex& index
   return false;
 }
 
-// Compatibility lines: the outfits in order, then one negative per outfit (`negatives_per` of
-// them, cycling, for Han's layout) with every item replaced by one from another outfit.
+// Compatibility lines: the outfits in order, then `negatives` lines, line k made from outfit
+// k mod P by replacing every item with one from another outfit.
 std::vector<CompatibilityLine> draw_compatibility(Rng& rng, const OutfitBenchmarkPlan& plan,
                                                   const std::vector<std::int64_t>& outfits,
                                                   int max_items, bool any_type,
@@ -317,7 +313,7 @@ std::vector<CompatibilityLine> draw_compatibility(Rng& rng, const OutfitBenchmar
     CompatibilityLine line{false, {}};
     for (const OutfitSlot& s : positive) {
       OutfitSlot replacement = s;
-      // Kept as it is only when no other outfit of the split can supply its type.
+      // Kept only when no other outfit of the split supplies its type (or every draw collides).
       if (draw_slot(rng, plan, index, outfits, max_items, any_type, type_at(plan, s), s.outfit, {},
                     used_items, replacement))
         used_items.insert(item_at(plan, replacement));
@@ -567,7 +563,7 @@ double hidden_outfit_score(const std::vector<const BenchmarkItem*>& items) {
 OutfitBenchmarkPlan plan_outfit_benchmark(const OutfitBenchmarkOptions& options,
                                           const std::vector<std::uint8_t>& labels) {
   const std::uint64_t seed = options.seed;
-  const std::int64_t total = preset_sizes(options.preset).outfits;
+  const std::int64_t total = preset_outfits(options.preset);
   OutfitBenchmarkPlan plan;
   SourceImages sources(labels, seed);
   std::array<std::vector<int>, kNumItemTypes> categories_of_type;

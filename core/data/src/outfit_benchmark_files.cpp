@@ -81,7 +81,7 @@ void sync_folder(const fs::path& path) {
 
 class FileLock {
  public:
-  explicit FileLock(const fs::path& path) : path_(path) {
+  explicit FileLock(const fs::path& path) {
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) fail_system(path, "open the lock file", errno);
     while (::flock(fd_, LOCK_EX) != 0) {
@@ -96,7 +96,6 @@ class FileLock {
   FileLock& operator=(const FileLock&) = delete;
 
  private:
-  fs::path path_;
   int fd_ = -1;
 };
 
