@@ -643,6 +643,30 @@ TEST(OutfitBenchmarkFiles, NeverDeletesDataItDidNotWrite) {
   EXPECT_TRUE(fs::exists(empty / "wscsl_outfit_benchmark.stamp"));
 }
 
+TEST(OutfitBenchmarkFiles, ErrorsNameTheFile) {
+  TempDir dir("errors");
+  OutfitBenchmarkOptions missing = kTiny;
+  missing.fashion_mnist_root = "/nonexistent";
+  try {
+    ensure_outfit_benchmark(dir.path() / "b", missing);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("/nonexistent/train-images-idx3-ubyte.gz: ", 0), 0u)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir.path() / "b"));
+  EXPECT_FALSE(fs::exists(dir.path() / ".b.partial"));
+  try {
+    plan_outfit_benchmark(kTiny, std::vector<std::uint8_t>(100, 3));
+    FAIL() << "expected an error";
+  } catch (const DataError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              kFashionMnist.string() +
+                  "/train-labels-idx1-ubyte.gz: no image of class 0, which the outfit benchmark "
+                  "renders");
+  }
+}
+
 TEST(OutfitBenchmarkFiles, ConcurrentCallsWriteOneCompleteBenchmark) {
   TempDir dir("concurrent");
   const fs::path root = dir.path() / "b";

@@ -179,16 +179,19 @@ class ItemPool {
 // The next source image of each Fashion-MNIST class, in a seeded order of that class's images.
 class SourceImages {
  public:
-  SourceImages(const std::vector<std::uint8_t>& labels, std::uint64_t seed) {
-    for (std::size_t i = 0; i < labels.size(); ++i)
+  SourceImages(const std::vector<std::uint8_t>& labels, const std::filesystem::path& file,
+               std::uint64_t seed) {
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      if (labels[i] >= kNumCategories)
+        throw DataError(
+            fmt::format("{}: label {} of item {} is outside 0..9", file.string(), labels[i], i));
       of_class_[labels[i]].push_back(static_cast<std::int64_t>(i));
+    }
     for (int c = 0; c < kNumCategories; ++c) {
       std::vector<std::int64_t>& images = of_class_[static_cast<std::size_t>(c)];
       if (images.empty())
-        throw DataError(fmt::format(
-            "the Fashion-MNIST training labels hold no image of class {}, which the outfit "
-            "benchmark renders",
-            c));
+        throw DataError(fmt::format("{}: no image of class {}, which the outfit benchmark renders",
+                                    file.string(), c));
       const std::vector<std::int64_t> order =
           seeded_permutation(mix_seed(seed, kSourceStream + static_cast<std::uint64_t>(c)),
                              static_cast<std::int64_t>(images.size()));
@@ -565,7 +568,7 @@ OutfitBenchmarkPlan plan_outfit_benchmark(const OutfitBenchmarkOptions& options,
   const std::uint64_t seed = options.seed;
   const std::int64_t total = preset_outfits(options.preset);
   OutfitBenchmarkPlan plan;
-  SourceImages sources(labels, seed);
+  SourceImages sources(labels, options.fashion_mnist_root / "train-labels-idx1-ubyte.gz", seed);
   std::array<std::vector<int>, kNumItemTypes> categories_of_type;
   for (std::size_t c = 0; c < fine_categories().size(); ++c)
     categories_of_type[static_cast<std::size_t>(fine_categories()[c].type)].push_back(

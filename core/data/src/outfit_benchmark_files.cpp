@@ -346,7 +346,12 @@ void ensure_outfit_benchmark(const std::filesystem::path& root_in,
   if (fs::exists(staging, ec)) remove_ours(staging);
   create_folder(staging);
   write_text_file(staging / kPartialMarker, "");
-  write_benchmark(staging, options);
+  try {
+    write_benchmark(staging, options);
+  } catch (...) {
+    fs::remove_all(staging, ec);
+    throw;
+  }
   write_text_file(staging / kStampName, stamp);
   fs::remove(staging / kPartialMarker, ec);
 
