@@ -14,18 +14,14 @@
 namespace wscsl::data {
 namespace {
 
-struct PresetSizes {
-  std::int64_t outfits;
-};
-
-PresetSizes preset_sizes(OutfitPreset preset) {
+std::int64_t preset_outfits(OutfitPreset preset) {
   switch (preset) {
     case OutfitPreset::Tiny:
-      return {200};
+      return 200;
     case OutfitPreset::Medium:
-      return {4500};
+      return 4500;
   }
-  return {0};
+  return 0;
 }
 
 // Outfit sizes 2..19 and their weights (per 1,004): a mode at 4 and a long tail.
@@ -41,12 +37,12 @@ constexpr int kFillWeights[kNumItemTypes] = {
     2,   // all-body
     16,  // bags
     3,   // bottoms
-    8,   // hats
+    10,  // hats
     16,  // jewellery
     10,  // outerwear
     8,   // scarves
     5,   // shoes
-    8,   // sunglasses
+    10,  // sunglasses
     6,   // tops
 };
 constexpr double kAllBodyCore = 0.25;
@@ -183,16 +179,19 @@ class ItemPool {
 // The next source image of each Fashion-MNIST class, in a seeded order of that class's images.
 class SourceImages {
  public:
-  SourceImages(const std::vector<std::uint8_t>& labels, std::uint64_t seed) {
-    for (std::size_t i = 0; i < labels.size(); ++i)
+  SourceImages(const std::vector<std::uint8_t>& labels, const std::filesystem::path& file,
+               std::uint64_t seed) {
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      if (labels[i] >= kNumCategories)
+        throw DataError(
+            fmt::format("{}: label {} of item {} is outside 0..9", file.string(), labels[i], i));
       of_class_[labels[i]].push_back(static_cast<std::int64_t>(i));
+    }
     for (int c = 0; c < kNumCategories; ++c) {
       std::vector<std::int64_t>& images = of_class_[static_cast<std::size_t>(c)];
       if (images.empty())
-        throw DataError(fmt::format(
-            "the Fashion-MNIST training labels hold no image of class {}, which the outfit "
-            "benchmark renders",
-            c));
+        throw DataError(fmt::format("{}: no image of class {}, which the outfit benchmark renders",
+                                    file.string(), c));
       const std::vector<std::int64_t> order =
           seeded_permutation(mix_seed(seed, kSourceStream + static_cast<std::uint64_t>(c)),
                              static_cast<std::int64_t>(images.size()));
@@ -299,8 +298,8 @@ bool draw_slot(Rng& rng, const OutfitBenchmarkPlan& plan, const TypeIndex& index
   return false;
 }
 
-// Compatibility lines: the outfits in order, then one negative per outfit (`negatives_per` of
-// them, cycling, for Han's layout) with every item replaced by one from another outfit.
+// Compatibility lines: the outfits in order, then `negatives` lines, line k made from outfit
+// k mod P by replacing every item with one from another outfit.
 std::vector<CompatibilityLine> draw_compatibility(Rng& rng, const OutfitBenchmarkPlan& plan,
                                                   const std::vector<std::int64_t>& outfits,
                                                   int max_items, bool any_type,
@@ -317,7 +316,7 @@ std::vector<CompatibilityLine> draw_compatibility(Rng& rng, const OutfitBenchmar
     CompatibilityLine line{false, {}};
     for (const OutfitSlot& s : positive) {
       OutfitSlot replacement = s;
-      // Kept as it is only when no other outfit of the split can supply its type.
+      // Kept only when no other outfit of the split supplies its type (or every draw collides).
       if (draw_slot(rng, plan, index, outfits, max_items, any_type, type_at(plan, s), s.outfit, {},
                     used_items, replacement))
         used_items.insert(item_at(plan, replacement));
@@ -567,9 +566,9 @@ double hidden_outfit_score(const std::vector<const BenchmarkItem*>& items) {
 OutfitBenchmarkPlan plan_outfit_benchmark(const OutfitBenchmarkOptions& options,
                                           const std::vector<std::uint8_t>& labels) {
   const std::uint64_t seed = options.seed;
-  const std::int64_t total = preset_sizes(options.preset).outfits;
+  const std::int64_t total = preset_outfits(options.preset);
   OutfitBenchmarkPlan plan;
-  SourceImages sources(labels, seed);
+  SourceImages sources(labels, options.fashion_mnist_root / "train-labels-idx1-ubyte.gz", seed);
   std::array<std::vector<int>, kNumItemTypes> categories_of_type;
   for (std::size_t c = 0; c < fine_categories().size(); ++c)
     categories_of_type[static_cast<std::size_t>(fine_categories()[c].type)].push_back(

@@ -81,7 +81,7 @@ void sync_folder(const fs::path& path) {
 
 class FileLock {
  public:
-  explicit FileLock(const fs::path& path) : path_(path) {
+  explicit FileLock(const fs::path& path) {
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) fail_system(path, "open the lock file", errno);
     while (::flock(fd_, LOCK_EX) != 0) {
@@ -96,7 +96,6 @@ class FileLock {
   FileLock& operator=(const FileLock&) = delete;
 
  private:
-  fs::path path_;
   int fd_ = -1;
 };
 
@@ -347,7 +346,12 @@ void ensure_outfit_benchmark(const std::filesystem::path& root_in,
   if (fs::exists(staging, ec)) remove_ours(staging);
   create_folder(staging);
   write_text_file(staging / kPartialMarker, "");
-  write_benchmark(staging, options);
+  try {
+    write_benchmark(staging, options);
+  } catch (...) {
+    fs::remove_all(staging, ec);
+    throw;
+  }
   write_text_file(staging / kStampName, stamp);
   fs::remove(staging / kPartialMarker, ec);
 
