@@ -604,17 +604,19 @@ TEST(Cli, EveryPipelineAndSuiteOfTheReproductionGuideRuns) {
   wscsl::testing::write_ut_zappos(dir / "zappos");
   wscsl::testing::write_celeba(dir / "celeba");
   wscsl::testing::write_resnet18_weights(dir / "resnet18.pt");
-  // The outfit datasets read the tiny embedded outfit benchmark: its Polyvore Outfits layout, and
-  // its Maryland-style variant with Han's own (any-type) test files.
-  wscsl::data::ensure_outfit_benchmark(dir / "outfits", {wscsl::data::OutfitPreset::Tiny, 1});
+  // The outfit datasets read the tiny embedded outfit benchmark: its Polyvore Outfits layout (also
+  // where a pipeline would generate the medium one), and its Maryland-style variant with Han's own
+  // (any-type) test files. One epoch of its ~2,000 training pairs, in batches of 32.
+  const fs::path outfits = dir / "outfit-data";
+  wscsl::data::ensure_outfit_benchmark(outfits, {wscsl::data::OutfitPreset::Tiny, 1});
   // Two training steps on each dataset's fixture: UT-Zappos keeps every fixture triplet for
   // validation and test (a few might miss a condition); Celeb-A draws one per attribute.
   const std::map<std::string, std::string> fixture = {
-      {"polyvore_outfits",
-       " --set dataset.root=" + (dir / "outfits").string() + " --set trainer.batch_size=8"},
-      {"maryland_polyvore", " --set dataset.root=" + (dir / "outfits" / "maryland").string() +
+      {"polyvore_outfits", " --set dataset.root=" + outfits.string() +
+                               " --set dataset.generate=\"tiny\" --set trainer.batch_size=32"},
+      {"maryland_polyvore", " --set dataset.root=" + (outfits / "maryland").string() +
                                 " --set dataset.same_type_compatibility=\"\""
-                                " --set dataset.same_type_fitb=\"\" --set trainer.batch_size=8"},
+                                " --set dataset.same_type_fitb=\"\" --set trainer.batch_size=32"},
       {"ut_zappos", " --set dataset.root=" + (dir / "zappos").string() +
                         " --set dataset.train_triplets=4 --set dataset.val_triplets=0"
                         " --set dataset.test_triplets=0 --set trainer.batch_size=2"},
