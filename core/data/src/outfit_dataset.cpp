@@ -176,6 +176,12 @@ OutfitDataset::OutfitDataset(const OutfitDatasetOptions& options, TypeSpaces spa
 
 OutfitDataset::~OutfitDataset() = default;
 
+Contract OutfitDataset::contract_of(const OutfitDatasetOptions&) {
+  Contract c;
+  c.provides = {{Resource::TripletConditions}, {Resource::Outfits}, {Resource::TypePairConditions}};
+  return c;
+}
+
 DatasetInfo OutfitDataset::info() const {
   std::vector<ConditionInfo> conditions;
   for (std::size_t k = 0; k < spaces_.conditions.size(); ++k)

@@ -83,12 +83,6 @@ Schema<MarylandPolyvoreOptions> MarylandPolyvore::schema() {
   return s;
 }
 
-Contract MarylandPolyvore::contract_of(const Options&) {
-  Contract c;
-  c.provides = {{Resource::TripletConditions}, {Resource::Outfits}, {Resource::TypePairConditions}};
-  return c;
-}
-
 MarylandPolyvore::MarylandPolyvore(const Options& options)
     : OutfitDataset(options, type_spaces_of(options),
                     under_root(options.root, options.category_types)) {

@@ -33,7 +33,6 @@ class MarylandPolyvore final : public OutfitDataset {
  public:
   using Options = MarylandPolyvoreOptions;
   static Schema<Options> schema();
-  static Contract contract_of(const Options& options);
   explicit MarylandPolyvore(const Options& options);
 
  protected:

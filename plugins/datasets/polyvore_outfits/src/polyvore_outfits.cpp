@@ -100,12 +100,6 @@ Schema<PolyvoreOutfitsOptions> PolyvoreOutfits::schema() {
   return s;
 }
 
-Contract PolyvoreOutfits::contract_of(const Options&) {
-  Contract c;
-  c.provides = {{Resource::TripletConditions}, {Resource::Outfits}, {Resource::TypePairConditions}};
-  return c;
-}
-
 // The type spaces are read here, so `wscsl check` reports a missing or malformed file.
 PolyvoreOutfits::PolyvoreOutfits(const Options& options)
     : OutfitDataset(options, read_type_spaces(options),

@@ -39,7 +39,6 @@ class PolyvoreOutfits final : public OutfitDataset {
  public:
   using Options = PolyvoreOutfitsOptions;
   static Schema<Options> schema();
-  static Contract contract_of(const Options& options);
   explicit PolyvoreOutfits(const Options& options);
 
  protected:

@@ -77,6 +77,8 @@ class OutfitDataset : public ImageDataset {
  public:
   ~OutfitDataset() override;
   DatasetInfo info() const final;
+  // What every outfit dataset provides: triplet conditions that are type pairs, and outfits.
+  static Contract contract_of(const OutfitDatasetOptions& options);
 
   // The seed of the far items of the triplets a split holds when it loads (every epoch of
   // validation and test uses them; training draws anew per epoch).
