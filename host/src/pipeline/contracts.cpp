@@ -27,6 +27,8 @@ std::string table_of(Kind kind) {
       return "[dataset]";
     case Kind::Backbone:
       return "[backbone]";
+    case Kind::TextEncoder:
+      return "[[text_encoders]]";
     case Kind::ConditionModule:
       return "[condition_module]";
     case Kind::Loss:
@@ -41,8 +43,7 @@ std::string table_of(Kind kind) {
 std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
                                   const Registry& registry) {
   std::vector<std::string> notes;
-  for (Kind kind :
-       {Kind::Dataset, Kind::Backbone, Kind::ConditionModule, Kind::Loss, Kind::Evaluator}) {
+  for (Kind kind : kAllKinds) {
     std::vector<std::string> types;
     for (const RegisteredComponent* c : registry.of_kind(kind))
       if (c->factory.default_contract.provides_resource(need.resource, need.name))

@@ -10,3 +10,4 @@
 #include "wscsl/plugin/loss.hpp"
 #include "wscsl/plugin/macros.hpp"
 #include "wscsl/plugin/registrar.hpp"
+#include "wscsl/plugin/text_encoder.hpp"

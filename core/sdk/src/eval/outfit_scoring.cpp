@@ -115,11 +115,7 @@ torch::Tensor PairScorer::distances(const ItemPairs& pairs) const {
   for (std::int64_t begin = 0; begin < total; begin += batch_size_) {
     const std::int64_t end = std::min(total, begin + batch_size_);
     const torch::Tensor u = first.slice(0, begin, end), v = second.slice(0, begin, end);
-    TripletInput in;
-    in.phi_anchor = table_.phi.index_select(0, u).to(device);
-    in.phi_close = in.phi_far = table_.phi.index_select(0, v).to(device);
-    in.psi_anchor = table_.psi.index_select(0, u).to(device);
-    in.psi_close = in.psi_far = table_.psi.index_select(0, v).to(device);
+    TripletInput in = table_.gather(u, v, v).to(device);
     if (conditioned) in.conditions = conditions.slice(0, begin, end).to(device);
     parts.push_back(module_.score(in).fused_close.to(torch::kCPU).to(torch::kDouble));
   }

@@ -51,13 +51,7 @@ ConditionAccuracy accuracy_by_condition(const torch::Tensor& correctness,
 TripletInput gather_triplets(const EmbeddingTable& table, const torch::Tensor& triplet_indices) {
   const torch::Tensor t = table.triplets.index_select(0, triplet_indices);
   const torch::Tensor a = t.select(1, 0), p = t.select(1, 1), n = t.select(1, 2);
-  TripletInput in;
-  in.phi_anchor = table.phi.index_select(0, a);
-  in.phi_close = table.phi.index_select(0, p);
-  in.phi_far = table.phi.index_select(0, n);
-  in.psi_anchor = table.psi.index_select(0, a);
-  in.psi_close = table.psi.index_select(0, p);
-  in.psi_far = table.psi.index_select(0, n);
+  TripletInput in = table.gather(a, p, n);
   if (table.conditions.defined()) in.conditions = table.conditions.index_select(0, triplet_indices);
   return in;
 }

@@ -14,6 +14,10 @@ std::string resource_name(Resource resource) {
       return "outfits";
     case Resource::TypePairConditions:
       return "type_pair_conditions";
+    case Resource::ItemText:
+      return "item_text";
+    case Resource::TextFeatures:
+      return "text_features";
     case Resource::GaussianPosterior:
       return "gaussian_posterior";
     case Resource::AuxTerm:
@@ -38,6 +42,10 @@ std::string describe_resource(Resource resource, const std::string& name) {
       return "outfits (item types, compatibility lines, fill-in-the-blank questions)";
     case Resource::TypePairConditions:
       return "triplet conditions that are the type pairs of the items";
+    case Resource::ItemText:
+      return fmt::format("the text field '{}' of every item", name);
+    case Resource::TextFeatures:
+      return fmt::format("the features of the text encoder '{}'", name);
     case Resource::GaussianPosterior:
       return "a Gaussian posterior [μ, log σ²] as φ (a VAE encoder backbone)";
     case Resource::AuxTerm:

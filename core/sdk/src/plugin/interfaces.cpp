@@ -10,6 +10,7 @@
 #include "wscsl/plugin/evaluator.hpp"
 #include "wscsl/plugin/loss.hpp"
 #include "wscsl/plugin/registrar.hpp"
+#include "wscsl/plugin/text_encoder.hpp"
 #include "wscsl/util/tensor_text.hpp"
 #include "wscsl/util/text.hpp"
 
@@ -32,6 +33,7 @@ Component::~Component() = default;
 Registrar::~Registrar() = default;
 Dataset::~Dataset() = default;
 Backbone::~Backbone() = default;
+TextEncoder::~TextEncoder() = default;
 ConditionModule::~ConditionModule() = default;
 Loss::~Loss() = default;
 Evaluator::~Evaluator() = default;
@@ -42,6 +44,8 @@ std::string_view kind_name(Kind kind) {
       return "dataset";
     case Kind::Backbone:
       return "backbone";
+    case Kind::TextEncoder:
+      return "text_encoder";
     case Kind::ConditionModule:
       return "condition_module";
     case Kind::Loss:
@@ -53,8 +57,7 @@ std::string_view kind_name(Kind kind) {
 }
 
 bool parse_kind(std::string_view name, Kind& kind) {
-  for (Kind k :
-       {Kind::Dataset, Kind::Backbone, Kind::ConditionModule, Kind::Loss, Kind::Evaluator}) {
+  for (Kind k : kAllKinds) {
     if (kind_name(k) == name) {
       kind = k;
       return true;
@@ -300,10 +303,41 @@ torch::Tensor Backbone::embed(const torch::Tensor& images) {
   return out;
 }
 
+TextFeatures TextFeatures::index_select(const torch::Tensor& rows) const {
+  return {features.index_select(0, rows), present.index_select(0, rows)};
+}
+
+TextFeatures TextFeatures::to(torch::Device device) const {
+  return {features.to(device), present.to(device)};
+}
+
+TextFeatures TextEncoder::encode(const std::vector<std::string>& texts) {
+  const auto b = static_cast<int64_t>(texts.size());
+  TextFeatures out = guarded(*this, "encode", [&] { return encode_impl(texts); });
+  expect_floating(*this, "the text features", out.features, {b, output_dim()});
+  torch::Tensor non_empty = torch::empty({b}, torch::kBool);
+  for (int64_t i = 0; i < b; ++i)
+    non_empty[i] = !texts[static_cast<std::size_t>(i)].empty();
+  non_empty = non_empty.to(out.features.device());
+  if (out.present.defined()) {
+    expect_shape(*this, "present", out.present, {b});
+    if (out.present.scalar_type() != torch::kBool)
+      broke_contract(*this, fmt::format("present is {}, expected bool",
+                                        dtype_and_shape_of(out.present)));
+    out.present = out.present.to(out.features.device()) & non_empty;
+  } else {
+    out.present = non_empty;
+  }
+  out.features = out.features * out.present.unsqueeze(1).to(out.features.scalar_type());
+  return out;
+}
+
 TripletInput TripletInput::reversed() const {
   TripletInput r = *this;
   std::swap(r.phi_close, r.phi_far);
   std::swap(r.psi_close, r.psi_far);
+  for (auto& [name, t] : r.texts)
+    std::swap(t.close, t.far);
   return r;
 }
 
@@ -317,6 +351,8 @@ TripletInput TripletInput::to(torch::Device device) const {
   r.psi_close = moved(psi_close);
   r.psi_far = moved(psi_far);
   r.conditions = moved(conditions);
+  for (const auto& [name, t] : texts)
+    r.texts[name] = {t.anchor.to(device), t.close.to(device), t.far.to(device)};
   return r;
 }
 
@@ -334,6 +370,10 @@ TripletScores ConditionModule::score(const TripletInput& input) {
     throw ComponentError(
         fmt::format("{} needs the condition of every triplet, and this dataset split provides none",
                     who(*this)));
+  for (const std::string& name : contract().needed_names(Resource::TextFeatures))
+    if (!input.texts.count(name))
+      throw ComponentError(fmt::format("{} needs {}, and its input has none", who(*this),
+                                       describe_resource(Resource::TextFeatures, name)));
   TripletScores s = guarded(*this, "score", [&] { return score_impl(input); });
   const int64_t k = num_embeddings();
   expect_floating(*this, "close_distances", s.close_distances, {b, k});
@@ -376,7 +416,9 @@ std::map<std::string, torch::Tensor> Loss::compute(const LossInput& input) {
     const bool met = need.resource == Resource::ReversedScores   ? input.reversed != nullptr
                      : need.resource == Resource::TrainingImages ? input.images != nullptr
                      : need.resource == Resource::AuxTerm ? input.scores.aux.count(need.name) > 0
-                                                          : true;
+                     : need.resource == Resource::TextFeatures
+                         ? input.triplets.texts.count(need.name) > 0
+                         : true;
     if (!met)
       throw ComponentError(fmt::format("{} needs {}, and its input has none", who(*this),
                                        describe_resource(need.resource, need.name)));
@@ -401,6 +443,20 @@ torch::Tensor EmbeddingTable::rows_of(const torch::Tensor& ids) const {
                     "the split's triplets and outfits reference are embedded)",
                     split));
   return rows.reshape(ids.sizes());
+}
+
+TripletInput EmbeddingTable::gather(const torch::Tensor& anchor, const torch::Tensor& close,
+                                    const torch::Tensor& far) const {
+  TripletInput in;
+  in.phi_anchor = phi.index_select(0, anchor);
+  in.phi_close = phi.index_select(0, close);
+  in.phi_far = phi.index_select(0, far);
+  in.psi_anchor = psi.index_select(0, anchor);
+  in.psi_close = psi.index_select(0, close);
+  in.psi_far = psi.index_select(0, far);
+  for (const auto& [name, t] : texts)
+    in.texts[name] = {t.index_select(anchor), t.index_select(close), t.index_select(far)};
+  return in;
 }
 
 EvalReport Evaluator::evaluate(EvalContext& context) {

@@ -8,9 +8,14 @@
 
 namespace wscsl {
 
-enum class Kind { Dataset, Backbone, ConditionModule, Loss, Evaluator };
+enum class Kind { Dataset, Backbone, TextEncoder, ConditionModule, Loss, Evaluator };
 
-// "dataset", "backbone", "condition_module", "loss", "evaluator": the spelling used in pipelines
+// Every kind, in the order a pipeline builds them.
+inline constexpr Kind kAllKinds[] = {Kind::Dataset,         Kind::Backbone, Kind::TextEncoder,
+                                     Kind::ConditionModule, Kind::Loss,     Kind::Evaluator};
+
+// "dataset", "backbone", "text_encoder", "condition_module", "loss", "evaluator": the spelling used
+// in pipelines
 // and in `wscsl describe <kind>/<type>`.
 std::string_view kind_name(Kind kind);
 bool parse_kind(std::string_view name, Kind& kind);

@@ -10,6 +10,7 @@
 #include <torch/types.h>
 
 #include "wscsl/plugin/component.hpp"
+#include "wscsl/plugin/text_encoder.hpp"
 
 namespace wscsl {
 
@@ -18,10 +19,17 @@ enum class Supervision {
   Conditioned,  // needs the condition label of every training triplet (CSN-style)
 };
 
+// The text features of a triplet's three items under one text encoder.
+struct TextTriplet {
+  TextFeatures anchor, close, far;
+};
+
 struct TripletInput {
   torch::Tensor phi_anchor, phi_close, phi_far;  // [B, D] backbone embeddings
   torch::Tensor psi_anchor, psi_close, psi_far;  // [B, K, E] from ConditionModule::embed
   torch::Tensor conditions;                      // [B] int64; defined for Conditioned modules
+  // By text encoder name: every text encoder of the pipeline (Resource::TextFeatures).
+  std::map<std::string, TextTriplet> texts;
 
   // The same triplet with close and far swapped: (anchor, far, close).
   TripletInput reversed() const;

@@ -29,6 +29,11 @@ enum class Resource {
   // (OutfitData::type_pair_conditions),
   // which a type-aware module looks up for any pair of items.
   TypePairConditions,
+  // A named text field of every item (SplitData::texts), e.g. "title": a dataset provides it.
+  ItemText,
+  // The features of a named text encoder of the pipeline ([[text_encoders]] name = ...), given to
+  // condition modules and losses in TripletInput::texts and to evaluators in EmbeddingTable::texts.
+  TextFeatures,
   // φ is a Gaussian posterior [μ, log σ²] of 2·L values (a VAE encoder backbone).
   GaussianPosterior,
   // A named per-triplet tensor in TripletScores::aux (a condition module, e.g. "mask_l1").

@@ -34,6 +34,9 @@ struct DatasetInfo {
   std::map<std::string, std::int64_t> triplet_counts;
   // The coarse item types of an outfit dataset ("tops", "shoes", ...); empty for other datasets.
   std::vector<std::string> item_types;
+  // The text fields every item of every split has (SplitData::texts), e.g. {"title", "category"};
+  // a dataset that names one also provides Resource::ItemText of that name in its contract.
+  std::vector<std::string> text_fields;
 
   std::int64_t num_conditions() const { return static_cast<std::int64_t>(conditions.size()); }
   std::vector<std::string> condition_names() const;
@@ -55,6 +58,9 @@ struct SplitData {
   at::Tensor reversed;
   // Outfit datasets only (Resource::Outfits): item types, compatibility lines, FITB questions.
   std::optional<OutfitData> outfits;
+  // Per text field of DatasetInfo::text_fields: the text of every image id ([N] strings; "" = the
+  // item has none).
+  std::map<std::string, std::vector<std::string>> texts;
 };
 
 // A split's per-image attributes and files, read without decoding any image: what

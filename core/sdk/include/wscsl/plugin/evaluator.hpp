@@ -25,10 +25,16 @@ struct EmbeddingTable {
   torch::Tensor triplets;    // [T, 3] row indices (anchor, close, far)
   torch::Tensor conditions;  // [T] condition of each triplet, or undefined
   torch::Tensor reversed;    // [T] bool, SplitData::reversed: shown reversed by the source file
+  // By text encoder name: the text features of every row (Resource::TextFeatures).
+  std::map<std::string, TextFeatures> texts;
 
   // The rows of dataset image ids (any shape, int64), e.g. of an outfit's items. Every image the
   // split's triplets and outfits reference has a row; an id without one is a ComponentError.
   torch::Tensor rows_of(const torch::Tensor& ids) const;
+  // What a condition module scores for the triplets of rows (anchor, close, far), each [B] int64:
+  // φ, ψ and the text features of those rows (no conditions).
+  TripletInput gather(const torch::Tensor& anchor, const torch::Tensor& close,
+                      const torch::Tensor& far) const;
 };
 
 struct Metric {
