@@ -130,8 +130,7 @@ void print_schema_markdown(const SchemaDescription& schema,
 }
 
 SchemaDescription host_keys_of(Kind kind) {
-  const bool listed = kind == Kind::Loss || kind == Kind::Evaluator;
-  return host_key_schema(kind, listed ? TablePlace::ListEntry : TablePlace::Single).description();
+  return host_key_schema(kind, place_of(kind)).description();
 }
 
 }  // namespace

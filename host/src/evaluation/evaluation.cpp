@@ -8,13 +8,47 @@
 
 namespace wscsl::host {
 
+namespace {
+
+// Each text encoder's features of the images `ids`; this process encodes rows [first, last).
+std::map<std::string, TextFeatures> embed_texts(const Pipeline& pipeline, const SplitData& data,
+                                                const torch::Tensor& ids, std::int64_t first,
+                                                std::int64_t last, std::int64_t batch_size,
+                                                const Communicator& comm) {
+  std::map<std::string, TextFeatures> texts;
+  const torch::Tensor rows = ids.contiguous();
+  const auto* id = rows.data_ptr<std::int64_t>();
+  for (const NamedTextEncoder& t : pipeline.text_encoders) {
+    const std::vector<std::string>& all = data.texts.at(t.field);
+    std::vector<torch::Tensor> features, present;
+    for (std::int64_t begin = first; begin < last; begin += batch_size) {
+      std::vector<std::string> batch;
+      for (std::int64_t i = begin; i < std::min(last, begin + batch_size); ++i)
+        batch.push_back(all[static_cast<std::size_t>(id[i])]);
+      const TextFeatures f = t.encoder->encode(batch);
+      features.push_back(f.features.cpu());
+      present.push_back(f.present.cpu());
+    }
+    // Presence travels as floats: the rows gathered from every process are float tensors.
+    const torch::Tensor gathered_present =
+        comm.gather_rows(present.empty() ? torch::zeros({0, 1})
+                                         : torch::cat(present).to(torch::kFloat).unsqueeze(1));
+    texts[t.name] = {comm.gather_rows(features.empty() ? torch::zeros({0, t.encoder->output_dim()})
+                                                       : torch::cat(features)),
+                     gathered_present.squeeze(1) > 0.5};
+  }
+  return texts;
+}
+
+}  // namespace
+
 EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size,
                            const Communicator& comm) {
   const SplitData& data = pipeline.dataset->split(split);
   torch::NoGradGuard no_grad;
-  const bool was_training = pipeline.backbone->is_training();
-  pipeline.backbone->eval();
-  pipeline.condition_module->eval();
+  const std::shared_ptr<torch::nn::Module> model = pipeline.model();
+  const bool was_training = model->is_training();
+  model->eval();
   EmbeddingTable table;
   table.split = split;
   // Every image the split's triplets, compatibility lines and questions reference, once, sorted.
@@ -51,10 +85,8 @@ EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::in
       comm.gather_rows(psi.empty() ? torch::zeros({0, pipeline.condition_module->num_embeddings(),
                                                    pipeline.condition_module->output_dim()})
                                    : torch::cat(psi));
-  if (was_training) {
-    pipeline.backbone->train();
-    pipeline.condition_module->train();
-  }
+  table.texts = embed_texts(pipeline, data, ids, first, last, batch_size, comm);
+  if (was_training) model->train();
   return table;
 }
 

@@ -12,8 +12,9 @@ namespace fs = std::filesystem;
 namespace wscsl::host {
 namespace {
 
-const std::vector<std::string> kSections = {"plugins", "dataset",    "backbone", "condition_module",
-                                            "losses",  "evaluators", "trainer",  "provenance"};
+const std::vector<std::string> kSections = {"plugins",       "dataset",          "backbone",
+                                            "text_encoders", "condition_module", "losses",
+                                            "evaluators",    "trainer",          "provenance"};
 
 struct PluginsOptions {
   std::vector<std::string> paths;
@@ -74,6 +75,7 @@ class Builder {
       p.backbone = std::static_pointer_cast<Backbone>(c);
       establish(facts::backbone_embedding_dim, p.backbone->embedding_dim(), *p.backbone);
     }
+    component_list(Kind::TextEncoder, "text_encoders", false);
     if (auto c = component(Kind::ConditionModule, "condition_module")) {
       p.condition_module = std::static_pointer_cast<ConditionModule>(c);
       const ConditionModule& m = *p.condition_module;
@@ -100,6 +102,7 @@ class Builder {
       std::string suggestion = closest_match(m.key, kSections);
       if (m.key == "loss") suggestion = "losses";
       if (m.key == "evaluator") suggestion = "evaluators";
+      if (m.key == "text_encoder") suggestion = "text_encoders";
       if (!suggestion.empty()) notes.push_back(fmt::format("did you mean '{}'?", suggestion));
       notes.push_back("valid sections: " + join(kSections, ", "));
       diagnostics_.error(m.key_location, fmt::format("unknown pipeline section '{}'", m.key),
@@ -201,6 +204,7 @@ class Builder {
     ConfigNode out = ConfigNode::table();
     out.set("type", ConfigNode::string(keys.type));
     if (kind == Kind::Loss) out.set("weight", ConfigNode::floating(keys.weight));
+    if (kind == Kind::TextEncoder) out.set("field", ConfigNode::string(keys.field));
     if (place == TablePlace::ListEntry && keys.name)
       out.set("name", ConfigNode::string(*keys.name));
     for (ConfigMember& m : options.members())
@@ -254,7 +258,8 @@ class Builder {
       ConfigNode resolved;
       auto built = bind_and_create(kind, TablePlace::ListEntry, table, where, keys, resolved);
       if (resolved.is_table() && !resolved.members().empty()) resolved_list.push_back(resolved);
-      const std::string name = keys.name.value_or(keys.type);
+      const std::string name =
+          keys.name.value_or(kind == Kind::TextEncoder ? keys.field : keys.type);
       if (!name.empty() && std::find(names.begin(), names.end(), name) != names.end())
         diagnostics_.error(table.location(),
                            fmt::format("{} is a second {} named '{}'; give one a distinct 'name'",
@@ -262,7 +267,10 @@ class Builder {
       names.push_back(name);
       if (!built) continue;
       Pipeline& p = built_.pipeline;
-      if (kind == Kind::Loss)
+      if (kind == Kind::TextEncoder)
+        add_text_encoder(table, where, name, keys.field,
+                         std::static_pointer_cast<TextEncoder>(built));
+      else if (kind == Kind::Loss)
         p.losses.push_back({name, keys.weight, std::static_pointer_cast<Loss>(built)});
       else
         p.evaluators.push_back({name, keys.type, std::static_pointer_cast<Evaluator>(built)});
@@ -270,6 +278,27 @@ class Builder {
     if (required && node->items().empty())
       diagnostics_.error(node->location(), fmt::format("'{}' needs at least one table", section));
     if (!resolved_list.items().empty()) resolved_.set(section, resolved_list);
+  }
+
+  // Text features live in φ's space; the encoder reads its field from the dataset and offers its
+  // features under its name, which the contract check holds the later tables to.
+  void add_text_encoder(const ConfigNode& table, const std::string& where, const std::string& name,
+                        const std::string& field, std::shared_ptr<TextEncoder> encoder) {
+    Pipeline& p = built_.pipeline;
+    if (p.backbone && encoder->output_dim() != p.backbone->embedding_dim()) {
+      diagnostics_.error(
+          table.location(),
+          fmt::format("{} ({}) gives features of {} values, and the backbone's embedding has {}: "
+                      "text features live in φ's space (set its output_dim to {})",
+                      where, encoder->label(), encoder->output_dim(), p.backbone->embedding_dim(),
+                      p.backbone->embedding_dim()));
+      return;
+    }
+    Contract contract = encoder->contract();
+    contract.needs.push_back({Resource::ItemText, field});
+    contract.provides.push_back({Resource::TextFeatures, name});
+    encoder->set_contract(std::move(contract));
+    p.text_encoders.push_back({name, field, std::move(encoder)});
   }
 
   const ConfigNode& root_;

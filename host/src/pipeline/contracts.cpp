@@ -43,6 +43,11 @@ std::string table_of(Kind kind) {
 std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
                                   const Registry& registry) {
   std::vector<std::string> notes;
+  if (need.resource == Resource::TextFeatures)
+    notes.push_back(fmt::format(
+        "add [[text_encoders]] name = \"{}\" (with the dataset text field it reads and its type) "
+        "before line {}",
+        need.name, site.location.line));
   for (Kind kind : kAllKinds) {
     std::vector<std::string> types;
     for (const RegisteredComponent* c : registry.of_kind(kind))

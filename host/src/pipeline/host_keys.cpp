@@ -9,16 +9,39 @@
 
 namespace wscsl::host {
 
+TablePlace place_of(Kind kind) {
+  switch (kind) {
+    case Kind::Dataset:
+    case Kind::Backbone:
+    case Kind::ConditionModule:
+      return TablePlace::Single;
+    case Kind::TextEncoder:
+    case Kind::Loss:
+    case Kind::Evaluator:
+      return TablePlace::ListEntry;
+  }
+  return TablePlace::Single;
+}
+
 Schema<HostKeys> host_key_schema(Kind kind, TablePlace place) {
   Schema<HostKeys> s("Keys the host reads from every component table.");
   s.field("type", &HostKeys::type, "The component type.").required();
   if (kind == Kind::Loss)
     s.field("weight", &HostKeys::weight, "Factor of this loss's terms in the total (host key).")
         .min(0.0);
-  if (place == TablePlace::ListEntry) {
+  if (kind == Kind::TextEncoder) {
+    s.field("field", &HostKeys::field,
+            "The dataset's text field this encoder reads, e.g. \"title\" (host key).")
+        .required();
+    s.field("name", &HostKeys::name,
+            "How condition modules and losses refer to this encoder's features, lower_snake_case "
+            "(host key; default: the field).");
+  } else if (place == TablePlace::ListEntry) {
     s.field("name", &HostKeys::name,
             "Prefix of this entry's metrics and log terms, lower_snake_case (host key; default: "
             "the type).");
+  }
+  if (place == TablePlace::ListEntry) {
     s.check([](const HostKeys& k, FieldChecker& check) {
       static const std::regex valid("[a-z][a-z0-9_]*");
       if (k.name && !std::regex_match(*k.name, valid))

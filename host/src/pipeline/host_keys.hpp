@@ -15,12 +15,17 @@ namespace wscsl::host {
 struct HostKeys {
   std::string type;
   double weight = 1.0;
-  std::optional<std::string> name;  // absent: the entry is named after its type
+  std::optional<std::string> name;  // absent: the entry is named after its type (a text
+                                    // encoder: after its field)
+  std::string field;                // a text encoder's dataset text field
 };
 
-// Where a component table sits: the single [dataset]-style tables, or an entry of [[losses]] or
-// [[evaluators]].
+// Where a component table sits: the single [dataset]-style tables, or an entry of [[losses]],
+// [[text_encoders]] or [[evaluators]].
 enum class TablePlace { Single, ListEntry };
+
+// Where a kind's tables sit: [dataset], [backbone] and [condition_module] are single tables.
+TablePlace place_of(Kind kind);
 
 Schema<HostKeys> host_key_schema(Kind kind, TablePlace place);
 

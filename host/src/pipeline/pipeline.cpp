@@ -13,6 +13,9 @@ namespace wscsl::host {
 std::shared_ptr<torch::nn::Module> Pipeline::model() const {
   auto root = std::make_shared<torch::nn::Module>("model");
   root->register_module("backbone", std::static_pointer_cast<torch::nn::Module>(backbone));
+  for (const NamedTextEncoder& t : text_encoders)
+    root->register_module("text_encoder_" + t.name,
+                          std::static_pointer_cast<torch::nn::Module>(t.encoder));
   root->register_module("condition_module",
                         std::static_pointer_cast<torch::nn::Module>(condition_module));
   for (std::size_t i = 0; i < losses.size(); ++i)

@@ -20,6 +20,14 @@ struct WeightedLoss {
   std::shared_ptr<Loss> loss;
 };
 
+// A [[text_encoders]] entry: the encoder of one of the dataset's text fields, under the name the
+// condition module and losses read its features by (TripletInput::texts).
+struct NamedTextEncoder {
+  std::string name;
+  std::string field;
+  std::shared_ptr<TextEncoder> encoder;
+};
+
 struct NamedEvaluator {
   std::string name;  // its table's `name`, else its type
   std::string type;
@@ -31,6 +39,7 @@ struct Pipeline {
   TrainerOptions trainer;
   std::shared_ptr<Dataset> dataset;
   std::shared_ptr<Backbone> backbone;
+  std::vector<NamedTextEncoder> text_encoders;
   std::shared_ptr<ConditionModule> condition_module;
   std::vector<WeightedLoss> losses;
   std::vector<NamedEvaluator> evaluators;
@@ -38,7 +47,7 @@ struct Pipeline {
   std::vector<const PluginRecord*> plugins;  // the plugins the components came from
   Diagnostics warnings;  // e.g. an option that has no effect, at its line; nothing failed
 
-  // The trainable state, as one module: backbone, condition_module, loss_<i>.
+  // The trainable state, as one module: backbone, text_encoder_<name>, condition_module, loss_<i>.
   std::shared_ptr<torch::nn::Module> model() const;
   // Whether any loss's contract needs `resource` (the trainer computes it only then).
   bool losses_need(Resource resource) const;

@@ -88,6 +88,14 @@ class Prober {
     rows.psi_close = psi.roll(1, 0);
     rows.psi_far = psi.roll(2, 0);
     rows.conditions = conditions();
+    TripletInput texts;
+    encode_texts(p_, made_up_texts(), texts);
+    for (const auto& [name, t] : texts.texts) {
+      const auto rolled = [&](std::int64_t by) {
+        return TextFeatures{t.anchor.features.roll(by, 0), t.anchor.present.roll(by, 0)};
+      };
+      rows.texts[name] = {t.anchor, rolled(1), rolled(2)};
+    }
     if (run_module_) p_.condition_module->score(rows);
     if (run_backbone_ || run_module_) ran_.push_back("the evaluators' inputs");
     return ran_;
@@ -121,7 +129,25 @@ class Prober {
         roles, [&](const torch::Tensor& images) { return phi_of(images); },
         [&](const torch::Tensor& phi) { return psi_of(phi); });
     in.conditions = conditions();
+    encode_texts(p_, made_up_texts(), in);
     return in;
+  }
+
+  // Texts for every field a text encoder reads: words, and an item without text in each role.
+  TripletTexts made_up_texts() const {
+    TripletTexts texts;
+    for (const NamedTextEncoder& t : p_.text_encoders) {
+      RoleTexts& roles = texts[t.field];
+      for (std::int64_t i = 0; i < kProbeTriplets; ++i) {
+        const auto text = [&](std::int64_t role) {
+          return i == role ? std::string() : fmt::format("probe text {} {}", role, i);
+        };
+        roles.anchor.push_back(text(0));
+        roles.close.push_back(text(1));
+        roles.far.push_back(text(2));
+      }
+    }
+    return texts;
   }
 
   ScoredTriplets scores(const TripletInput& in) {

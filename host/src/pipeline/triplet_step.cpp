@@ -15,6 +15,35 @@ TripletInput embed_triplets(const TripletImages& roles, const Embedder& phi, con
   return in;
 }
 
+TripletTexts triplet_texts(const Pipeline& pipeline, const SplitData& split,
+                           const torch::Tensor& ids) {
+  TripletTexts texts;
+  const torch::Tensor rows = ids.contiguous();
+  const auto* id = rows.data_ptr<std::int64_t>();
+  const std::int64_t batch = rows.size(0);
+  for (const NamedTextEncoder& t : pipeline.text_encoders) {
+    if (texts.count(t.field)) continue;
+    const std::vector<std::string>& all = split.texts.at(t.field);
+    RoleTexts& roles = texts[t.field];
+    for (std::vector<std::string>* role : {&roles.anchor, &roles.close, &roles.far})
+      role->reserve(static_cast<std::size_t>(batch));
+    for (std::int64_t i = 0; i < batch; ++i) {
+      roles.anchor.push_back(all[static_cast<std::size_t>(id[3 * i])]);
+      roles.close.push_back(all[static_cast<std::size_t>(id[3 * i + 1])]);
+      roles.far.push_back(all[static_cast<std::size_t>(id[3 * i + 2])]);
+    }
+  }
+  return texts;
+}
+
+void encode_texts(const Pipeline& pipeline, const TripletTexts& texts, TripletInput& input) {
+  for (const NamedTextEncoder& t : pipeline.text_encoders) {
+    const RoleTexts& roles = texts.at(t.field);
+    input.texts[t.name] = {t.encoder->encode(roles.anchor), t.encoder->encode(roles.close),
+                           t.encoder->encode(roles.far)};
+  }
+}
+
 ScoredTriplets score_triplets(const Pipeline& pipeline, const TripletInput& input) {
   ScoredTriplets scored{pipeline.condition_module->score(input), std::nullopt};
   if (pipeline.losses_need(Resource::ReversedScores)) {

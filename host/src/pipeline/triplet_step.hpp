@@ -3,13 +3,32 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "pipeline.hpp"
 
 namespace wscsl::host {
 
 using Embedder = std::function<torch::Tensor(const torch::Tensor&)>;
+
+// The texts of a batch's triplets by role, for one dataset text field.
+struct RoleTexts {
+  std::vector<std::string> anchor, close, far;
+};
+// By dataset text field: the fields the pipeline's text encoders read.
+using TripletTexts = std::map<std::string, RoleTexts>;
+
+// The texts of the triplets `ids` ([B, 3] image ids, on the CPU) in `split`'s text fields that the
+// pipeline's text encoders read.
+TripletTexts triplet_texts(const Pipeline& pipeline, const SplitData& split,
+                           const torch::Tensor& ids);
+
+// Each text encoder's features of the triplets' items, into `input.texts` (one call per role, as
+// φ).
+void encode_texts(const Pipeline& pipeline, const TripletTexts& texts, TripletInput& input);
 
 // φ of each role by `phi` (one call per role, so that batch-norm statistics are per role as in
 // the reference code), then ψ of each by `psi`.

@@ -73,7 +73,9 @@ TripletBatch TrainingData::read(const torch::Tensor& rows, const BatchShare& sha
                                static_cast<std::uint64_t>(role * share.size + share.first)};
     return pipeline_.dataset->images("train", triplets.select(1, role).contiguous(), request);
   };
-  TripletBatch batch{{role_images(0), role_images(1), role_images(2)}, {}};
+  TripletBatch batch{{role_images(0), role_images(1), role_images(2)},
+                     {},
+                     triplet_texts(pipeline_, split_, triplets)};
   if (conditioned_) batch.conditions = split_.conditions.index_select(0, shared_rows);
   return batch;
 }

@@ -2,13 +2,12 @@
 
 #include <cmath>
 
-#include "pipeline/triplet_step.hpp"
-
 namespace wscsl::host {
 
 TripletBatch TripletBatch::to(torch::Device device) const {
   return {{images.anchor.to(device), images.close.to(device), images.far.to(device)},
-          conditions.defined() ? conditions.to(device) : conditions};
+          conditions.defined() ? conditions.to(device) : conditions,
+          texts};
 }
 
 TrainingStep::TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer)
@@ -19,6 +18,7 @@ double TrainingStep::take(const TripletBatch& batch, LossSharing& sharing) {
       batch.images, [&](const torch::Tensor& images) { return pipeline_.backbone->embed(images); },
       [&](const torch::Tensor& phi) { return pipeline_.condition_module->embed(phi); });
   in.conditions = batch.conditions;
+  encode_texts(pipeline_, batch.texts, in);
   const torch::Tensor loss =
       weighted_loss(pipeline_, in, score_triplets(pipeline_, in), batch.images);
   optimizer_.zero_grad();

@@ -7,6 +7,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "pipeline/pipeline.hpp"
+#include "pipeline/triplet_step.hpp"
 
 namespace wscsl::host {
 
@@ -15,6 +16,7 @@ namespace wscsl::host {
 struct TripletBatch {
   TripletImages images;
   torch::Tensor conditions;  // [B] int64, or undefined
+  TripletTexts texts;        // the fields the pipeline's text encoders read
 
   // The same batch with every tensor on `device`.
   TripletBatch to(torch::Device device) const;

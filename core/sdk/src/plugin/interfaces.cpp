@@ -226,6 +226,20 @@ const SplitData& Dataset::split(const std::string& name) {
       broke_contract(*this, "reversed flags must be bool");
   }
   if (data.outfits) check_outfits(*this, name, *data.outfits, n, described);
+  std::set<std::string> fields(described.text_fields.begin(), described.text_fields.end());
+  for (const auto& [field, texts] : data.texts) {
+    if (!fields.erase(field))
+      broke_contract(*this, fmt::format("split '{}' has the text field '{}', which info() does "
+                                        "not declare",
+                                        name, field));
+    if (static_cast<int64_t>(texts.size()) != n)
+      broke_contract(*this, fmt::format("split '{}' has {} texts in field '{}', expected one per "
+                                        "image ({})",
+                                        name, texts.size(), field, n));
+  }
+  if (!fields.empty())
+    broke_contract(*this, fmt::format("split '{}' has no texts in the declared field '{}'", name,
+                                      *fields.begin()));
   return splits_.emplace(name, std::move(data)).first->second;
 }
 
@@ -322,8 +336,8 @@ TextFeatures TextEncoder::encode(const std::vector<std::string>& texts) {
   if (out.present.defined()) {
     expect_shape(*this, "present", out.present, {b});
     if (out.present.scalar_type() != torch::kBool)
-      broke_contract(*this, fmt::format("present is {}, expected bool",
-                                        dtype_and_shape_of(out.present)));
+      broke_contract(*this,
+                     fmt::format("present is {}, expected bool", dtype_and_shape_of(out.present)));
     out.present = out.present.to(out.features.device()) & non_empty;
   } else {
     out.present = non_empty;

@@ -1,0 +1,236 @@
+// Text in a pipeline: [[text_encoders]] entries read a dataset text field, and their features reach
+// the condition module and losses while training (TripletInput::texts) and the evaluators
+// (EmbeddingTable::texts).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "evaluation/evaluation.hpp"
+#include "pipelines.hpp"
+#include "train/training_data.hpp"
+#include "train/training_model.hpp"
+#include "train/training_step.hpp"
+#include "wscsl/config/toml.hpp"
+#include "wscsl/data/outfit_benchmark.hpp"
+#include "wscsl/testing/harness.hpp"
+
+using namespace wscsl;
+using namespace wscsl::host;
+
+namespace {
+
+// The tiny embedded outfit benchmark, written once per test process.
+const std::string& outfit_root() {
+  static const std::string root = [] {
+    static wscsl::testing::ScratchDir scratch("host_text");
+    const auto dir = scratch.path() / "outfits";
+    wscsl::data::ensure_outfit_benchmark(dir, {wscsl::data::OutfitPreset::Tiny, 1});
+    return dir.string();
+  }();
+  return root;
+}
+
+// SCE-Net's pair branch reading the items' category labels through a bag of words, with the
+// visual-semantic loss on their titles: every path text takes.
+std::string text_pipeline(const std::string& text_encoders) {
+  return fmt::format(R"(
+[dataset]
+type = "polyvore_outfits"
+root = "{}"
+image_size = 16
+
+[backbone]
+type = "convnet"
+width = 4
+depth = 2
+embedding_dim = 8
+{}
+[condition_module]
+type = "sce_attention"
+branch = "pair"
+branch_input = "visual_text"
+text = "label"
+num_embeddings = 3
+
+[[losses]]
+type = "margin"
+margin = 0.3
+
+[[losses]]
+type = "visual_semantic"
+text = "title"
+weight = 5e-3
+
+[[evaluators]]
+type = "outfit_compatibility"
+
+[trainer]
+epochs = 1
+batch_size = 16
+optimizer = "sgd"
+momentum = 0.0
+seed = 1
+threads = 1
+)",
+                     outfit_root(), text_encoders);
+}
+
+const char* kTwoEncoders = R"(
+[[text_encoders]]
+type = "bag_of_words"
+field = "category"
+name = "label"
+
+[[text_encoders]]
+type = "bag_of_words"
+field = "title"
+)";
+
+Pipeline build(const std::string& text) {
+  return build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+}
+
+// One process alone: the loss is differentiated as it is.
+class Unshared : public LossSharing {
+ public:
+  torch::Tensor before_backward(const torch::Tensor& loss) override { return loss; }
+  double after_backward() override { return 0.0; }
+};
+
+std::string check_error(const std::string& text) {
+  try {
+    build(text);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Text, EncodersAreNamedAfterTheirFieldUnlessNamed) {
+  const Pipeline p = build(text_pipeline(kTwoEncoders));
+  ASSERT_EQ(p.text_encoders.size(), 2u);
+  EXPECT_EQ(p.text_encoders[0].name, "label");
+  EXPECT_EQ(p.text_encoders[0].field, "category");
+  EXPECT_EQ(p.text_encoders[1].name, "title");
+  const ConfigNode& resolved = *p.resolved.find("text_encoders");
+  EXPECT_EQ(resolved.items()[1].find("field")->as_string(), "title");
+  // The encoders are part of the model, hence of its checkpoints.
+  bool found = false;
+  for (const auto& named : p.model()->named_parameters())
+    found = found || named.key().rfind("text_encoder_label.", 0) == 0;
+  EXPECT_TRUE(found);
+}
+
+TEST(Text, ATrainingStepEncodesEachRolesTextsAndTrainsTheEncoders) {
+  Pipeline p = build(text_pipeline(kTwoEncoders));
+  TrainingData data(p);
+  const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
+  const TripletBatch batch = data.read(rows, share_of(rows.size(0), 0, 1), 0);
+  ASSERT_EQ(batch.texts.size(), 2u);  // one entry per field read
+  const SplitData& train = p.dataset->split("train");
+  const RoleTexts& labels = batch.texts.at("category");
+  ASSERT_EQ(labels.anchor.size(), static_cast<std::size_t>(rows.size(0)));
+  // Each role's texts are its items' texts of the field.
+  for (const std::string& text : labels.close)
+    EXPECT_NE(std::find(train.texts.at("category").begin(), train.texts.at("category").end(), text),
+              train.texts.at("category").end());
+
+  TrainingModel model(p);
+  TrainingStep step(p, model.optimizer());
+  Unshared alone;
+  step.take(batch, alone);
+  for (const NamedTextEncoder& t : p.text_encoders) {
+    double gradient = 0.0;
+    for (const torch::Tensor& w : t.encoder->parameters())
+      if (w.grad().defined()) gradient += w.grad().abs().sum().item<double>();
+    EXPECT_GT(gradient, 0.0) << "text encoder '" << t.name << "' got no gradient";
+  }
+}
+
+TEST(Text, EmbeddingTablesCarryEveryEncodersFeaturesOfEveryRow) {
+  Pipeline p = build(text_pipeline(kTwoEncoders));
+  const EmbeddingTable table = embed_split(p, "test", 64);
+  const SplitData& test = p.dataset->split("test");
+  ASSERT_EQ(table.texts.size(), 2u);
+  const TextFeatures& title = table.texts.at("title");
+  const std::int64_t rows = table.image_ids.size(0);
+  ASSERT_EQ(title.features.sizes(), (std::vector<std::int64_t>{rows, 8}));
+  std::int64_t absent = 0;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::string& text =
+        test.texts.at("title")[static_cast<std::size_t>(table.image_ids[r].item<std::int64_t>())];
+    EXPECT_EQ(title.present[r].item<bool>(), !text.empty()) << "row " << r;
+    if (text.empty()) {
+      ++absent;
+      EXPECT_EQ(title.features[r].abs().sum().item<double>(), 0.0);
+    }
+  }
+  EXPECT_GT(absent, 0) << "the tiny benchmark has items without a title";
+}
+
+TEST(Text, ATextEncoderNeedsADatasetWithItsField) {
+  const std::string message = check_error(test::tiny_pipeline() + R"(
+[[text_encoders]]
+type = "bag_of_words"
+field = "title"
+)");
+  EXPECT_NE(message.find("[text_encoders.0]"), std::string::npos) << message;
+  EXPECT_NE(message.find("needs the text field 'title' of every item, which no component before "
+                         "it provides"),
+            std::string::npos)
+      << message;
+}
+
+TEST(Text, AModuleReadingTextNeedsTheEncoderItNames) {
+  const std::string message = check_error(text_pipeline(R"(
+[[text_encoders]]
+type = "bag_of_words"
+field = "title"
+)"));
+  EXPECT_NE(message.find("needs the features of the text encoder 'label'"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("add [[text_encoders]] name = \"label\""), std::string::npos) << message;
+}
+
+TEST(Text, TextFeaturesLiveInPhisSpace) {
+  const std::string message = check_error(text_pipeline(R"(
+[[text_encoders]]
+type = "bag_of_words"
+field = "category"
+name = "label"
+output_dim = 16
+
+[[text_encoders]]
+type = "bag_of_words"
+field = "title"
+)"));
+  EXPECT_NE(message.find("gives features of 16 values, and the backbone's embedding has 8"),
+            std::string::npos)
+      << message;
+}
+
+TEST(Text, AnEncoderNeedsItsFieldAndAUniqueName) {
+  const std::string missing = check_error(text_pipeline(R"(
+[[text_encoders]]
+type = "bag_of_words"
+name = "label"
+)"));
+  EXPECT_NE(missing.find("'field'"), std::string::npos) << missing;
+  const std::string twice = check_error(text_pipeline(R"(
+[[text_encoders]]
+type = "bag_of_words"
+field = "category"
+name = "label"
+
+[[text_encoders]]
+type = "bag_of_words"
+field = "title"
+name = "label"
+)"));
+  EXPECT_NE(twice.find("a second text_encoder named 'label'"), std::string::npos) << twice;
+}
