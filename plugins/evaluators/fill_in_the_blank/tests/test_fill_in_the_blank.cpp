@@ -9,24 +9,15 @@
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
+#include "wscsl/testing/outfit_eval_fixtures.hpp"
 
 using namespace wscsl;
+using wscsl::testing::ConditionPicker;
+using wscsl::testing::id_lists;
 using wscsl::testing::metric;
+using wscsl::testing::three_type_pair_conditions;
 
 namespace {
-
-IdLists id_lists(const std::vector<std::vector<std::int64_t>>& lists) {
-  std::vector<std::int64_t> offsets{0}, items;
-  for (const auto& l : lists) {
-    items.insert(items.end(), l.begin(), l.end());
-    offsets.push_back(static_cast<std::int64_t>(items.size()));
-  }
-  return {torch::tensor(offsets, torch::kLong), torch::tensor(items, torch::kLong)};
-}
-
-torch::Tensor three_type_pairs() {
-  return torch::tensor({0, 1, 2, 1, 3, 4, 2, 4, 5}, torch::kLong).reshape({3, 3});
-}
 
 struct Question {
   std::vector<std::int64_t> items;
@@ -38,7 +29,7 @@ struct Question {
 OutfitData outfits(const torch::Tensor& types, const std::vector<Question>& questions) {
   OutfitData o;
   o.item_types = types;
-  o.type_pair_conditions = three_type_pairs();
+  o.type_pair_conditions = three_type_pair_conditions();
   o.compatibility = {id_lists({}), torch::zeros({0}, torch::kLong)};
   std::vector<std::vector<std::int64_t>> items;
   std::vector<std::int64_t> candidates, answers, positions;
@@ -53,45 +44,9 @@ OutfitData outfits(const torch::Tensor& types, const std::vector<Question>& ques
   return o;
 }
 
-wscsl::testing::FixedDataset dataset(std::int64_t images, std::optional<OutfitData> o) {
-  DatasetInfo info = wscsl::testing::dataset_info({"a-a", "a-b", "a-c", "b-b", "b-c", "c-c"});
-  info.item_types = {"a", "b", "c"};
-  SplitData split;
-  split.num_images = images;
-  split.triplets = torch::zeros({0, 3}, torch::kLong);
-  split.outfits = std::move(o);
-  return wscsl::testing::FixedDataset(info, {{"test", split}});
-}
-
 EmbeddingTable table_of(const torch::Tensor& psi) {
   return wscsl::testing::make_table("test", psi, {}, {});
 }
-
-// Conditioned: the distance of a pair is the Euclidean distance of embedding `condition`.
-class ConditionPicker final : public ConditionModule {
- public:
-  ConditionPicker(std::int64_t k, std::int64_t e) : k_(k), e_(e) {}
-  std::int64_t num_embeddings() const override { return k_; }
-  std::int64_t output_dim() const override { return e_; }
-  Supervision supervision() const override { return Supervision::Conditioned; }
-
- protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override {
-    return phi.reshape({phi.size(0), k_, e_});
-  }
-  TripletScores score_impl(const TripletInput& in) override {
-    TripletScores s;
-    s.close_distances = distances(in.psi_anchor, in.psi_close);
-    s.far_distances = distances(in.psi_anchor, in.psi_far);
-    s.weights = torch::one_hot(in.conditions, k_).to(torch::kFloat);
-    s.fused_close = (s.weights * s.close_distances).sum(1);
-    s.fused_far = (s.weights * s.far_distances).sum(1);
-    return s;
-  }
-
- private:
-  std::int64_t k_, e_;
-};
 
 std::vector<std::vector<std::string>> read_tsv(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -124,7 +79,7 @@ struct LineCase {
 
 TEST(FillInTheBlank, HandComputedChoicesPerTypeAndResults) {
   const LineCase c;
-  auto data = dataset(8, outfits(c.types, c.questions));
+  auto data = wscsl::testing::three_type_outfit_dataset(8, outfits(c.types, c.questions));
   auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank",
                                             "types = [\"b\", \"c\", \"a\"]\nshown = 0");
   wscsl::testing::TableModule weak(1, 1, {1.0});
@@ -170,9 +125,9 @@ TEST(FillInTheBlank, MatchesANaiveLoop) {
     const auto* d = drawn.data_ptr<std::int64_t>();
     questions.push_back({{d, d + n}, {d + n, d + n + 4}, q % 4, 1 + q % (n + 1)});
   }
-  auto data = dataset(images, outfits(types, questions));
+  auto data = wscsl::testing::three_type_outfit_dataset(images, outfits(types, questions));
   const EmbeddingTable t = table_of(psi);
-  const torch::Tensor pair_condition = three_type_pairs();
+  const torch::Tensor pair_condition = three_type_pair_conditions();
   auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank", "shown = 0");
   for (const bool conditioned : {false, true}) {
     double correct = 0;
@@ -221,7 +176,7 @@ TEST(FillInTheBlank, MatchesANaiveLoop) {
 // one framed green, a wrong choice red.
 TEST(FillInTheBlank, PictureMarksTheRightAndTheChosenCandidate) {
   const LineCase c;
-  auto data = dataset(8, outfits(c.types, c.questions));
+  auto data = wscsl::testing::three_type_outfit_dataset(8, outfits(c.types, c.questions));
   auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank", "shown = 2\ncell = 16");
   wscsl::testing::TableModule weak(1, 1, {1.0});
   const EmbeddingTable t = table_of(c.psi);
@@ -251,7 +206,7 @@ TEST(FillInTheBlank, RefusesWhatItCannotScoreInOneSentence) {
   const EmbeddingTable t = table_of(c.psi);
   wscsl::testing::TableModule weak(1, 1, {1.0});
   const auto message = [&](const std::string& options, std::optional<OutfitData> o) {
-    auto data = dataset(8, std::move(o));
+    auto data = wscsl::testing::three_type_outfit_dataset(8, std::move(o));
     auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank", options);
     try {
       wscsl::testing::run_evaluator(*e, weak, data, t, t, false);

@@ -9,80 +9,30 @@
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
+#include "wscsl/testing/outfit_eval_fixtures.hpp"
 
 using namespace wscsl;
+using wscsl::testing::ConditionPicker;
+using wscsl::testing::id_lists;
 using wscsl::testing::metric;
+using wscsl::testing::three_type_pair_conditions;
 
 namespace {
-
-IdLists id_lists(const std::vector<std::vector<std::int64_t>>& lists) {
-  std::vector<std::int64_t> offsets{0}, items;
-  for (const auto& l : lists) {
-    items.insert(items.end(), l.begin(), l.end());
-    offsets.push_back(static_cast<std::int64_t>(items.size()));
-  }
-  return {torch::tensor(offsets, torch::kLong), torch::tensor(items, torch::kLong)};
-}
-
-// Three types and their six unordered pairs, conditions 0..5.
-torch::Tensor three_type_pairs() {
-  return torch::tensor({0, 1, 2, 1, 3, 4, 2, 4, 5}, torch::kLong).reshape({3, 3});
-}
-
-DatasetInfo outfit_info() {
-  DatasetInfo info = wscsl::testing::dataset_info({"a-a", "a-b", "a-c", "b-b", "b-c", "c-c"});
-  info.item_types = {"a", "b", "c"};
-  return info;
-}
 
 OutfitData outfits(const torch::Tensor& types, const std::vector<std::vector<std::int64_t>>& lines,
                    const std::vector<std::int64_t>& labels) {
   OutfitData o;
   o.item_types = types;
-  o.type_pair_conditions = three_type_pairs();
+  o.type_pair_conditions = three_type_pair_conditions();
   o.compatibility = {id_lists(lines), torch::tensor(labels, torch::kLong)};
   o.blanks = {id_lists({}), torch::zeros({0, 4}, torch::kLong), torch::zeros({0}, torch::kLong),
               torch::zeros({0}, torch::kLong)};
   return o;
 }
 
-wscsl::testing::FixedDataset dataset(std::int64_t images, std::optional<OutfitData> o) {
-  SplitData split;
-  split.num_images = images;
-  split.triplets = torch::zeros({0, 3}, torch::kLong);
-  split.outfits = std::move(o);
-  return wscsl::testing::FixedDataset(outfit_info(), {{"test", split}});
-}
-
 EmbeddingTable table_of(const torch::Tensor& psi) {
   return wscsl::testing::make_table("test", psi, {}, {});
 }
-
-// Conditioned: the distance of a pair is the Euclidean distance of embedding `condition`.
-class ConditionPicker final : public ConditionModule {
- public:
-  ConditionPicker(std::int64_t k, std::int64_t e) : k_(k), e_(e) {}
-  std::int64_t num_embeddings() const override { return k_; }
-  std::int64_t output_dim() const override { return e_; }
-  Supervision supervision() const override { return Supervision::Conditioned; }
-
- protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override {
-    return phi.reshape({phi.size(0), k_, e_});
-  }
-  TripletScores score_impl(const TripletInput& in) override {
-    TripletScores s;
-    s.close_distances = distances(in.psi_anchor, in.psi_close);
-    s.far_distances = distances(in.psi_anchor, in.psi_far);
-    s.weights = torch::one_hot(in.conditions, k_).to(torch::kFloat);
-    s.fused_close = (s.weights * s.close_distances).sum(1);
-    s.fused_far = (s.weights * s.far_distances).sum(1);
-    return s;
-  }
-
- private:
-  std::int64_t k_, e_;
-};
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -97,7 +47,7 @@ std::string read_text(const std::filesystem::path& path) {
 // are worked out by hand; lines 1 (compatible) and 6 (not) tie.
 TEST(OutfitCompatibility, HandComputedMeansAndAucWithATie) {
   const torch::Tensor psi = torch::tensor({0.0, 1.0, 3.0, 3.0, 10.0, 0.5}).reshape({6, 1, 1});
-  auto data = dataset(
+  auto data = wscsl::testing::three_type_outfit_dataset(
       6, outfits(torch::full({6}, -1, torch::kLong),
                  {{0, 1}, {0, 1, 5}, {2, 3, 4}, {0, 2}, {2, 4}, {1, 0}}, {1, 1, 0, 0, 1, 0}));
   // Mean distances 1, (1 + 0.5 + 0.5)/3, (0 + 7 + 7)/3, 3, 7, 1 → scores 1 − d:
@@ -155,9 +105,9 @@ TEST(OutfitCompatibility, MatchesANaiveLoop) {
     lines.emplace_back(items.data_ptr<std::int64_t>(), items.data_ptr<std::int64_t>() + n);
     labels.push_back(l % 3 == 0 ? 0 : 1);
   }
-  auto data = dataset(images, outfits(types, lines, labels));
+  auto data = wscsl::testing::three_type_outfit_dataset(images, outfits(types, lines, labels));
   const EmbeddingTable t = table_of(psi);
-  const torch::Tensor pair_condition = three_type_pairs();
+  const torch::Tensor pair_condition = three_type_pair_conditions();
   auto e = wscsl::testing::build<Evaluator>("outfit_compatibility");
   for (const bool conditioned : {false, true}) {
     std::vector<double> scores;
@@ -208,7 +158,7 @@ TEST(OutfitCompatibility, RefusesWhatItCannotScoreInOneSentence) {
   ConditionPicker conditioned(6, 2);
   wscsl::testing::TableModule weak(6, 2, {1, 0, 0, 0, 0, 0});
   const auto message = [&](ConditionModule& m, std::optional<OutfitData> o) {
-    auto data = dataset(4, std::move(o));
+    auto data = wscsl::testing::three_type_outfit_dataset(4, std::move(o));
     try {
       wscsl::testing::run_evaluator(*e, m, data, t, t, false);
     } catch (const Error& error) {

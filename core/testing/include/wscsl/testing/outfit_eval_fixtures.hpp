@@ -1,0 +1,42 @@
+// What the outfit evaluators' tests share: outfits of three item types (a, b, c) on hand-built
+// embedding tables, and a conditioned module that scores a pair under its type-pair condition.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "wscsl/plugin/condition_module.hpp"
+#include "wscsl/plugin/outfits.hpp"
+#include "wscsl/testing/fixtures.hpp"
+
+namespace wscsl::testing {
+
+// Variable-length lists of image ids in IdLists form.
+IdLists id_lists(const std::vector<std::vector<std::int64_t>>& lists);
+
+// Three types and their six unordered pairs, conditions 0..5: a-a, a-b, a-c, b-b, b-c, c-c.
+torch::Tensor three_type_pair_conditions();
+DatasetInfo three_type_outfit_info();
+
+// A dataset of `images` images whose split "test" has the outfits `outfits` (and no triplets).
+FixedDataset three_type_outfit_dataset(std::int64_t images, std::optional<OutfitData> outfits);
+
+// Conditioned: ψ is φ reshaped to [K, E], and the distance of a pair is the Euclidean distance of
+// its condition's embedding.
+class ConditionPicker final : public ConditionModule {
+ public:
+  ConditionPicker(std::int64_t k, std::int64_t e) : k_(k), e_(e) {}
+  std::int64_t num_embeddings() const override { return k_; }
+  std::int64_t output_dim() const override { return e_; }
+  Supervision supervision() const override { return Supervision::Conditioned; }
+
+ protected:
+  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  TripletScores score_impl(const TripletInput& in) override;
+
+ private:
+  std::int64_t k_, e_;
+};
+
+}  // namespace wscsl::testing
