@@ -65,7 +65,8 @@ class NpyReader {
 
   // Within the header only.
   void skip_spaces() {
-    while (pos_ < end_ && (b_[pos_] == ' ' || b_[pos_] == '\n')) ++pos_;
+    while (pos_ < end_ && (b_[pos_] == ' ' || b_[pos_] == '\n'))
+      ++pos_;
   }
   bool at(char c) {
     skip_spaces();
@@ -81,7 +82,8 @@ class NpyReader {
     const char quote = pos_ < end_ ? b_[pos_] : '\0';
     if (quote != '\'' && quote != '"') fail(pos_, "expected a quoted string in the header");
     const std::size_t close = b_.find(quote, pos_ + 1);
-    if (close == std::string::npos || close >= end_) fail(pos_, "a string in the header is not closed");
+    if (close == std::string::npos || close >= end_)
+      fail(pos_, "a string in the header is not closed");
     std::string s = b_.substr(pos_ + 1, close - pos_ - 1);
     pos_ = close + 1;
     return s;
@@ -130,8 +132,8 @@ class NpyReader {
       const std::size_t key_at = pos_;
       const std::string key = quoted();
       if (key != "descr" && key != "fortran_order" && key != "shape")
-        fail(key_at, fmt::format("unknown header key '{}'; expected descr, fortran_order and shape",
-                                 key));
+        fail(key_at,
+             fmt::format("unknown header key '{}'; expected descr, fortran_order and shape", key));
       if (out.count(key)) fail(key_at, fmt::format("the header key '{}' appears twice", key));
       expect(':', "after a key");
       out[key] = value();
@@ -153,8 +155,7 @@ class NpyReader {
       fail(pos_, fmt::format("the dtype is {}; expected '<f4' (float32) or '<f8' (float64)",
                              descr.kind == HeaderValue::Kind::Text ? "'" + descr.text + "'"
                                                                    : "not a string"));
-    if (order.kind != HeaderValue::Kind::Boolean)
-      fail(pos_, "fortran_order is not True or False");
+    if (order.kind != HeaderValue::Kind::Boolean) fail(pos_, "fortran_order is not True or False");
     if (shape.kind != HeaderValue::Kind::Tuple || shape.tuple.size() != 2 || shape.tuple[0] < 1 ||
         shape.tuple[1] < 1)
       fail(pos_, "the shape is not (N, F) with N, F ≥ 1; expected a matrix of one row per key");
@@ -163,7 +164,8 @@ class NpyReader {
     m.cols = shape.tuple[1];
     const std::size_t item = descr.text == "<f4" ? 4 : 8;
     const std::uint64_t available = b_.size() - pos_;
-    if (static_cast<std::uint64_t>(m.cols) > available / item / static_cast<std::uint64_t>(m.rows) ||
+    if (static_cast<std::uint64_t>(m.cols) >
+            available / item / static_cast<std::uint64_t>(m.rows) ||
         static_cast<std::uint64_t>(m.rows * m.cols) * item != available)
       fail(pos_, fmt::format("{} bytes of data follow the header; a ({}, {}) matrix of {} needs {}",
                              available, m.rows, m.cols, descr.text,

@@ -177,8 +177,8 @@ TextFeatureTable read_hglmm_features(const fs::path& file, std::int64_t dim) {
 std::vector<std::string> read_text_keys(const fs::path& file) {
   std::vector<std::string> keys = read_lines(file);
   if (keys.empty())
-    throw DataError(fmt::format("{}: no keys; expected the text of each row, one per line",
-                                file.string()));
+    throw DataError(
+        fmt::format("{}: no keys; expected the text of each row, one per line", file.string()));
   for (std::size_t i = 0; i < keys.size(); ++i)
     if (keys[i].empty())
       throw DataError(at_line(file, static_cast<std::int64_t>(i + 1),
