@@ -77,13 +77,14 @@ TextFeatures BagOfWords::encode_impl(const std::vector<std::string>& texts) {
   const auto b = static_cast<std::int64_t>(texts.size());
   std::vector<std::int64_t> rows, offsets;
   torch::Tensor present = torch::empty({b}, torch::kBool);
+  auto is_present = present.accessor<bool, 1>();
   offsets.reserve(texts.size());
   for (std::int64_t i = 0; i < b; ++i) {
     offsets.push_back(static_cast<std::int64_t>(rows.size()));
     const std::vector<std::string> words = tokenize(texts[static_cast<std::size_t>(i)]);
     for (const std::string& word : words)
       rows.push_back(bucket(word));
-    present[i] = !words.empty();
+    is_present[i] = !words.empty();
   }
   namespace F = torch::nn::functional;
   auto pooling = F::EmbeddingBagFuncOptions().offsets(
