@@ -18,7 +18,7 @@ cmake --build build-fuzz -j "$(nproc)" >/dev/null
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(pipeline_toml set_override csv csn_lists image_header checkpoint_manifest
-    type_pairs_pickle)
+    type_pairs_pickle hglmm_features npy_matrix)
 fi
 printf '%-22s %12s %10s %8s %8s %s\n' target executions exec/s edges corpus result
 for t in "${targets[@]}"; do

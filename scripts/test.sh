@@ -26,7 +26,8 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWSCSL_SANITIZE=address,undefined >/dev/null
 targets=(core_tests margin fashion_crb)
-for t in pipeline_toml set_override csv csn_lists image_header checkpoint_manifest type_pairs_pickle; do
+for t in pipeline_toml set_override csv csn_lists image_header checkpoint_manifest type_pairs_pickle \
+  hglmm_features npy_matrix; do
   targets+=("fuzz_$t")
 done
 cmake --build build-sanitize -j "$(nproc)" --target "${targets[@]}" >/dev/null

@@ -11,7 +11,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 KINDS = {"backbones": "backbone", "condition_modules": "condition_module", "datasets": "dataset",
-         "evaluators": "evaluator", "losses": "loss"}
+         "evaluators": "evaluator", "losses": "loss", "text_encoders": "text_encoder"}
 
 
 def describe(wscsl, plugins, what):

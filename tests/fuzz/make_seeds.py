@@ -46,6 +46,16 @@ def jpeg(width, height):
     return b"\xff\xd8" + app0 + dqt + sof + sos + b"\x12\x34\xff\x00\x56" + b"\xff\xd9"
 
 
+def npy(descr, fortran, shape, data, version=1):
+    # As np.save writes it: the header dict padded with spaces and a newline to a multiple of 64.
+    dims = ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "")
+    text = f"{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': ({dims}), }}"
+    length = 4 if version > 1 else 2
+    text += " " * ((64 - (6 + 2 + length + len(text) + 1) % 64) % 64) + "\n"
+    size = struct.pack("<I" if version > 1 else "<H", len(text))
+    return b"\x93NUMPY" + bytes([version, 0]) + size + text.encode() + data
+
+
 def sealed(archive, step):
     manifest = {
         "archive_bytes": len(archive),
@@ -103,6 +113,14 @@ def main():
     put("type_pairs_pickle", "python2",
         b"(lp0\n(S'tops'\np1\nS'bottoms'\np2\ntp3\na(g1\ng1\ntp4\na.")
     put("type_pairs_pickle", "bad", b"\x80\x04]\x94(\x8c\x04tops\x94c__builtin__\neval\n.")
+
+    put("hglmm_features", "plain", "red dress,0.5,-1,2e-3\nshoes, black, size 9,1,2,3\n\n")
+    put("hglmm_features", "released", " a b , 1 , +2 ,3 \r\nc,1,2,3\nc,1,2,3\n")
+    put("hglmm_features", "bad", "a,1,2\n,1,2,3\nb,1,x,3\na,1,2,4\nd,1,2,3,4\n")
+    put("npy_matrix", "f4", npy("<f4", False, (2, 3), struct.pack("<6f", 1, 2, 3, 4, 5, 6)))
+    put("npy_matrix", "f8_fortran", npy("<f8", True, (2, 2), struct.pack("<4d", 1, 3, 2, 4)))
+    put("npy_matrix", "version2", npy("<f4", False, (1, 1), struct.pack("<f", 1), version=2))
+    put("npy_matrix", "bad", npy("<i8", False, (3,), b"\x00" * 24))
 
 
 if __name__ == "__main__":
