@@ -118,6 +118,10 @@ OutfitCatalog MarylandPolyvore::read_catalog() {
                       read.listed_by[i], read.entries[i].index, read.entries[i].category,
                       category_file_.string(), read.entries[i].category));
     catalog.item_types.push_back(spaces().type_index(it->second));
+    // Han's items have no title or url_name: the text key is the description `name`; the
+    // release names no category, so the label is the coarse type the table gives.
+    catalog.titles.push_back(normalised_text(read.entries[i].name));
+    catalog.categories.push_back(normalised_text(it->second));
   }
   OutfitSplitSource& test = catalog.splits.at("test");
   if (same_type_compatibility_.empty()) {
