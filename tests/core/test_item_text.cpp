@@ -45,7 +45,7 @@ TEST(ItemText, NormalisationRemovesLineBreaksAndNonAsciiThenTrimsAndLowerCases) 
   EXPECT_EQ(normalised_text("Red\nShirt"), "redshirt");
   EXPECT_EQ(normalised_text(" Red shirt\n"), "red shirt");
   // Non-ASCII characters (every byte of their UTF-8) are dropped, then the ends trimmed.
-  EXPECT_EQ(normalised_text("Ma\xc3\xb1" "ana top"), "maana top");
+  EXPECT_EQ(normalised_text("Ma\u00f1ana top"), "maana top");
   EXPECT_EQ(normalised_text("\xc3\x89t\xc3\xa9 caf\xc3\xa9 \xe2\x80\x94"), "t caf");
   EXPECT_EQ(normalised_text("\t  Wide  Trousers \r\v\f"), "wide  trousers");
   // Only the ends are trimmed; a carriage return inside stays, as Python's strip() leaves it.
@@ -76,8 +76,9 @@ TEST(ItemText, CategoriesCsvGivesTheFineGrainedNameOfEveryCategoryId) {
 
 TEST(ItemText, AMalformedCategoriesCsvIsOneSentenceNamingFileAndLine) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"2,Day Dresses,all-body\n3,Shorts\n", ".csv:2: expected 3 fields (category_id, "
-                                             "fine-grained category, semantic category), found 2"},
+      {"2,Day Dresses,all-body\n3,Shorts\n",
+       ".csv:2: expected 3 fields (category_id, "
+       "fine-grained category, semantic category), found 2"},
       {"2,Day Dresses,all-body\n3,,bottoms\n", ".csv:2: the fine-grained category is empty"},
       {"2,Day Dresses,all-body\n2,Gowns,all-body\n", ".csv:2: category_id '2' is listed again"},
       {"2,\"Day Dresses,all-body\n", ".csv:1: unterminated quoted field"},

@@ -128,6 +128,36 @@ Distance random_embedding(std::uint64_t seed) {
   };
 }
 
+// 1 − the cosine of the two items' text features (text_feature of their keys); 1 when either has
+// no text.
+Distance text_distance() {
+  using Sparse = std::vector<std::pair<std::size_t, double>>;
+  auto table = std::make_shared<std::map<const BenchmarkItem*, Sparse>>();
+  auto sparse = [table](const BenchmarkItem& item) -> const Sparse& {
+    const auto [it, fresh] = table->try_emplace(&item);
+    if (fresh) {
+      const std::vector<double> f = text_feature(polyvore_text_key(item.title, item.url_name));
+      for (std::size_t k = 0; k < f.size(); ++k)
+        if (f[k] != 0) it->second.emplace_back(k, f[k]);
+    }
+    return it->second;
+  };
+  return [sparse](const BenchmarkItem& a, const BenchmarkItem& b) {
+    const Sparse &x = sparse(a), &y = sparse(b);
+    double dot = 0;
+    for (std::size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+      if (x[i].first == y[j].first) {
+        dot += x[i++].second * y[j++].second;
+      } else if (x[i].first < y[j].first) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+    return 1 - dot;
+  };
+}
+
 class TempDir {
  public:
   explicit TempDir(const std::string& tag)
@@ -391,11 +421,16 @@ TEST(OutfitBenchmarkPlan, SanityFigures) {
     }
     const Figures truth = score(plan, test, hidden);
     const Figures blind = score(plan, test, all_attributes);
+    const Figures text = score(plan, test, text_distance());
     std::printf(
         "%s test: %zu lines, %zu questions; random embedding AUC %.3f FITB %.1f%%; hidden "
-        "process AUC %.3f FITB %.1f%%; all attributes whatever the types AUC %.3f FITB %.1f%%\n",
+        "process AUC %.3f FITB %.1f%%; all attributes whatever the types AUC %.3f FITB %.1f%%; "
+        "text features AUC %.3f FITB %.1f%%\n",
         names[v], test.compatibility.size(), test.blanks.size(), random.auc, 100 * random.fitb,
-        truth.auc, 100 * truth.fitb, blind.auc, 100 * blind.fitb);
+        truth.auc, 100 * truth.fitb, blind.auc, 100 * blind.fitb, text.auc, 100 * text.fitb);
+    // The text features tell part of the style (the attribute words of the titles).
+    EXPECT_GT(text.auc, 0.6) << names[v];
+    EXPECT_GT(text.fitb, 0.3) << names[v];
     EXPECT_NEAR(random.auc, 0.5, 0.02) << names[v];
     EXPECT_NEAR(random.fitb, 0.25, 0.02) << names[v];
     EXPECT_GE(truth.auc, 0.95) << names[v];
@@ -594,7 +629,8 @@ TEST(OutfitBenchmarkFiles, TrainTextFeaturesHoldEveryTrainKeyAndNoOther) {
     const auto start = std::chrono::steady_clock::now();
     const auto features = read_text_features(folder / kTextFeatureFile);
     std::printf("%s/%s: %zu keys, %.1f MB, parsed in %.2f s\n", variant, kTextFeatureFile,
-                features.size(), static_cast<double>(fs::file_size(folder / kTextFeatureFile)) / 1e6,
+                features.size(),
+                static_cast<double>(fs::file_size(folder / kTextFeatureFile)) / 1e6,
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     std::set<std::string> train_keys, unseen;
     int fallback = 0, without_text = 0;
@@ -625,12 +661,12 @@ TEST(OutfitBenchmarkFiles, TrainTextFeaturesHoldEveryTrainKeyAndNoOther) {
       }
     }
     EXPECT_EQ(keys, train_keys) << variant;
-    EXPECT_GT(fallback, 0) << variant;      // keys from a url_name
-    EXPECT_GT(without_text, 0) << variant;  // items without text
+    EXPECT_GT(fallback, 0) << variant;         // keys from a url_name
+    EXPECT_GT(without_text, 0) << variant;     // items without text
     EXPECT_GT(unseen.size(), 10u) << variant;  // valid and test items without a feature
-    EXPECT_TRUE(std::any_of(keys.begin(), keys.end(),
-                            [](const std::string& k) { return k.find(',') != std::string::npos; }))
-        << variant;
+    EXPECT_TRUE(std::any_of(keys.begin(), keys.end(), [](const std::string& k) {
+      return k.find(',') != std::string::npos;
+    })) << variant;
     if (std::string(variant) == "nondisjoint") nondisjoint = features;
   }
   // Maryland's training items are nondisjoint's, named by their titles: all have features.

@@ -35,9 +35,8 @@ std::string polyvore_text_key(const std::string& title, const std::string& url_n
 
 std::map<std::string, std::string> read_category_names(const std::filesystem::path& file) {
   BadRows strict;
-  const CsvTable table =
-      read_headerless_csv(file, {"category_id", "fine-grained category", "semantic category"},
-                          strict);
+  const CsvTable table = read_headerless_csv(
+      file, {"category_id", "fine-grained category", "semantic category"}, strict);
   std::map<std::string, std::string> out;
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
     const std::vector<std::string>& row = table.rows[r];
@@ -53,8 +52,7 @@ std::map<std::string, std::string> read_category_names(const std::filesystem::pa
           fmt::format("category_id '{}' is listed again; expected each category once", row[0])));
   }
   if (out.empty())
-    throw DataError(
-        at_line(file, 1, "the file has no rows; expected one per category_id"));
+    throw DataError(at_line(file, 1, "the file has no rows; expected one per category_id"));
   return out;
 }
 

@@ -74,9 +74,8 @@ const char* const kTextureWords[kNumBackgrounds] = {"plain",    "striped", "pins
                                                     "bias-cut", "checked", "polka-dot"};
 const char* const kCutWords[kNumRotations] = {"classic", "asymmetric", "inverted", "sideways"};
 // Two brands are not ASCII (their keys lose those letters, as the released loader's do).
-const char* const kBrands[] = {"Aster", "Brio",    "Calla",           "Dune",
-                               "Ember", "Fjord",   "Gale",            "Halcyon",
-                               "Lumen", "Ma\xc3\xb1" "ana", "No\xc3\xab" "l"};
+const char* const kBrands[] = {"Aster", "Brio",    "Calla", "Dune",        "Ember",    "Fjord",
+                               "Gale",  "Halcyon", "Lumen", "Ma\u00f1ana", "No\u00ebl"};
 const char* const kSizes[] = {"size s", "size m", "size l"};
 
 int attribute_of(const SampleFactors& f, StyleAttribute a) {
@@ -148,7 +147,7 @@ void write_text(BenchmarkItem& item, std::uint64_t seed) {
   Rng rng(seed);
   const FineCategory& c = fine_categories()[static_cast<std::size_t>(item.category)];
   std::vector<std::string> words;
-  if (rng.uniform() < 0.4) words.emplace_back(kBrands[rng.below(std::size(kBrands))]);
+  if (rng.uniform() < 0.15) words.emplace_back(kBrands[rng.below(std::size(kBrands))]);
   if (rng.uniform() < 0.3) words.emplace_back(kCutWords[item.factors.rotation]);
   if (rng.uniform() < 0.7)
     words.emplace_back(kColorNames[static_cast<std::size_t>(item.factors.color)]);

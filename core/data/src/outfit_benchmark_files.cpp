@@ -222,25 +222,37 @@ std::string maryland_split_json(const OutfitBenchmarkPlan& plan, const SplitPlan
 
 // train_hglmm_pca6000.txt of a split: the distinct text keys of its items in the order the outfits
 // list them, each followed by its feature; "0" for every zero, 4 significant digits otherwise.
-std::string text_features_text(const OutfitBenchmarkPlan& plan, const SplitPlan& split) {
+void write_text_features(const fs::path& path, const OutfitBenchmarkPlan& plan,
+                         const SplitPlan& split) {
+  std::string zero_run;  // nearly all values are zero: they are written in runs
+  for (int k = 0; k < kTextFeatureSize; ++k)
+    zero_run += ",0";
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
   std::unordered_set<std::string> written;
-  fmt::memory_buffer out;
+  fmt::memory_buffer line;
   for (std::int64_t o : split.outfits)
     for (std::int64_t i : plan.outfits[static_cast<std::size_t>(o)].items) {
       const BenchmarkItem& item = plan.items[static_cast<std::size_t>(i)];
       const std::string key = polyvore_text_key(item.title, item.url_name);
       if (key.empty() || !written.insert(key).second) continue;
-      fmt::format_to(std::back_inserter(out), "{}", key);
-      for (double x : text_feature(key)) {
-        if (x == 0) {
-          fmt::format_to(std::back_inserter(out), ",0");
-        } else {
-          fmt::format_to(std::back_inserter(out), ",{:.4g}", x);
+      line.clear();
+      line.append(key);
+      const std::vector<double> feature = text_feature(key);
+      std::size_t zeros = 0;
+      for (std::size_t k = 0; k <= feature.size(); ++k) {
+        if (k < feature.size() && feature[k] == 0) {
+          ++zeros;
+          continue;
         }
+        line.append(zero_run.data(), zero_run.data() + 2 * zeros);
+        zeros = 0;
+        if (k < feature.size()) fmt::format_to(std::back_inserter(line), ",{:.4g}", feature[k]);
       }
-      out.push_back('\n');
+      line.push_back('\n');
+      file.write(line.data(), static_cast<std::streamsize>(line.size()));
     }
-  return fmt::to_string(out);
+  file.close();
+  if (!file) throw Error(fmt::format("{}: cannot write the file", path.string()));
 }
 
 std::vector<std::pair<std::string, std::string>> type_pairs() {
@@ -316,7 +328,7 @@ void write_benchmark(const fs::path& dir, const OutfitBenchmarkOptions& options)
       write_text_file(variant_dir / ("fill_in_blank_" + name + ".json"),
                       questions_json(plan, variant[s].blanks));
     }
-    write_text_file(variant_dir / kTextFeatureFile, text_features_text(plan, variant[0]));
+    write_text_features(variant_dir / kTextFeatureFile, plan, variant[0]);
   }
 
   const fs::path maryland = dir / "maryland";

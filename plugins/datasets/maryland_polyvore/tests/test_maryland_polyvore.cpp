@@ -148,7 +148,7 @@ TEST_F(MarylandPolyvoreTest, VasilevasSameTypeFilesResolveTheAnswerBySetId) {
 TEST_F(MarylandPolyvoreTest, TextsAreTheNormalisedNamesAndTheTypes) {
   const fs::path valid = dir_ / "valid_no_dup.json";
   json doc = json::parse(read_text_file(valid));
-  doc[0]["items"][0]["name"] = "\tNo\xc3\xab" "l Wool\nCoat ";
+  doc[0]["items"][0]["name"] = "\tNo\u00ebl Wool\nCoat ";
   doc[0]["items"][1]["name"] = "";
   wscsl::testing::write_text(valid, doc.dump());
   // Every item's name and type, by <set_id>_<index>.
@@ -206,7 +206,8 @@ TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndF
       {edit_json(train, [](json& d) { d[0]["items"][1].erase("name"); }), "train", "",
        train + ": outfit 0 (set_id '" + set0 + "'): has no items[1].name; expected a string"},
       {edit_json(train, [](json& d) { d[0]["items"][0]["name"] = 3; }), "train", "",
-       train + ": outfit 0 (set_id '" + set0 + "'): items[0].name is an integer; expected a string"},
+       train + ": outfit 0 (set_id '" + set0 +
+           "'): items[0].name is an integer; expected a string"},
       {edit_json(train, [](json& d) { d[0]["set_id"] = 5; }), "train", "",
        train + ": outfit 0: 'set_id' is an integer; expected a string"},
       {[&] {

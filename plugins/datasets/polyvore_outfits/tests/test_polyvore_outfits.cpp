@@ -289,7 +289,7 @@ TEST_F(PolyvoreOutfitsTest, PythonPicklesOfEveryProtocolAreRead) {
 TEST_F(PolyvoreOutfitsTest, TextsAreTheReleasedKeysAndTheSemanticCategories) {
   const std::string edited = fixture_.splits.at("train").outfits[0][0];
   json metadata = read_json(dir_ / "polyvore_item_metadata.json");
-  metadata[edited]["title"] = " Ma\xc3\xb1" "ana\nRed TOP, Size S \n";
+  metadata[edited]["title"] = " Ma\u00f1ana\nRed TOP, Size S \n";
   write_json(dir_ / "polyvore_item_metadata.json", metadata);
   auto d = build();
   EXPECT_EQ(d->info().text_fields, (std::vector<std::string>{"title", "category"}));
@@ -345,8 +345,7 @@ TEST_F(PolyvoreOutfitsTest, CategoriesCsvGivesTheFineGrainedCategoryLabel) {
   for (const auto& [content, expected] : cases) {
     wscsl::testing::write_text(dir_ / "categories.csv", content);
     const std::string message = load_error();
-    EXPECT_NE(message.find(expected), std::string::npos)
-        << message << "\nexpected: " << expected;
+    EXPECT_NE(message.find(expected), std::string::npos) << message << "\nexpected: " << expected;
     EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 0) << message;
   }
 }
@@ -476,7 +475,8 @@ TEST(PolyvoreOutfitsGenerated, TheTinyBenchmarkIsWrittenAndRead) {
     EXPECT_TRUE(epoch.slice(1, 0, 2).equal(train.triplets.slice(1, 0, 2)));
 
     // Every listed item's texts: its key, or none; its fine category's name from categories.csv.
-    const json metadata = json::parse(read_text_file(fs::path(root) / "polyvore_item_metadata.json"));
+    const json metadata =
+        json::parse(read_text_file(fs::path(root) / "polyvore_item_metadata.json"));
     std::map<std::string, std::string> fine;
     for (const std::string& line : read_lines(fs::path(root) / "categories.csv"))
       fine[line.substr(0, line.find(','))] =

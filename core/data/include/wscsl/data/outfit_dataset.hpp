@@ -58,7 +58,7 @@ struct OutfitSplitSource {
 
 struct OutfitCatalog {
   ImageList images;
-  std::vector<std::int64_t> item_types;             // by image id, an index of the type spaces
+  std::vector<std::int64_t> item_types;  // by image id, an index of the type spaces
   // By image id (item_text.hpp): the text key ("" = none) and the category label, the texts of
   // kTitleField and kCategoryField.
   std::vector<std::string> titles, categories;
