@@ -61,7 +61,8 @@ Schema<MarylandPolyvoreOptions> MarylandPolyvore::schema() {
       "{train,valid,test}_no_dup.json, images/<set_id>/<index>.jpg, fill_in_the_blank_test.json "
       "(answers[0] is right) and fashion-compatibility-prediction.txt, or Vasileva et al.'s "
       "same-type test files. Coarse types from a categoryid → type table; one condition per "
-      "unordered type pair.");
+      "unordered type pair. Every item's text: \"title\" (its name, normalised as Polyvore "
+      "Outfits' text key) and \"category\" (its type).");
   s.field("root", &O::root,
           "Directory holding the *_no_dup.json files, images/ and the test files.")
       .path()

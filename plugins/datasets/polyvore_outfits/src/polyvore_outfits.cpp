@@ -72,7 +72,9 @@ Schema<PolyvoreOutfitsOptions> PolyvoreOutfits::schema() {
       "polyvore_item_metadata.json, images/<item_id>.jpg and per split folder the outfits "
       "({train,valid,test}.json), typespaces.p, compatibility_<split>.txt and "
       "fill_in_blank_<split>.json. Triplets are drawn from the training outfits as the released "
-      "loader draws them, conditioned on the type pair.");
+      "loader draws them, conditioned on the type pair. Every item's text: \"title\" (the released "
+      "text key: the title, else the url_name, normalised) and \"category\" (its categories.csv "
+      "name when that file is there, else its semantic category).");
   s.field("root", &O::root,
           "Directory holding polyvore_item_metadata.json, images/, nondisjoint/ and disjoint/.")
       .path()
