@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,7 @@
 
 #include "wscsl/data/idx_reader.hpp"
 #include "wscsl/data/image_file.hpp"
+#include "wscsl/data/item_text.hpp"
 #include "wscsl/data/outfit_benchmark.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/rng.hpp"
@@ -126,6 +128,36 @@ Distance random_embedding(std::uint64_t seed) {
   };
 }
 
+// 1 − the cosine of the two items' text features (text_feature of their keys); 1 when either has
+// no text.
+Distance text_distance() {
+  using Sparse = std::vector<std::pair<std::size_t, double>>;
+  auto table = std::make_shared<std::map<const BenchmarkItem*, Sparse>>();
+  auto sparse = [table](const BenchmarkItem& item) -> const Sparse& {
+    const auto [it, fresh] = table->try_emplace(&item);
+    if (fresh) {
+      const std::vector<double> f = text_feature(polyvore_text_key(item.title, item.url_name));
+      for (std::size_t k = 0; k < f.size(); ++k)
+        if (f[k] != 0) it->second.emplace_back(k, f[k]);
+    }
+    return it->second;
+  };
+  return [sparse](const BenchmarkItem& a, const BenchmarkItem& b) {
+    const Sparse &x = sparse(a), &y = sparse(b);
+    double dot = 0;
+    for (std::size_t i = 0, j = 0; i < x.size() && j < y.size();) {
+      if (x[i].first == y[j].first) {
+        dot += x[i++].second * y[j++].second;
+      } else if (x[i].first < y[j].first) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+    return 1 - dot;
+  };
+}
+
 class TempDir {
  public:
   explicit TempDir(const std::string& tag)
@@ -217,6 +249,18 @@ TEST(OutfitBenchmarkPlan, OutfitSizesTypesAndFineCategories) {
   EXPECT_GT(titles, static_cast<int>(plan.items.size()) * 3 / 4);
   EXPECT_GT(url_only, 100);
   EXPECT_GT(none, 100);
+  // Titles that the key's normalisation changes beyond lower-casing: padded with a line break,
+  // not ASCII; and keys with commas.
+  int padded = 0, non_ascii = 0, commas = 0;
+  for (const BenchmarkItem& item : plan.items) {
+    padded += !item.title.empty() && item.title.back() == '\n';
+    non_ascii += std::any_of(item.title.begin(), item.title.end(),
+                             [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+    commas += polyvore_text_key(item.title, item.url_name).find(',') != std::string::npos;
+  }
+  EXPECT_GT(padded, 100);
+  EXPECT_GT(non_ascii, 100);
+  EXPECT_GT(commas, 100);
 }
 
 TEST(OutfitBenchmarkPlan, SplitsNondisjointSharesItemsDisjointDoesNot) {
@@ -377,11 +421,16 @@ TEST(OutfitBenchmarkPlan, SanityFigures) {
     }
     const Figures truth = score(plan, test, hidden);
     const Figures blind = score(plan, test, all_attributes);
+    const Figures text = score(plan, test, text_distance());
     std::printf(
         "%s test: %zu lines, %zu questions; random embedding AUC %.3f FITB %.1f%%; hidden "
-        "process AUC %.3f FITB %.1f%%; all attributes whatever the types AUC %.3f FITB %.1f%%\n",
+        "process AUC %.3f FITB %.1f%%; all attributes whatever the types AUC %.3f FITB %.1f%%; "
+        "text features AUC %.3f FITB %.1f%%\n",
         names[v], test.compatibility.size(), test.blanks.size(), random.auc, 100 * random.fitb,
-        truth.auc, 100 * truth.fitb, blind.auc, 100 * blind.fitb);
+        truth.auc, 100 * truth.fitb, blind.auc, 100 * blind.fitb, text.auc, 100 * text.fitb);
+    // The text features tell part of the style (the attribute words of the titles).
+    EXPECT_GT(text.auc, 0.6) << names[v];
+    EXPECT_GT(text.fitb, 0.3) << names[v];
     EXPECT_NEAR(random.auc, 0.5, 0.02) << names[v];
     EXPECT_NEAR(random.fitb, 0.25, 0.02) << names[v];
     EXPECT_GE(truth.auc, 0.95) << names[v];
@@ -534,6 +583,104 @@ TEST(OutfitBenchmarkFiles, WritesTheReleasedFormatsAndEveryIdentifierResolves) {
   const std::string types = read(maryland / "category_types.csv");
   EXPECT_EQ(types.substr(0, 16), "categoryid,type\n");
   EXPECT_NE(types.find("\n27,scarves\n"), std::string::npos);
+}
+
+namespace {
+
+// train_hglmm_pca6000.txt in the released layout: a key (which may hold commas), then 6000 numbers.
+std::map<std::string, std::vector<double>> read_text_features(const fs::path& file) {
+  std::map<std::string, std::vector<double>> out;
+  std::ifstream in(file, std::ios::binary);
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::vector<double> values(kTextFeatureSize);
+    std::size_t end = line.size();
+    for (int k = kTextFeatureSize - 1; k >= 0; --k) {
+      const std::size_t comma = line.rfind(',', end - 1);
+      EXPECT_NE(comma, std::string::npos) << file << ":" << number;
+      if (comma == std::string::npos) return out;
+      const std::string text = line.substr(comma + 1, end - comma - 1);
+      char* stop = nullptr;
+      values[static_cast<std::size_t>(k)] = std::strtod(text.c_str(), &stop);
+      EXPECT_TRUE(!text.empty() && *stop == '\0') << file << ":" << number << ": '" << text << "'";
+      end = comma;
+    }
+    const std::string key = line.substr(0, end);
+    EXPECT_FALSE(key.empty()) << file << ":" << number;
+    EXPECT_TRUE(out.emplace(key, values).second) << file << ":" << number << " repeats " << key;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(OutfitBenchmarkFiles, TrainTextFeaturesHoldEveryTrainKeyAndNoOther) {
+  const fs::path& root = tiny_root();
+  const json metadata = read_json(root / "polyvore_item_metadata.json");
+  const auto key_of = [&](const std::string& id) {
+    const json& m = metadata.at(id);
+    return polyvore_text_key(m.at("title").get<std::string>(), m.at("url_name").get<std::string>());
+  };
+  std::map<std::string, std::vector<double>> nondisjoint;
+  for (const char* variant : {"nondisjoint", "disjoint"}) {
+    const fs::path folder = root / variant;
+    const auto start = std::chrono::steady_clock::now();
+    const auto features = read_text_features(folder / kTextFeatureFile);
+    std::printf("%s/%s: %zu keys, %.1f MB, parsed in %.2f s\n", variant, kTextFeatureFile,
+                features.size(),
+                static_cast<double>(fs::file_size(folder / kTextFeatureFile)) / 1e6,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    std::set<std::string> train_keys, unseen;
+    int fallback = 0, without_text = 0;
+    for (const json& o : read_json(folder / "train.json"))
+      for (const json& i : o.at("items")) {
+        const std::string id = i.at("item_id").get<std::string>();
+        const std::string key = key_of(id);
+        if (key.empty()) {
+          ++without_text;
+          continue;
+        }
+        train_keys.insert(key);
+        fallback += metadata.at(id).at("title").get<std::string>().empty();
+      }
+    for (const char* split : {"valid", "test"})
+      for (const json& o : read_json(folder / (std::string(split) + ".json")))
+        for (const json& i : o.at("items")) {
+          const std::string key = key_of(i.at("item_id").get<std::string>());
+          if (!key.empty() && !train_keys.count(key)) unseen.insert(key);
+        }
+    std::set<std::string> keys;
+    for (const auto& [key, values] : features) {
+      keys.insert(key);
+      const std::vector<double> want = text_feature(key);
+      for (int k = 0; k < kTextFeatureSize; ++k) {
+        const auto at = static_cast<std::size_t>(k);
+        ASSERT_NEAR(values[at], want[at], 5e-4 * std::abs(want[at]) + 1e-12) << key << " " << k;
+      }
+    }
+    EXPECT_EQ(keys, train_keys) << variant;
+    EXPECT_GT(fallback, 0) << variant;         // keys from a url_name
+    EXPECT_GT(without_text, 0) << variant;     // items without text
+    EXPECT_GT(unseen.size(), 10u) << variant;  // valid and test items without a feature
+    EXPECT_TRUE(std::any_of(keys.begin(), keys.end(), [](const std::string& k) {
+      return k.find(',') != std::string::npos;
+    })) << variant;
+    if (std::string(variant) == "nondisjoint") nondisjoint = features;
+  }
+  // Maryland's training items are nondisjoint's, named by their titles: all have features.
+  EXPECT_EQ(read(root / "maryland" / kTextFeatureFile),
+            read(root / "nondisjoint" / kTextFeatureFile));
+  int named = 0;
+  for (const json& o : read_json(root / "maryland" / "train_no_dup.json"))
+    for (const json& i : o.at("items")) {
+      const std::string key = normalised_text(i.at("name").get<std::string>());
+      if (key.empty()) continue;
+      ++named;
+      EXPECT_TRUE(nondisjoint.count(key)) << key;
+    }
+  EXPECT_GT(named, 0);
 }
 
 TEST(OutfitBenchmarkFiles, TypespacesIsAPythonPickleOfAllSixtySixTypePairs) {

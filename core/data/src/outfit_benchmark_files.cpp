@@ -7,13 +7,16 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <system_error>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "wscsl/data/idx_reader.hpp"
 #include "wscsl/data/image_file.hpp"
+#include "wscsl/data/item_text.hpp"
 #include "wscsl/data/outfit_benchmark.hpp"
 #include "wscsl/error.hpp"
 
@@ -26,7 +29,7 @@ using nlohmann::json;
 constexpr const char* kStampName = "wscsl_outfit_benchmark.stamp";
 // Present only while a staging folder is being written, so a leftover one is known to be ours.
 constexpr const char* kPartialMarker = "wscsl_outfit_benchmark.partial";
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;  // 2: text keys, train_hglmm_pca6000.txt
 
 std::string stamp_text(const OutfitBenchmarkOptions& options) {
   return fmt::format("wscsl outfit benchmark {}\npreset {}\nseed {}\nfashion_mnist_root {}\n",
@@ -217,6 +220,41 @@ std::string maryland_split_json(const OutfitBenchmarkPlan& plan, const SplitPlan
   return out.dump() + "\n";
 }
 
+// train_hglmm_pca6000.txt of a split: the distinct text keys of its items in the order the outfits
+// list them, each followed by its feature; "0" for every zero, 4 significant digits otherwise.
+void write_text_features(const fs::path& path, const OutfitBenchmarkPlan& plan,
+                         const SplitPlan& split) {
+  std::string zero_run;  // nearly all values are zero: they are written in runs
+  for (int k = 0; k < kTextFeatureSize; ++k)
+    zero_run += ",0";
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  std::unordered_set<std::string> written;
+  fmt::memory_buffer line;
+  for (std::int64_t o : split.outfits)
+    for (std::int64_t i : plan.outfits[static_cast<std::size_t>(o)].items) {
+      const BenchmarkItem& item = plan.items[static_cast<std::size_t>(i)];
+      const std::string key = polyvore_text_key(item.title, item.url_name);
+      if (key.empty() || !written.insert(key).second) continue;
+      line.clear();
+      line.append(key);
+      const std::vector<double> feature = text_feature(key);
+      std::size_t zeros = 0;
+      for (std::size_t k = 0; k <= feature.size(); ++k) {
+        if (k < feature.size() && feature[k] == 0) {
+          ++zeros;
+          continue;
+        }
+        line.append(zero_run.data(), zero_run.data() + 2 * zeros);
+        zeros = 0;
+        if (k < feature.size()) fmt::format_to(std::back_inserter(line), ",{:.4g}", feature[k]);
+      }
+      line.push_back('\n');
+      file.write(line.data(), static_cast<std::streamsize>(line.size()));
+    }
+  file.close();
+  if (!file) throw Error(fmt::format("{}: cannot write the file", path.string()));
+}
+
 std::vector<std::pair<std::string, std::string>> type_pairs() {
   std::vector<std::pair<std::string, std::string>> pairs;
   for (int i = 0; i < kNumItemTypes; ++i)
@@ -253,6 +291,17 @@ void create_folder(const fs::path& dir) {
   if (ec) throw Error(fmt::format("{}: cannot create the folder ({})", dir.string(), ec.message()));
 }
 
+// A hard link where the file system allows one (half the bytes to write), else a copy.
+void link_or_copy(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::create_hard_link(from, to, ec);
+  if (ec) {
+    ec.clear();
+    fs::copy_file(from, to, ec);
+  }
+  if (ec) throw Error(fmt::format("{}: cannot write the file ({})", to.string(), ec.message()));
+}
+
 void write_benchmark(const fs::path& dir, const OutfitBenchmarkOptions& options) {
   const FashionMnistFiles source = read_fashion_mnist(options.fashion_mnist_root, "train");
   const OutfitBenchmarkPlan plan = plan_outfit_benchmark(options, source.labels.data);
@@ -279,6 +328,7 @@ void write_benchmark(const fs::path& dir, const OutfitBenchmarkOptions& options)
       write_text_file(variant_dir / ("fill_in_blank_" + name + ".json"),
                       questions_json(plan, variant[s].blanks));
     }
+    write_text_features(variant_dir / kTextFeatureFile, plan, variant[0]);
   }
 
   const fs::path maryland = dir / "maryland";
@@ -295,19 +345,12 @@ void write_benchmark(const fs::path& dir, const OutfitBenchmarkOptions& options)
       for (std::size_t p = 0; p < n; ++p) {
         const fs::path from =
             dir / "images" / (item_of(plan, {o, static_cast<int>(p)}).item_id + ".jpg");
-        const fs::path to = set_dir / (std::to_string(outfit.indices[p]) + ".jpg");
-        // A hard link where the file system allows one: half the files to write.
-        std::error_code ec;
-        fs::create_hard_link(from, to, ec);
-        if (ec) {
-          ec.clear();
-          fs::copy_file(from, to, ec);
-        }
-        if (ec)
-          throw Error(fmt::format("{}: cannot write the image ({})", to.string(), ec.message()));
+        link_or_copy(from, set_dir / (std::to_string(outfit.indices[p]) + ".jpg"));
       }
     }
   }
+  // Han's train split is nondisjoint's, so its text keys (the titles) are among nondisjoint's.
+  link_or_copy(dir / "nondisjoint" / kTextFeatureFile, maryland / kTextFeatureFile);
   write_text_file(maryland / "fill_in_the_blank_test.json",
                   questions_json(plan, plan.maryland[2].blanks));
   write_text_file(maryland / "fashion-compatibility-prediction.txt",

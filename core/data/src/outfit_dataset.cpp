@@ -178,7 +178,11 @@ OutfitDataset::~OutfitDataset() = default;
 
 Contract OutfitDataset::contract_of(const OutfitDatasetOptions&) {
   Contract c;
-  c.provides = {{Resource::TripletConditions}, {Resource::Outfits}, {Resource::TypePairConditions}};
+  c.provides = {{Resource::TripletConditions},
+                {Resource::Outfits},
+                {Resource::TypePairConditions},
+                {Resource::ItemText, kTitleField},
+                {Resource::ItemText, kCategoryField}};
   return c;
 }
 
@@ -188,6 +192,7 @@ DatasetInfo OutfitDataset::info() const {
     conditions.push_back({spaces_.condition_name(k), {}});
   DatasetInfo d = image_info(std::move(conditions), image_splits());
   d.item_types = spaces_.types;
+  d.text_fields = {kTitleField, kCategoryField};
   return d;
 }
 
@@ -267,6 +272,8 @@ SplitData OutfitDataset::read_split(const std::string& name, const ImageList& im
   o.blanks.answers = torch::tensor(answers, torch::kLong);
   o.blanks.blank_positions = torch::tensor(positions, torch::kLong);
   data.outfits = std::move(o);
+  data.texts[kTitleField] = catalog_->titles;
+  data.texts[kCategoryField] = catalog_->categories;
   samplers_[name] = std::move(sampler);
   return data;
 }

@@ -135,6 +135,7 @@ std::vector<OutfitRecord> read_outfit_split(const fs::path& file, OutfitLayout l
           break;
         case OutfitLayout::Maryland:
           entry.category = at.integer(item, "categoryid", name + ".categoryid");
+          entry.name = at.text(item, "name", name + ".name");
           break;
       }
       if (!indices.insert(entry.index).second)

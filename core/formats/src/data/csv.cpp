@@ -71,6 +71,26 @@ bool blank(const Record& r) {
   return r.fields.size() == 1 && r.fields[0].empty() && r.problem.empty();
 }
 
+// The records from `first` on as rows of `table`, whose header is set; blank lines are skipped.
+void add_rows(CsvTable& table, std::vector<Record>& all, std::size_t first, BadRows& bad) {
+  for (std::size_t i = first; i < all.size(); ++i) {
+    Record& r = all[i];
+    if (blank(r)) continue;
+    if (!r.problem.empty()) {
+      bad.reject(table.file, r.line, r.problem);
+      continue;
+    }
+    if (r.fields.size() != table.header.size()) {
+      bad.reject(table.file, r.line,
+                 fmt::format("expected {} fields ({}), found {}", table.header.size(),
+                             fmt::join(table.header, ", "), r.fields.size()));
+      continue;
+    }
+    table.rows.push_back(std::move(r.fields));
+    table.lines.push_back(r.line);
+  }
+}
+
 }  // namespace
 
 std::int64_t CsvTable::column(const std::string& name) const {
@@ -98,22 +118,17 @@ CsvTable parse_csv(const std::string& text, const std::filesystem::path& file, B
       throw DataError(at_line(file, 1, fmt::format("the header names column '{}' twice", name)));
   }
   table.header = header.fields;
-  for (std::size_t i = 1; i < all.size(); ++i) {
-    Record& r = all[i];
-    if (blank(r)) continue;
-    if (!r.problem.empty()) {
-      bad.reject(file, r.line, r.problem);
-      continue;
-    }
-    if (r.fields.size() != table.header.size()) {
-      bad.reject(file, r.line,
-                 fmt::format("expected {} fields ({}), found {}", table.header.size(),
-                             fmt::join(table.header, ", "), r.fields.size()));
-      continue;
-    }
-    table.rows.push_back(std::move(r.fields));
-    table.lines.push_back(r.line);
-  }
+  add_rows(table, all, 1, bad);
+  return table;
+}
+
+CsvTable read_headerless_csv(const std::filesystem::path& file, std::vector<std::string> columns,
+                             BadRows& bad) {
+  CsvTable table;
+  table.file = file;
+  table.header = std::move(columns);
+  std::vector<Record> all = records(read_text_file(file));
+  add_rows(table, all, 0, bad);
   return table;
 }
 

@@ -61,7 +61,8 @@ Schema<MarylandPolyvoreOptions> MarylandPolyvore::schema() {
       "{train,valid,test}_no_dup.json, images/<set_id>/<index>.jpg, fill_in_the_blank_test.json "
       "(answers[0] is right) and fashion-compatibility-prediction.txt, or Vasileva et al.'s "
       "same-type test files. Coarse types from a categoryid → type table; one condition per "
-      "unordered type pair.");
+      "unordered type pair. Every item's text: \"title\" (its name, normalised as Polyvore "
+      "Outfits' text key) and \"category\" (its type).");
   s.field("root", &O::root,
           "Directory holding the *_no_dup.json files, images/ and the test files.")
       .path()
@@ -118,6 +119,10 @@ OutfitCatalog MarylandPolyvore::read_catalog() {
                       read.listed_by[i], read.entries[i].index, read.entries[i].category,
                       category_file_.string(), read.entries[i].category));
     catalog.item_types.push_back(spaces().type_index(it->second));
+    // Han's items have no title or url_name: the text key is the description `name`; the
+    // release names no category, so the label is the coarse type the table gives.
+    catalog.titles.push_back(normalised_text(read.entries[i].name));
+    catalog.categories.push_back(normalised_text(it->second));
   }
   OutfitSplitSource& test = catalog.splits.at("test");
   if (same_type_compatibility_.empty()) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../src/maryland_polyvore.hpp"
+#include "wscsl/data/item_text.hpp"
 #include "wscsl/data/outfit_benchmark.hpp"
 #include "wscsl/data/resample.hpp"
 #include "wscsl/testing/harness.hpp"
@@ -144,6 +145,42 @@ TEST_F(MarylandPolyvoreTest, VasilevasSameTypeFilesResolveTheAnswerBySetId) {
   EXPECT_GT(std::set<std::int64_t>(answers.begin(), answers.end()).size(), 1u);
 }
 
+TEST_F(MarylandPolyvoreTest, TextsAreTheNormalisedNamesAndTheTypes) {
+  const fs::path valid = dir_ / "valid_no_dup.json";
+  json doc = json::parse(read_text_file(valid));
+  doc[0]["items"][0]["name"] = "\tNo\u00ebl Wool\nCoat ";
+  doc[0]["items"][1]["name"] = "";
+  wscsl::testing::write_text(valid, doc.dump());
+  // Every item's name and type, by <set_id>_<index>.
+  std::map<std::string, std::string> names;
+  for (const char* file : {"train_no_dup.json", "valid_no_dup.json", "test_no_dup.json"})
+    for (const json& o : json::parse(read_text_file(dir_ / file)))
+      for (const json& i : o.at("items"))
+        names[o.at("set_id").get<std::string>() + "_" + std::to_string(i.at("index").get<int>())] =
+            i.at("name").get<std::string>();
+  auto d = build();
+  EXPECT_EQ(d->info().text_fields, (std::vector<std::string>{"title", "category"}));
+  EXPECT_TRUE(d->contract().provides_resource(Resource::ItemText, "title"));
+  EXPECT_TRUE(d->contract().provides_resource(Resource::ItemText, "category"));
+  const SplitData& s = d->split("val");
+  const std::vector<std::string>& titles = s.texts.at("title");
+  const std::vector<std::string>& categories = s.texts.at("category");
+  ASSERT_EQ(static_cast<std::int64_t>(titles.size()), s.num_images);
+  ASSERT_EQ(static_cast<std::int64_t>(categories.size()), s.num_images);
+  const std::string set0 = fixture_.outfits.splits.at("val").set_ids[0];
+  const std::string first = fixture_.outfits.splits.at("val").outfits[0][0];
+  const std::string second = fixture_.outfits.splits.at("val").outfits[0][1];
+  EXPECT_EQ(titles[static_cast<std::size_t>(image(first))], "nol woolcoat");
+  EXPECT_EQ(titles[static_cast<std::size_t>(image(second))], "");
+  for (const std::string& key : fixture_.outfits.image_order) {
+    const auto id = static_cast<std::size_t>(image(key));
+    if (key != first && key != second) {
+      EXPECT_EQ(titles[id], names.at(key)) << key;  // "item <p>", already normal
+    }
+    EXPECT_EQ(categories[id], fixture_.outfits.item_type.at(key)) << key;
+  }
+}
+
 TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndField) {
   const std::string train = (dir_ / "train_no_dup.json").string();
   const std::string csv = (dir_ / "category_types.csv").string();
@@ -166,6 +203,11 @@ TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndF
       {edit_json(train, [](json& d) { d[0]["items"][1]["categoryid"] = 77; }), "train", "",
        train + " (outfit 0, set_id '" + set0 + "'): the item of index 2 has categoryid 77, which " +
            csv + " does not map to a type"},
+      {edit_json(train, [](json& d) { d[0]["items"][1].erase("name"); }), "train", "",
+       train + ": outfit 0 (set_id '" + set0 + "'): has no items[1].name; expected a string"},
+      {edit_json(train, [](json& d) { d[0]["items"][0]["name"] = 3; }), "train", "",
+       train + ": outfit 0 (set_id '" + set0 +
+           "'): items[0].name is an integer; expected a string"},
       {edit_json(train, [](json& d) { d[0]["set_id"] = 5; }), "train", "",
        train + ": outfit 0: 'set_id' is an integer; expected a string"},
       {[&] {
@@ -223,4 +265,17 @@ TEST(MarylandPolyvoreGenerated, TheTinyBenchmarksVariantIsRead) {
   EXPECT_EQ(test.blanks.answers.sum().item<std::int64_t>(), 0);
   EXPECT_GT(test.compatibility.outfits.size(), 0);
   EXPECT_GT(d->split("train").triplets.size(0), 0);
+  // Texts: every item's normalised name (the benchmark's title; some have none) and its type.
+  std::multiset<std::string> want;
+  for (const char* file : {"train_no_dup.json", "valid_no_dup.json", "test_no_dup.json"})
+    for (const json& o : json::parse(read_text_file(scratch.path() / "maryland" / file)))
+      for (const json& i : o.at("items"))
+        want.insert(normalised_text(i.at("name").get<std::string>()));
+  const auto& texts = d->split("test").texts;
+  EXPECT_EQ(std::multiset<std::string>(texts.at("title").begin(), texts.at("title").end()), want);
+  EXPECT_GT(want.count(""), 0u);
+  const std::vector<std::string>& types = d->info().item_types;
+  for (const std::string& c : texts.at("category"))
+    ASSERT_NE(std::find(types.begin(), types.end(), c), types.end()) << c;
+  EXPECT_TRUE(fs::is_regular_file(scratch.path() / "maryland" / data::kTextFeatureFile));
 }

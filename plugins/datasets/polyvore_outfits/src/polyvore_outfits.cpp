@@ -72,7 +72,9 @@ Schema<PolyvoreOutfitsOptions> PolyvoreOutfits::schema() {
       "polyvore_item_metadata.json, images/<item_id>.jpg and per split folder the outfits "
       "({train,valid,test}.json), typespaces.p, compatibility_<split>.txt and "
       "fill_in_blank_<split>.json. Triplets are drawn from the training outfits as the released "
-      "loader draws them, conditioned on the type pair.");
+      "loader draws them, conditioned on the type pair. Every item's text: \"title\" (the released "
+      "text key: the title, else the url_name, normalised) and \"category\" (its categories.csv "
+      "name when that file is there, else its semantic category).");
   s.field("root", &O::root,
           "Directory holding polyvore_item_metadata.json, images/, nondisjoint/ and disjoint/.")
       .path()
@@ -118,17 +120,36 @@ OutfitCatalog PolyvoreOutfits::read_catalog() {
     wanted_by.emplace(read.entries[i].item_id, read.listed_by[i]);
   const fs::path metadata_file = root_ / kMetadataFile;
   const std::map<std::string, ItemMetadata> metadata = read_item_metadata(metadata_file, wanted_by);
+  // The category label: the fine-grained name of categories.csv where the release's file is
+  // there, else the semantic category.
+  const fs::path categories_file = root_ / kCategoriesFile;
+  const bool fine_names = fs::is_regular_file(categories_file);
+  const std::map<std::string, std::string> category_names =
+      fine_names ? read_category_names(categories_file) : std::map<std::string, std::string>{};
   OutfitCatalog catalog = std::move(read.catalog);
   for (const OutfitEntry& entry : read.entries) {
-    const std::string& type = metadata.at(entry.item_id).semantic_category;
-    const std::int64_t t = spaces().type_index(type);
+    const ItemMetadata& item = metadata.at(entry.item_id);
+    const std::int64_t t = spaces().type_index(item.semantic_category);
     if (t < 0)
       throw DataError(
           fmt::format("{}: item '{}': 'semantic_category' is '{}', which {} does not "
                       "name; expected one of {}",
-                      metadata_file.string(), entry.item_id, type,
+                      metadata_file.string(), entry.item_id, item.semantic_category,
                       (folder_ / kTypeSpacesFile).string(), join(spaces().types, ", ")));
     catalog.item_types.push_back(t);
+    catalog.titles.push_back(polyvore_text_key(item.title, item.url_name));
+    std::string label = item.semantic_category;
+    if (fine_names) {
+      const auto it = category_names.find(item.category_id);
+      if (it == category_names.end())
+        throw DataError(fmt::format(
+            "{}: item '{}': 'category_id' is '{}', which {} does not list; expected a row "
+            "\"{},<fine-grained category>,<semantic category>\"",
+            metadata_file.string(), entry.item_id, item.category_id, categories_file.string(),
+            item.category_id));
+      label = it->second;
+    }
+    catalog.categories.push_back(normalised_text(label));
   }
   for (const std::string& split : image_splits()) {
     OutfitSplitSource& src = catalog.splits.at(split);

@@ -19,6 +19,8 @@ enum class Generate { None, Tiny, Medium };
 
 inline constexpr const char* kMetadataFile = "polyvore_item_metadata.json";
 inline constexpr const char* kTypeSpacesFile = "typespaces.p";
+// Optional: the fine-grained category names the "category" text field uses when present.
+inline constexpr const char* kCategoriesFile = "categories.csv";
 
 struct PolyvoreOutfitsOptions : OutfitDatasetOptions {
   // Not an aggregate: GCC 12 misreads `Options{}` of an aggregate with a base as uninitialized.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../src/polyvore_outfits.hpp"
+#include "wscsl/data/item_text.hpp"
 #include "wscsl/data/resample.hpp"
 #include "wscsl/data/type_pairs_pickle.hpp"
 #include "wscsl/testing/harness.hpp"
@@ -285,6 +286,70 @@ TEST_F(PolyvoreOutfitsTest, PythonPicklesOfEveryProtocolAreRead) {
   }
 }
 
+TEST_F(PolyvoreOutfitsTest, TextsAreTheReleasedKeysAndTheSemanticCategories) {
+  const std::string edited = fixture_.splits.at("train").outfits[0][0];
+  json metadata = read_json(dir_ / "polyvore_item_metadata.json");
+  metadata[edited]["title"] = " Ma\u00f1ana\nRed TOP, Size S \n";
+  write_json(dir_ / "polyvore_item_metadata.json", metadata);
+  auto d = build();
+  EXPECT_EQ(d->info().text_fields, (std::vector<std::string>{"title", "category"}));
+  EXPECT_TRUE(d->contract().provides_resource(Resource::ItemText, "title"));
+  EXPECT_TRUE(d->contract().provides_resource(Resource::ItemText, "category"));
+  for (const std::string split : {"train", "val", "test"}) {
+    const SplitData& s = d->split(split);
+    ASSERT_EQ(s.texts.size(), 2u);
+    const std::vector<std::string>& titles = s.texts.at("title");
+    const std::vector<std::string>& categories = s.texts.at("category");
+    ASSERT_EQ(static_cast<std::int64_t>(titles.size()), s.num_images);
+    ASSERT_EQ(static_cast<std::int64_t>(categories.size()), s.num_images);
+    int fallbacks = 0;
+    for (const std::string& item : fixture_.image_order) {
+      const auto id = static_cast<std::size_t>(image(item));
+      // The fixture's titles are "Title <p>", empty for every fifth item, whose url_name is
+      // "item <p>".
+      const int p = std::stoi(item) - 5000;
+      const std::string want = item == edited ? "maanared top, size s"
+                               : p % 5 == 0   ? fmt::format("item {}", p)
+                                              : fmt::format("title {}", p);
+      EXPECT_EQ(titles[id], want) << item;
+      fallbacks += p % 5 == 0;
+      EXPECT_EQ(categories[id], fixture_.item_type.at(item)) << item;
+    }
+    EXPECT_GT(fallbacks, 0);
+  }
+}
+
+TEST_F(PolyvoreOutfitsTest, CategoriesCsvGivesTheFineGrainedCategoryLabel) {
+  // The fixture's category_ids are 10 to 16.
+  std::string csv;
+  for (int c = 10; c <= 16; ++c)
+    csv += fmt::format("{},\"Fine Name, {}\",{}\n", c, c, c % 2 ? "tops" : "shoes");
+  wscsl::testing::write_text(dir_ / "categories.csv", csv);
+  const json metadata = read_json(dir_ / "polyvore_item_metadata.json");
+  auto d = build();
+  const std::vector<std::string>& categories = d->split("test").texts.at("category");
+  for (const std::string& item : fixture_.image_order)
+    EXPECT_EQ(categories[static_cast<std::size_t>(image(item))],
+              "fine name, " + metadata.at(item).at("category_id").get<std::string>())
+        << item;
+
+  const std::string file = (dir_ / "categories.csv").string();
+  const std::string without_13 = csv.substr(0, csv.find("13,")) + csv.substr(csv.find("14,"));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {without_13, (dir_ / "polyvore_item_metadata.json").string() + ": item '"},
+      {without_13, "': 'category_id' is '13', which " + file +
+                       " does not list; expected a row \"13,<fine-grained category>,"},
+      {"10,Fine Name 10\n", file + ":1: expected 3 fields"},
+      {csv + "12,Again,tops\n", file + ":8: category_id '12' is listed again"},
+  };
+  for (const auto& [content, expected] : cases) {
+    wscsl::testing::write_text(dir_ / "categories.csv", content);
+    const std::string message = load_error();
+    EXPECT_NE(message.find(expected), std::string::npos) << message << "\nexpected: " << expected;
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 0) << message;
+  }
+}
+
 // Every malformed file: one sentence naming the file, the record and the field.
 TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndField) {
   const std::string train = file("train.json").string();
@@ -408,5 +473,35 @@ TEST(PolyvoreOutfitsGenerated, TheTinyBenchmarkIsWrittenAndRead) {
     EXPECT_GT(test.outfits->blanks.questions.size(), 0);
     const at::Tensor epoch = d->epoch_triplets("train", 2, 9);
     EXPECT_TRUE(epoch.slice(1, 0, 2).equal(train.triplets.slice(1, 0, 2)));
+
+    // Every listed item's texts: its key, or none; its fine category's name from categories.csv.
+    const json metadata =
+        json::parse(read_text_file(fs::path(root) / "polyvore_item_metadata.json"));
+    std::map<std::string, std::string> fine;
+    for (const std::string& line : read_lines(fs::path(root) / "categories.csv"))
+      fine[line.substr(0, line.find(','))] =
+          line.substr(line.find(',') + 1, line.rfind(',') - line.find(',') - 1);
+    std::set<std::string> listed;
+    for (const char* file : {"train.json", "valid.json", "test.json"})
+      for (const json& o : json::parse(read_text_file(fs::path(root) / split / file)))
+        for (const json& i : o.at("items"))
+          listed.insert(i.at("item_id").get<std::string>());
+    std::multiset<std::string> want_titles, want_categories;
+    int fallbacks = 0;
+    for (const std::string& id : listed) {
+      const json& m = metadata.at(id);
+      const std::string title = m.at("title").get<std::string>();
+      want_titles.insert(polyvore_text_key(title, m.at("url_name").get<std::string>()));
+      fallbacks += title.empty() && !m.at("url_name").get<std::string>().empty();
+      want_categories.insert(normalised_text(fine.at(m.at("category_id").get<std::string>())));
+    }
+    const auto& texts = train.texts;
+    EXPECT_EQ(std::multiset<std::string>(texts.at("title").begin(), texts.at("title").end()),
+              want_titles);
+    EXPECT_EQ(std::multiset<std::string>(texts.at("category").begin(), texts.at("category").end()),
+              want_categories);
+    EXPECT_GT(fallbacks, 0);
+    EXPECT_GT(want_titles.count(""), 0u);
+    EXPECT_TRUE(fs::is_regular_file(fs::path(root) / split / "train_hglmm_pca6000.txt"));
   }
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wscsl/data/fashion_render.hpp"
@@ -131,6 +132,21 @@ struct OutfitBenchmarkPlan {
 // Draws the whole benchmark but its pixels; `labels` are the Fashion-MNIST training labels.
 OutfitBenchmarkPlan plan_outfit_benchmark(const OutfitBenchmarkOptions& options,
                                           const std::vector<std::uint8_t>& labels);
+
+// --- Text features: the stand-in for the release's HGLMM vectors (train_hglmm_pca6000.txt) -----
+
+inline constexpr int kTextFeatureSize = 6000;
+// Written in the train split's folder of both variants, one line per distinct text key of the
+// train split's items (polyvore_text_key of title and url_name): the key, a comma, and the 6000
+// values of text_feature(key), comma-separated.
+inline constexpr const char* kTextFeatureFile = "train_hglmm_pca6000.txt";
+
+// The feature of a text key, a function of its words only (not of the seed): each word (a maximal
+// run of a–z and 0–9) adds 8 values drawn from Rng(mix_seed(kTextFeatureSeed, FNV-1a-64 of the
+// word's bytes)): for each, a position below(6000), then a value 2·uniform() − 1 (a repeated
+// position adds up); the sum is L2-normalised. All zero when the key has no word.
+inline constexpr std::uint64_t kTextFeatureSeed = 0x68676c6d6d363030;
+std::vector<double> text_feature(std::string_view key);
 
 // The hidden process's dissimilarity of two items: the fraction of the attributes their two types
 // both express on which they differ (0 = as compatible as items of one outfit can be).

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "wscsl/data/image_dataset.hpp"
+#include "wscsl/data/item_text.hpp"
 #include "wscsl/data/outfit_files.hpp"
 #include "wscsl/data/outfit_triplets.hpp"
 #include "wscsl/data/outfit_types.hpp"
@@ -57,7 +58,10 @@ struct OutfitSplitSource {
 
 struct OutfitCatalog {
   ImageList images;
-  std::vector<std::int64_t> item_types;             // by image id, an index of the type spaces
+  std::vector<std::int64_t> item_types;  // by image id, an index of the type spaces
+  // By image id (item_text.hpp): the text key ("" = none) and the category label, the texts of
+  // kTitleField and kCategoryField.
+  std::vector<std::string> titles, categories;
   std::map<std::string, OutfitSplitSource> splits;  // train, val, test
 };
 
@@ -77,7 +81,8 @@ class OutfitDataset : public ImageDataset {
  public:
   ~OutfitDataset() override;
   DatasetInfo info() const final;
-  // What every outfit dataset provides: triplet conditions that are type pairs, and outfits.
+  // What every outfit dataset provides: triplet conditions that are type pairs, outfits, and the
+  // items' text fields kTitleField and kCategoryField.
   static Contract contract_of(const OutfitDatasetOptions& options);
 
   // The seed of the far items of the triplets a split holds when it loads (every epoch of

@@ -2,8 +2,8 @@
 // tensors): Polyvore Outfits (Vasileva et al. 2018) and Maryland Polyvore (Han et al. 2017).
 //
 //   <split>.json                     a list of outfits {"set_id": str, "items": [{"item_id": str
-//                                    (Polyvore Outfits) | "categoryid": int (Maryland),
-//                                    "index": int, ...}], ...}
+//                                    (Polyvore Outfits) | "categoryid": int, "name": str
+//                                    (Maryland), "index": int, ...}], ...}
 //   polyvore_item_metadata.json      {item_id: {"semantic_category": str, "title": str,
 //                                    "url_name": str, "category_id": str, ...}}
 //   compatibility_<split>.txt        "label id id ..." per line, label 1 or 0, id
@@ -34,6 +34,7 @@ enum class OutfitLayout {
 struct OutfitEntry {
   std::string item_id;        // Polyvore Outfits only
   std::int64_t category = 0;  // Maryland's `categoryid` only
+  std::string name;           // Maryland's `name` (Han's text description) only
   std::int64_t index = 0;     // the item's number in its outfit: `<set_id>_<index>` names it
 };
 

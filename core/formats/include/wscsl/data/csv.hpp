@@ -28,6 +28,12 @@ CsvTable read_csv(const std::filesystem::path& file, BadRows& bad);
 // The same for text already read (without a byte-order mark); `file` names it in messages.
 CsvTable parse_csv(const std::string& text, const std::filesystem::path& file, BadRows& bad);
 
+// A file without a header row whose records have the named `columns` (Polyvore Outfits'
+// categories.csv): `header` is `columns`, `lines` count from the file's first line, and bad rows go
+// through `bad` as in read_csv.
+CsvTable read_headerless_csv(const std::filesystem::path& file, std::vector<std::string> columns,
+                             BadRows& bad);
+
 // A field written so that read_csv gives it back: quoted when it holds a comma, quote or line
 // break.
 std::string csv_field(const std::string& value);
