@@ -308,10 +308,10 @@ TEST(SceAttention, TheContractNeedsTextFeaturesOnlyWhenTheBranchReadsText) {
        {"", "branch = \"pair\"", "assignment = \"average\"", "assignment = \"random\""})
     EXPECT_FALSE(make(options)->contract().needs_resource(Resource::TextFeatures)) << options;
   for (const char* input : {"text", "visual_text"}) {
-    const Contract& c =
-        make(fmt::format("branch_input = \"{}\"\ntext = \"titles\"", input))->contract();
-    EXPECT_EQ(c.needed_names(Resource::TextFeatures), (std::vector<std::string>{"titles"}));
-    EXPECT_TRUE(c.provides_resource(Resource::AuxTerm, "mask_l1"));
+    const auto m = make(fmt::format("branch_input = \"{}\"\ntext = \"titles\"", input));
+    EXPECT_EQ(m->contract().needed_names(Resource::TextFeatures),
+              (std::vector<std::string>{"titles"}));
+    EXPECT_TRUE(m->contract().provides_resource(Resource::AuxTerm, "mask_l1"));
   }
 }
 
