@@ -1,4 +1,5 @@
-// The shared building blocks of condition modules: distances, normalisations, CSN masks, scoring.
+// The shared building blocks of condition modules and losses: distances, normalisations, CSN masks,
+// scoring, hinges.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "wscsl/nn/batch_norm.hpp"
 #include "wscsl/nn/condition_masks.hpp"
 #include "wscsl/nn/distances.hpp"
+#include "wscsl/nn/hinge.hpp"
 #include "wscsl/nn/scoring.hpp"
 
 using namespace wscsl;
@@ -98,6 +100,23 @@ TEST(Scoring, ConditionOneHotSelectsAndRejectsUnknownConditions) {
     EXPECT_NE(std::string(e.what()).find("triplet condition 3 has no embedding"),
               std::string::npos);
   }
+}
+
+// Rows 0 and 2 kept: hinges max(0, 1 − 3 + 0.5) = 0 and max(0, 4 − 2 + 0.5) = 2.5 over 2 rows;
+// row 1 (hinge 5.5) left out and without gradient; every row kept is the plain batch mean; none
+// kept is 0.
+TEST(Hinge, MaskedHingeMeanAveragesOverTheRowsKept) {
+  const torch::Tensor close = torch::tensor({1.0f, 6.0f, 4.0f}).requires_grad_(true);
+  const torch::Tensor far = torch::tensor({3.0f, 1.0f, 2.0f});
+  torch::Tensor v = nn::masked_hinge_mean(close, far, 0.5, torch::tensor({true, false, true}));
+  EXPECT_FLOAT_EQ(v.item<float>(), 1.25f);
+  v.backward();
+  EXPECT_TRUE(torch::equal(close.grad(), torch::tensor({0.0f, 0.0f, 0.5f})));
+  EXPECT_FLOAT_EQ(
+      nn::masked_hinge_mean(close, far, 0.5, torch::ones({3}, torch::kBool)).item<float>(),
+      (0.0f + 5.5f + 2.5f) / 3);
+  EXPECT_EQ(nn::masked_hinge_mean(close, far, 0.5, torch::zeros({3}, torch::kBool)).item<float>(),
+            0.0f);
 }
 
 namespace {

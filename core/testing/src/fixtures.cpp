@@ -130,6 +130,15 @@ TripletInput random_triplets(ConditionModule& module, std::int64_t batch, std::i
   return in;
 }
 
+TextFeatures unit_text_features(const std::vector<bool>& present, std::int64_t dim) {
+  const auto b = static_cast<std::int64_t>(present.size());
+  torch::Tensor kept = torch::empty({b}, torch::kBool);
+  for (std::int64_t i = 0; i < b; ++i)
+    kept[i] = static_cast<bool>(present[static_cast<std::size_t>(i)]);
+  const torch::Tensor v = torch::randn({b, dim});
+  return {v / v.norm(2, {1}, /*keepdim=*/true) * kept.unsqueeze(1).to(torch::kFloat), kept};
+}
+
 torch::Tensor parameter(const torch::nn::Module& module, const std::string& name) {
   for (const auto& p : module.named_parameters())
     if (p.key() == name) return p.value();

@@ -45,7 +45,9 @@ std::string describe_resource(Resource resource, const std::string& name) {
     case Resource::ItemText:
       return fmt::format("the text field '{}' of every item", name);
     case Resource::TextFeatures:
-      return fmt::format("the features of the text encoder '{}'", name);
+      // Empty in the contract of default options whose text encoder is a required option.
+      return name.empty() ? "the features of the text encoder its options name"
+                          : fmt::format("the features of the text encoder '{}'", name);
     case Resource::GaussianPosterior:
       return "a Gaussian posterior [μ, log σ²] as φ (a VAE encoder backbone)";
     case Resource::AuxTerm:

@@ -5,12 +5,50 @@
 
 namespace wscsl::sce_attention {
 
+namespace {
+
+// How many members of the triplet one weight vector reads.
+std::int64_t members_read(Branch branch) {
+  switch (branch) {
+    case Branch::Triplet:
+      return 3;
+    case Branch::Pair:
+      return 2;
+  }
+  throw Error("sce_attention: unknown branch");
+}
+
+// The member's value of a triplet's three.
+template <class T>
+const T& pick(Member member, const T& anchor, const T& close, const T& far) {
+  switch (member) {
+    case Member::Anchor:
+      return anchor;
+    case Member::Close:
+      return close;
+    case Member::Far:
+      return far;
+  }
+  throw Error("sce_attention: unknown member");
+}
+
+bool reads_text(const SceAttentionOptions& o) {
+  return o.assignment == Assignment::Learned && o.branch_input != BranchInput::Visual;
+}
+
+// Σ_k w_k ψ_k: w [B, K], ψ [B, K, D] → [B, D].
+torch::Tensor fuse(const torch::Tensor& weights, const torch::Tensor& psi) {
+  return (weights.unsqueeze(2) * psi).sum(1);
+}
+
+}  // namespace
+
 Schema<SceAttentionOptions> SceAttention::schema() {
   using O = SceAttentionOptions;
   Schema<O> s(
       "SCE-Net (Tan et al., ICCV 2019): masked embeddings ψ_k = φ ⊙ m_k and a condition-weight "
-      "branch on the triplet, fused embedding E = Σ_k w_k ψ_k, F.pairwise_distance between fused "
-      "embeddings.");
+      "branch on the triplet or on each compared pair, fused embedding E = Σ_k w_k ψ_k, "
+      "F.pairwise_distance between fused embeddings.");
   s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
       .min(1)
       .derived(facts::backbone_embedding_dim);
@@ -23,24 +61,75 @@ Schema<SceAttentionOptions> SceAttention::schema() {
           nn::mask_init_choices());
   s.field("hidden", &O::hidden, "Hidden units of the condition-weight branch (released: 32).")
       .min(1)
-      .max(kMaxLayerSize);
+      .max(kMaxLayerSize)
+      .only_when("assignment = \"learned\"",
+                 [](const O& o) { return o.assignment == Assignment::Learned; });
   s.field("normalize", &O::normalize,
-          "L2-normalise each ψ_k and each branch input as v/(‖v‖+1e-10) (released code); false "
-          "gives the paper's Eq. 1, 2 and 9 without normalisation.");
+          "L2-normalise each ψ_k and each φ the branch reads as v/(‖v‖+1e-10) (released code); "
+          "false gives the paper's Eq. 1, 2 and 9 without normalisation.");
+  s.field("branch", &O::branch,
+          "What one weight vector reads: \"triplet\" = [a; f; c], one vector for both distances "
+          "(the released UT-Zappos code); \"pair\" = the two items of each distance, w([a; c]) "
+          "fusing both images of d(a, c) and w([a; f]) those of d(a, f) (Eq. 3; the author's "
+          "outfit variant, which scores any item pair).",
+          EnumChoices<Branch>{
+              {Branch::Triplet, "triplet",
+               "w([a; f; c]) for both distances, in the reference's (anchor, far, close) order"},
+              {Branch::Pair, "pair",
+               "w([a; c]) for d(a, c), w([a; f]) for d(a, f): the anchor gets two fused "
+               "embeddings; `weights` reports w([a; c])"}})
+      .only_when("assignment = \"learned\" or \"random\"",
+                 [](const O& o) { return o.assignment != Assignment::Average; });
+  s.field("branch_input", &O::branch_input,
+          "The features of each item the branch reads: \"visual\" = φ̂ (φ normalised as "
+          "`normalize` says); \"text\" = T, the features of the text encoder `text` (Eq. 6); "
+          "\"visual_text\" = φ̂ ⊙ T (Eq. 7). Items without text have T = 0.",
+          EnumChoices<BranchInput>{
+              {BranchInput::Visual, "visual", "φ̂, the backbone embedding (Eq. 3)"},
+              {BranchInput::Text, "text", "T, the text encoder's features (Eq. 6)"},
+              {BranchInput::VisualText, "visual_text", "φ̂ ⊙ T, elementwise (Eq. 7)"}})
+      .only_when("assignment = \"learned\"",
+                 [](const O& o) { return o.assignment == Assignment::Learned; });
+  s.field("text", &O::text,
+          "The name of the text encoder ([[text_encoders]] name) whose features the branch reads; "
+          "required with branch_input = \"text\" or \"visual_text\".")
+      .only_when("assignment = \"learned\" and branch_input = \"text\" or \"visual_text\"",
+                 reads_text);
+  s.field("assignment", &O::assignment,
+          "Where the condition weights come from: \"learned\" = the branch; \"average\" = 1/K each "
+          "(the paper's Figure 3 \"average embeddings\"); \"random\" = one embedding drawn "
+          "uniformly for each weight vector at every call, in training and evaluation alike (our "
+          "reading of Figure 3's \"random assignments of image pairs to conditions\"). Average "
+          "and random create no branch layers.",
+          EnumChoices<Assignment>{
+              {Assignment::Learned, "learned", "softmax(Linear(ReLU(Linear(y)))), the branch"},
+              {Assignment::Average, "average", "w_k = 1/K"},
+              {Assignment::Random, "random",
+               "one-hot on an embedding drawn uniformly from LibTorch's generator at every call"}});
+  s.check([](const O& o, FieldChecker& c) {
+    if (reads_text(o) && !o.text)
+      c.error("text",
+              "is required with branch_input = \"text\" or \"visual_text\" and names the text "
+              "encoder whose features the branch reads");
+  });
   return s;
 }
 
-Contract SceAttention::contract_of(const Options&) {
+Contract SceAttention::contract_of(const Options& options) {
   Contract c;
   c.provides = {{Resource::AuxTerm, "mask_l1"}};
+  if (reads_text(options)) c.needs.push_back({Resource::TextFeatures, *options.text});
   return c;
 }
 
 SceAttention::SceAttention(const Options& options) : options_(options), d_(options.input_dim) {
   const std::int64_t k = options.num_embeddings;
   masks_ = register_module("masks", std::make_shared<nn::ConditionMasks>(k, d_, options.masks));
-  hidden_ = register_module("branch_hidden", torch::nn::Linear(3 * d_, options.hidden));
-  logits_ = register_module("branch_out", torch::nn::Linear(options.hidden, k));
+  if (options.assignment == Assignment::Learned) {
+    hidden_ = register_module("branch_hidden",
+                              torch::nn::Linear(members_read(options.branch) * d_, options.hidden));
+    logits_ = register_module("branch_out", torch::nn::Linear(options.hidden, k));
+  }
 }
 
 torch::Tensor SceAttention::maybe_normalize(const torch::Tensor& v) const {
@@ -55,24 +144,70 @@ torch::Tensor SceAttention::distances_impl(const torch::Tensor& psi_a, const tor
   return nn::pairwise_distance(psi_a, psi_b);
 }
 
-torch::Tensor SceAttention::condition_weights(const torch::Tensor& phi_anchor,
-                                              const torch::Tensor& phi_close,
-                                              const torch::Tensor& phi_far) {
-  const torch::Tensor input = torch::cat(
-      {maybe_normalize(phi_anchor), maybe_normalize(phi_far), maybe_normalize(phi_close)}, 1);
-  return torch::softmax(logits_->forward(torch::relu(hidden_->forward(input))), 1);
+torch::Tensor SceAttention::branch_features(const TripletInput& in, Member member) const {
+  const auto visual = [&] {
+    return maybe_normalize(pick(member, in.phi_anchor, in.phi_close, in.phi_far));
+  };
+  const auto text = [&] {
+    const TextTriplet& t = in.texts.at(*options_.text);
+    return pick(member, t.anchor, t.close, t.far).features;
+  };
+  switch (options_.branch_input) {
+    case BranchInput::Visual:
+      return visual();
+    case BranchInput::Text:
+      return text();
+    case BranchInput::VisualText:
+      return visual() * text();
+  }
+  throw Error("sce_attention: unknown branch_input");
+}
+
+torch::Tensor SceAttention::condition_weights(const TripletInput& in,
+                                              const std::vector<Member>& members) {
+  const std::int64_t b = in.phi_anchor.size(0), k = masks_->count();
+  switch (options_.assignment) {
+    case Assignment::Learned: {
+      std::vector<torch::Tensor> parts;
+      for (const Member m : members)
+        parts.push_back(branch_features(in, m));
+      return torch::softmax(logits_->forward(torch::relu(hidden_->forward(torch::cat(parts, 1)))),
+                            1);
+    }
+    case Assignment::Average:
+      return torch::full({b, k}, 1.0 / static_cast<double>(k), in.phi_anchor.options());
+    case Assignment::Random: {
+      const torch::Tensor drawn = torch::randint(
+          k, {b}, torch::TensorOptions().dtype(torch::kLong).device(in.phi_anchor.device()));
+      return torch::one_hot(drawn, k).to(in.phi_anchor.scalar_type());
+    }
+  }
+  throw Error("sce_attention: unknown assignment");
 }
 
 TripletScores SceAttention::score_impl(const TripletInput& in) {
   TripletScores s;
-  s.weights = condition_weights(in.phi_anchor, in.phi_close, in.phi_far);
-  const torch::Tensor w = s.weights.unsqueeze(2);
-  auto fuse = [&](const torch::Tensor& psi) { return (w * psi).sum(1); };
-  const torch::Tensor anchor = fuse(in.psi_anchor);
   s.close_distances = distances(in.psi_anchor, in.psi_close);
   s.far_distances = distances(in.psi_anchor, in.psi_far);
-  s.fused_close = nn::pairwise_distance(anchor, fuse(in.psi_close));
-  s.fused_far = nn::pairwise_distance(anchor, fuse(in.psi_far));
+  switch (options_.branch) {
+    case Branch::Triplet: {
+      // One vector for the triplet, read in the reference's (x, y, z) = (anchor, far, close).
+      s.weights = condition_weights(in, {Member::Anchor, Member::Far, Member::Close});
+      const torch::Tensor anchor = fuse(s.weights, in.psi_anchor);
+      s.fused_close = nn::pairwise_distance(anchor, fuse(s.weights, in.psi_close));
+      s.fused_far = nn::pairwise_distance(anchor, fuse(s.weights, in.psi_far));
+      break;
+    }
+    case Branch::Pair: {
+      // One vector per distance, from the two items it compares.
+      s.weights = condition_weights(in, {Member::Anchor, Member::Close});
+      const torch::Tensor far = condition_weights(in, {Member::Anchor, Member::Far});
+      s.fused_close =
+          nn::pairwise_distance(fuse(s.weights, in.psi_anchor), fuse(s.weights, in.psi_close));
+      s.fused_far = nn::pairwise_distance(fuse(far, in.psi_anchor), fuse(far, in.psi_far));
+      break;
+    }
+  }
   // The reference accumulates every mask's L1 norm over the batch and divides by K.
   s.aux["mask_l1"] = masks_->l1_norms().mean().expand({in.phi_anchor.size(0)});
   return s;
@@ -80,7 +215,7 @@ TripletScores SceAttention::score_impl(const TripletInput& in) {
 
 }  // namespace wscsl::sce_attention
 
-WSCSL_PLUGIN(sce_attention, "0.1.0",
+WSCSL_PLUGIN(sce_attention, "0.2.0",
              "SCE-Net masks with a condition-weight branch (Tan et al., ICCV 2019)") {
   registrar.add<wscsl::ConditionModule, wscsl::sce_attention::SceAttention>("sce_attention");
 }

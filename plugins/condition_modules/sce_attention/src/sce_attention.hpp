@@ -1,9 +1,15 @@
 // SCE-Net (Tan, Vasileva, Saenko, Plummer, ICCV 2019): K condition masks over a shared embedding
-// and a condition-weight branch that reads the whole triplet and weights the masked embeddings
-// into one fused embedding E(v) = Σ_k w_k(τ) ψ_k(v); distances are taken between fused embeddings.
+// and a condition-weight branch that weights the masked embeddings into one fused embedding
+// E(v) = Σ_k w_k ψ_k(v); distances are taken between fused embeddings. The branch reads the whole
+// triplet (the released UT-Zappos code) or the two items of each distance (the paper's Eq. 3, the
+// outfit variant), from their images, their texts or both (Eq. 6, 7); the paper's Figure 3
+// baselines replace it with uniform or random weights.
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <torch/nn/modules/linear.h>
 
@@ -12,12 +18,39 @@
 
 namespace wscsl::sce_attention {
 
+// A member of the triplet.
+enum class Member { Anchor, Close, Far };
+
+// What one weight vector is computed from.
+enum class Branch {
+  Triplet,  // w([a; f; c]) for both distances of the triplet (the released UT-Zappos code)
+  Pair,     // w([a; c]) for d(a, c) and w([a; f]) for d(a, f) (Eq. 3, the outfit variant)
+};
+
+// The per-item features the branch reads.
+enum class BranchInput {
+  Visual,      // φ̂, the (normalised) backbone embedding
+  Text,        // T, the features of a text encoder (Eq. 6)
+  VisualText,  // φ̂ ⊙ T (Eq. 7)
+};
+
+// Where the condition weights come from.
+enum class Assignment {
+  Learned,  // the branch: softmax(Linear(ReLU(Linear(y))))
+  Average,  // 1/K for every embedding (Figure 3, "average")
+  Random,   // one embedding drawn uniformly for each weight vector, at every call (Figure 3)
+};
+
 struct SceAttentionOptions {
   std::int64_t input_dim = 0;                  // D, from the backbone
   std::int64_t num_embeddings = 0;             // K (num_concepts), defaults to the conditions
   nn::MaskInit masks = nn::MaskInit::Learned;  // the README's training command uses --learned
   std::int64_t hidden = 32;
-  bool normalize = true;  // released code: v/(‖v‖+1e-10) on ψ_k and on the branch inputs
+  bool normalize = true;  // released code: v/(‖v‖+1e-10) on ψ_k and on the visual branch inputs
+  Branch branch = Branch::Triplet;
+  BranchInput branch_input = BranchInput::Visual;
+  std::optional<std::string> text;  // the text encoder; required when the branch reads text
+  Assignment assignment = Assignment::Learned;
 };
 
 class SceAttention final : public ConditionModule {
@@ -30,21 +63,24 @@ class SceAttention final : public ConditionModule {
   std::int64_t num_embeddings() const override { return masks_->count(); }
   std::int64_t output_dim() const override { return d_; }
 
-  // w(τ) [B, K]: softmax(Linear(ReLU(Linear([φ̂a; φ̂f; φ̂c])))), the reference's (x, y, z) order.
-  torch::Tensor condition_weights(const torch::Tensor& phi_anchor, const torch::Tensor& phi_close,
-                                  const torch::Tensor& phi_far);
-
  protected:
   torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  // TripletScores::weights are the weights of d(a, c): the triplet's with the triplet branch, the
+  // (anchor, close) pair's with the pair branch.
   TripletScores score_impl(const TripletInput& input) override;
   torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
 
  private:
   torch::Tensor maybe_normalize(const torch::Tensor& v) const;
+  // The branch's features of one member of the triplet, [B, D].
+  torch::Tensor branch_features(const TripletInput& in, Member member) const;
+  // The weights [B, K] of the members compared, read by the branch in this order.
+  torch::Tensor condition_weights(const TripletInput& in, const std::vector<Member>& members);
+
   Options options_;
   std::int64_t d_;
   std::shared_ptr<nn::ConditionMasks> masks_;
-  torch::nn::Linear hidden_{nullptr}, logits_{nullptr};
+  torch::nn::Linear hidden_{nullptr}, logits_{nullptr};  // only with assignment = learned
 };
 
 }  // namespace wscsl::sce_attention

@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
 
@@ -8,23 +13,113 @@ using wscsl::testing::parameter;
 
 namespace {
 
+// K = 3 masks over D = 5.
+constexpr std::int64_t kK = 3, kD = 5;
+// float32 rounding of O(1) values (relative 6e-8) through two small layers, a softmax and a norm
+// stays far below this; a wrong input order, member or weight changes the values by O(0.01) or
+// more.
+constexpr double kTolerance = 1e-5;
+
+using Row = std::vector<double>;
+
 std::shared_ptr<ConditionModule> make(const std::string& options) {
   return wscsl::testing::build<ConditionModule>("sce_attention", options,
-                                                wscsl::testing::facts(3, 5));
+                                                wscsl::testing::facts(kK, kD));
+}
+
+Row row(const torch::Tensor& x, std::int64_t i) {
+  Row v(static_cast<std::size_t>(x.size(1)));
+  for (std::size_t j = 0; j < v.size(); ++j)
+    v[j] = x[i][static_cast<std::int64_t>(j)].item<double>();
+  return v;
 }
 
 // x / (‖x‖ + 1e-10), or x itself.
-std::vector<double> normalised(const torch::Tensor& x, bool normalize) {
-  std::vector<double> v(static_cast<std::size_t>(x.size(0)));
+Row normalised(Row v, bool normalize) {
   double norm = 0;
-  for (std::int64_t j = 0; j < x.size(0); ++j) {
-    v[static_cast<std::size_t>(j)] = x[j].item<double>();
-    norm += v[static_cast<std::size_t>(j)] * v[static_cast<std::size_t>(j)];
-  }
+  for (double e : v)
+    norm += e * e;
   if (normalize)
     for (double& e : v)
       e /= std::sqrt(norm) + 1e-10;
   return v;
+}
+
+Row product(const Row& a, const Row& b) {
+  Row v(a.size());
+  for (std::size_t j = 0; j < a.size(); ++j)
+    v[j] = a[j] * b[j];
+  return v;
+}
+
+// softmax(W2 relu(W1 y + b1) + b2), with the module's branch layers.
+Row branch(const ConditionModule& m, const Row& y) {
+  const torch::Tensor w1 = parameter(m, "branch_hidden.weight"),
+                      b1 = parameter(m, "branch_hidden.bias"),
+                      w2 = parameter(m, "branch_out.weight"), b2 = parameter(m, "branch_out.bias");
+  EXPECT_EQ(w1.size(1), static_cast<std::int64_t>(y.size()));
+  Row hidden(static_cast<std::size_t>(w1.size(0)));
+  for (std::size_t h = 0; h < hidden.size(); ++h) {
+    double v = b1[static_cast<std::int64_t>(h)].item<double>();
+    for (std::size_t j = 0; j < y.size(); ++j)
+      v += w1[static_cast<std::int64_t>(h)][static_cast<std::int64_t>(j)].item<double>() * y[j];
+    hidden[h] = std::max(0.0, v);
+  }
+  Row w(kK);
+  double total = 0;
+  for (std::int64_t k = 0; k < kK; ++k) {
+    double v = b2[k].item<double>();
+    for (std::size_t h = 0; h < hidden.size(); ++h)
+      v += w2[k][static_cast<std::int64_t>(h)].item<double>() * hidden[h];
+    w[static_cast<std::size_t>(k)] = std::exp(v);
+    total += std::exp(v);
+  }
+  for (double& e : w)
+    e /= total;
+  return w;
+}
+
+// E = Σ_k w_k ψ_k, ψ_k = (φ ⊙ relu(m_k)) normalised.
+Row fused(const ConditionModule& m, const Row& phi, const Row& w, bool normalize) {
+  const torch::Tensor masks = torch::relu(parameter(m, "masks.weight"));
+  Row e(phi.size(), 0.0);
+  for (std::int64_t k = 0; k < kK; ++k) {
+    Row psi(phi.size());
+    for (std::size_t j = 0; j < phi.size(); ++j)
+      psi[j] = phi[j] * masks[k][static_cast<std::int64_t>(j)].item<double>();
+    psi = normalised(psi, normalize);
+    for (std::size_t j = 0; j < e.size(); ++j)
+      e[j] += w[static_cast<std::size_t>(k)] * psi[j];
+  }
+  return e;
+}
+
+// F.pairwise_distance: ‖a − b + 1e-6‖.
+double distance(const Row& a, const Row& b) {
+  double s = 0;
+  for (std::size_t j = 0; j < a.size(); ++j)
+    s += std::pow(a[j] - b[j] + 1e-6, 2);
+  return std::sqrt(s);
+}
+
+Row concat(std::initializer_list<Row> parts) {
+  Row y;
+  for (const Row& p : parts)
+    y.insert(y.end(), p.begin(), p.end());
+  return y;
+}
+
+// Texts for a batch of 6 where some items of each member have none.
+TripletInput with_texts(TripletInput in) {
+  in.texts["titles"] = {
+      wscsl::testing::unit_text_features({true, false, true, true, true, false}, kD),
+      wscsl::testing::unit_text_features({true, true, false, true, false, true}, kD),
+      wscsl::testing::unit_text_features({false, true, true, true, true, true}, kD)};
+  return in;
+}
+
+void expect_rows_sum_to_one(const TripletScores& s) {
+  EXPECT_TRUE(torch::allclose(s.weights.sum(1), torch::ones({s.weights.size(0)}), 0, kTolerance));
 }
 
 }  // namespace
@@ -33,75 +128,206 @@ TEST(SceAttention, FusedDistancesFollowANaiveLoopOverTheBranchAndTheMasks) {
   torch::manual_seed(0);
   for (const bool normalize : {true, false}) {
     auto m = make(std::string("hidden = 4\nnormalize = ") + (normalize ? "true" : "false"));
-    const TripletInput in = wscsl::testing::random_triplets(*m, 6, 5);
+    const TripletInput in = wscsl::testing::random_triplets(*m, 6, kD);
     const TripletScores s = m->score(in);
-    const torch::Tensor w1 = parameter(*m, "branch_hidden.weight"),
-                        b1 = parameter(*m, "branch_hidden.bias"),
-                        w2 = parameter(*m, "branch_out.weight"),
-                        b2 = parameter(*m, "branch_out.bias"),
-                        masks = torch::relu(parameter(*m, "masks.weight"));
     for (std::int64_t i = 0; i < 6; ++i) {
+      const Row a = row(in.phi_anchor, i), c = row(in.phi_close, i), f = row(in.phi_far, i);
       // The branch reads [φa; φf; φc], the reference's (anchor, far, close) order.
-      std::vector<double> input;
-      for (const torch::Tensor* x : {&in.phi_anchor, &in.phi_far, &in.phi_close})
-        for (double v : normalised((*x)[i], normalize))
-          input.push_back(v);
-      std::vector<double> hidden(4), logits(3), w(3);
-      for (std::int64_t h = 0; h < 4; ++h) {
-        double v = b1[h].item<double>();
-        for (std::int64_t j = 0; j < 15; ++j)
-          v += w1[h][j].item<double>() * input[static_cast<std::size_t>(j)];
-        hidden[static_cast<std::size_t>(h)] = std::max(0.0, v);
-      }
-      double total = 0;
-      for (std::int64_t k = 0; k < 3; ++k) {
-        double v = b2[k].item<double>();
-        for (std::int64_t h = 0; h < 4; ++h)
-          v += w2[k][h].item<double>() * hidden[static_cast<std::size_t>(h)];
-        logits[static_cast<std::size_t>(k)] = std::exp(v);
-        total += std::exp(v);
-      }
-      for (std::int64_t k = 0; k < 3; ++k) {
-        w[static_cast<std::size_t>(k)] = logits[static_cast<std::size_t>(k)] / total;
-        EXPECT_NEAR(s.weights[i][k].item<double>(), w[static_cast<std::size_t>(k)], 1e-5);
-      }
-      // E(v) = Σ_k w_k ψ_k(v), ψ_k = (φ ⊙ relu(m_k)) normalised; d = ‖E(a) − E(·) + 1e-6‖.
-      auto fused = [&](const torch::Tensor& phi) {
-        std::vector<double> e(5, 0.0);
-        for (std::int64_t k = 0; k < 3; ++k) {
-          const std::vector<double> psi = normalised(phi[i] * masks[k], normalize);
-          for (std::size_t j = 0; j < 5; ++j)
-            e[j] += w[static_cast<std::size_t>(k)] * psi[j];
-        }
-        return e;
-      };
-      const std::vector<double> ea = fused(in.phi_anchor), ec = fused(in.phi_close),
-                                ef = fused(in.phi_far);
-      double close = 0, far = 0;
-      for (std::size_t j = 0; j < 5; ++j) {
-        close += std::pow(ea[j] - ec[j] + 1e-6, 2);
-        far += std::pow(ea[j] - ef[j] + 1e-6, 2);
-      }
-      EXPECT_NEAR(s.fused_close[i].item<double>(), std::sqrt(close), 1e-5) << normalize;
-      EXPECT_NEAR(s.fused_far[i].item<double>(), std::sqrt(far), 1e-5) << normalize;
+      const Row w = branch(*m, concat({normalised(a, normalize), normalised(f, normalize),
+                                       normalised(c, normalize)}));
+      for (std::int64_t k = 0; k < kK; ++k)
+        EXPECT_NEAR(s.weights[i][k].item<double>(), w[static_cast<std::size_t>(k)], kTolerance);
+      const Row ea = fused(*m, a, w, normalize);
+      EXPECT_NEAR(s.fused_close[i].item<double>(), distance(ea, fused(*m, c, w, normalize)),
+                  kTolerance)
+          << normalize;
+      EXPECT_NEAR(s.fused_far[i].item<double>(), distance(ea, fused(*m, f, w, normalize)),
+                  kTolerance)
+          << normalize;
     }
     // Mask L1 as the reference accumulates it: the mean over masks of ‖relu(m_k)‖₁.
-    EXPECT_NEAR(s.aux.at("mask_l1")[0].item<double>(), masks.sum(1).mean().item<double>(), 1e-5);
+    EXPECT_NEAR(s.aux.at("mask_l1")[0].item<double>(),
+                torch::relu(parameter(*m, "masks.weight")).sum(1).mean().item<double>(), 1e-5);
+  }
+}
+
+// Eq. 3: each distance is weighted by the branch on the two items it compares, w([a; c]) for
+// d(a, c) and w([a; f]) for d(a, f), both images of a distance fused with its own weights.
+TEST(SceAttention, ThePairBranchWeightsEachDistanceFromItsOwnPair) {
+  torch::manual_seed(2);
+  auto m = make("branch = \"pair\"\nhidden = 4");
+  EXPECT_EQ(parameter(*m, "branch_hidden.weight").sizes(), (std::vector<std::int64_t>{4, 2 * kD}));
+  const TripletInput in = wscsl::testing::random_triplets(*m, 6, kD);
+  const TripletScores s = m->score(in);
+  for (std::int64_t i = 0; i < 6; ++i) {
+    const Row a = row(in.phi_anchor, i), c = row(in.phi_close, i), f = row(in.phi_far, i);
+    const Row w_close = branch(*m, concat({normalised(a, true), normalised(c, true)}));
+    const Row w_far = branch(*m, concat({normalised(a, true), normalised(f, true)}));
+    for (std::int64_t k = 0; k < kK; ++k)
+      EXPECT_NEAR(s.weights[i][k].item<double>(), w_close[static_cast<std::size_t>(k)], kTolerance);
+    EXPECT_NEAR(s.fused_close[i].item<double>(),
+                distance(fused(*m, a, w_close, true), fused(*m, c, w_close, true)), kTolerance);
+    EXPECT_NEAR(s.fused_far[i].item<double>(),
+                distance(fused(*m, a, w_far, true), fused(*m, f, w_far, true)), kTolerance);
+  }
+  expect_rows_sum_to_one(s);
+  // A pair scores the same whatever the third item is, as outfit evaluation's (u, v, v) needs.
+  TripletInput other = in;
+  other.phi_far = torch::randn({6, kD});
+  other.psi_far = m->embed(other.phi_far);
+  EXPECT_TRUE(torch::equal(m->score(other).fused_close, s.fused_close));
+}
+
+// Eq. 6 and 7: the branch reads the text features T, or φ̂ ⊙ T; items without text read zeros.
+TEST(SceAttention, TextAndVisualTextInputsFollowANaiveLoop) {
+  torch::manual_seed(3);
+  for (const char* input : {"text", "visual_text"})
+    for (const char* form : {"triplet", "pair"}) {
+      auto m =
+          make(fmt::format("branch = \"{}\"\nbranch_input = \"{}\"\ntext = \"titles\"\n"
+                           "hidden = 4",
+                           form, input));
+      const TripletInput in = with_texts(wscsl::testing::random_triplets(*m, 6, kD));
+      const TripletScores s = m->score(in);
+      const TextTriplet& t = in.texts.at("titles");
+      const bool visual = std::string(input) == "visual_text";
+      for (std::int64_t i = 0; i < 6; ++i) {
+        const auto features = [&](const torch::Tensor& phi, const TextFeatures& text) {
+          return visual ? product(normalised(row(phi, i), true), row(text.features, i))
+                        : row(text.features, i);
+        };
+        const Row ya = features(in.phi_anchor, t.anchor), yc = features(in.phi_close, t.close),
+                  yf = features(in.phi_far, t.far);
+        const bool pair = std::string(form) == "pair";
+        const Row w_close = branch(*m, pair ? concat({ya, yc}) : concat({ya, yf, yc}));
+        const Row w_far = pair ? branch(*m, concat({ya, yf})) : w_close;
+        for (std::int64_t k = 0; k < kK; ++k)
+          EXPECT_NEAR(s.weights[i][k].item<double>(), w_close[static_cast<std::size_t>(k)],
+                      kTolerance)
+              << input << " " << form;
+        const Row a = row(in.phi_anchor, i);
+        EXPECT_NEAR(
+            s.fused_close[i].item<double>(),
+            distance(fused(*m, a, w_close, true), fused(*m, row(in.phi_close, i), w_close, true)),
+            kTolerance)
+            << input << " " << form;
+        EXPECT_NEAR(s.fused_far[i].item<double>(),
+                    distance(fused(*m, a, w_far, true), fused(*m, row(in.phi_far, i), w_far, true)),
+                    kTolerance)
+            << input << " " << form;
+      }
+      expect_rows_sum_to_one(s);
+      // The text is read: other features give other weights.
+      TripletInput other = in;
+      other.texts["titles"].anchor =
+          wscsl::testing::unit_text_features(std::vector<bool>(6, true), kD);
+      EXPECT_GT((m->score(other).weights - s.weights).abs().max().item<double>(), 1e-4);
+      // Without the text encoder's features the module refuses the input.
+      EXPECT_THROW(m->score(wscsl::testing::random_triplets(*m, 6, kD)), ComponentError);
+    }
+}
+
+// Figure 3's "average embeddings": E = (1/K) Σ_k ψ_k, no branch layers.
+TEST(SceAttention, AverageIsTheMeanOfTheMaskedEmbeddings) {
+  torch::manual_seed(4);
+  auto m = make("assignment = \"average\"");
+  EXPECT_EQ(m->parameters().size(), 1u);  // the masks only
+  const TripletInput in = wscsl::testing::random_triplets(*m, 6, kD);
+  const TripletScores s = m->score(in);
+  EXPECT_TRUE(torch::allclose(s.weights, torch::full({6, kK}, 1.0 / kK)));
+  const torch::Tensor mean_a = in.psi_anchor.mean(1), mean_c = in.psi_close.mean(1),
+                      mean_f = in.psi_far.mean(1);
+  for (std::int64_t i = 0; i < 6; ++i) {
+    EXPECT_NEAR(s.fused_close[i].item<double>(), distance(row(mean_a, i), row(mean_c, i)),
+                kTolerance);
+    EXPECT_NEAR(s.fused_far[i].item<double>(), distance(row(mean_a, i), row(mean_f, i)),
+                kTolerance);
+  }
+}
+
+// Figure 3's "random assignments": each weight vector is one-hot on a uniformly drawn embedding,
+// drawn again at every call from LibTorch's generator; no branch layers.
+TEST(SceAttention, RandomAssignsEachPairOneUniformlyDrawnEmbedding) {
+  for (const char* form : {"triplet", "pair"}) {
+    auto m = make(fmt::format("assignment = \"random\"\nbranch = \"{}\"", form));
+    EXPECT_EQ(m->parameters().size(), 1u) << form;
+    torch::manual_seed(5);
+    const std::int64_t n = 3000;
+    const TripletInput in = wscsl::testing::random_triplets(*m, n, kD);
+    torch::manual_seed(6);
+    const TripletScores s = m->score(in);
+    // One-hot rows: every weight 0 or 1, one 1 per row.
+    EXPECT_TRUE(torch::equal(s.weights * (1 - s.weights), torch::zeros_like(s.weights))) << form;
+    expect_rows_sum_to_one(s);
+    // The fused distances are the per-embedding distances of the drawn embedding.
+    const torch::Tensor drawn = s.weights.argmax(1);
+    EXPECT_TRUE(torch::allclose(
+        s.fused_close, s.close_distances.gather(1, drawn.unsqueeze(1)).squeeze(1), 0, kTolerance))
+        << form;
+    const torch::Tensor far_hits = (s.far_distances - s.fused_far.unsqueeze(1)).abs() < kTolerance;
+    EXPECT_TRUE(far_hits.any(1).all().item<bool>()) << form;
+    // Uniform: each embedding is drawn n/K times, within 5 binomial standard deviations.
+    const double expected = static_cast<double>(n) / kK,
+                 sd = std::sqrt(n * (1.0 / kK) * (1.0 - 1.0 / kK));
+    for (std::int64_t k = 0; k < kK; ++k)
+      EXPECT_NEAR(s.weights.select(1, k).sum().item<double>(), expected, 5 * sd) << form;
+    // With the pair branch the two distances of a triplet draw independently: d(a, f) uses the
+    // embedding of d(a, c) in about 1/K of the triplets, not in all.
+    if (std::string(form) == "pair") {
+      const double same = far_hits.gather(1, drawn.unsqueeze(1)).sum().item<double>();
+      EXPECT_NEAR(same, expected, 5 * sd);
+    } else {
+      EXPECT_TRUE(torch::allclose(
+          s.fused_far, s.far_distances.gather(1, drawn.unsqueeze(1)).squeeze(1), 0, kTolerance));
+    }
+    // A new draw at every call; the same draw from the same generator state.
+    EXPECT_FALSE(torch::equal(m->score(in).weights, s.weights)) << form;
+    torch::manual_seed(6);
+    EXPECT_TRUE(torch::equal(m->score(in).weights, s.weights)) << form;
   }
 }
 
 TEST(SceAttention, TheWeightsDependOnTheOrderOfTheTriplet) {
   torch::manual_seed(1);
   auto m = make("");
-  const TripletInput in = wscsl::testing::random_triplets(*m, 8, 5);
+  const TripletInput in = wscsl::testing::random_triplets(*m, 8, kD);
   const TripletScores s = m->score(in), r = m->score(in.reversed());
   EXPECT_GT((s.weights - r.weights).abs().max().item<double>(), 1e-5);
-  EXPECT_TRUE(torch::allclose(s.weights.sum(1), torch::ones({8})));
+  expect_rows_sum_to_one(s);
   EXPECT_EQ(m->supervision(), Supervision::Weak);
 }
 
 TEST(SceAttention, EachEmbeddingIsAMaskedUnitVector) {
   auto m = make("masks = \"prein\"");
-  const torch::Tensor psi = m->embed(torch::randn({4, 5}));
-  EXPECT_TRUE(torch::allclose(psi.norm(2, {2}), torch::ones({4, 3}), 1e-5, 1e-6));
+  const torch::Tensor psi = m->embed(torch::randn({4, kD}));
+  EXPECT_TRUE(torch::allclose(psi.norm(2, {2}), torch::ones({4, kK}), 1e-5, 1e-6));
+}
+
+TEST(SceAttention, TheContractNeedsTextFeaturesOnlyWhenTheBranchReadsText) {
+  for (const char* options :
+       {"", "branch = \"pair\"", "assignment = \"average\"", "assignment = \"random\""})
+    EXPECT_FALSE(make(options)->contract().needs_resource(Resource::TextFeatures)) << options;
+  for (const char* input : {"text", "visual_text"}) {
+    const auto m = make(fmt::format("branch_input = \"{}\"\ntext = \"titles\"", input));
+    EXPECT_EQ(m->contract().needed_names(Resource::TextFeatures),
+              (std::vector<std::string>{"titles"}));
+    EXPECT_TRUE(m->contract().provides_resource(Resource::AuxTerm, "mask_l1"));
+  }
+}
+
+TEST(SceAttention, RejectsInconsistentOptions) {
+  const auto errors = [](const std::string& options) {
+    const Diagnostics d = wscsl::testing::bind_diagnostics(Kind::ConditionModule, "sce_attention",
+                                                           options, wscsl::testing::facts(kK, kD));
+    return d.error_count();
+  };
+  EXPECT_EQ(errors("branch_input = \"text\""), 1u);         // text missing
+  EXPECT_EQ(errors("branch_input = \"visual_text\""), 1u);  // text missing
+  EXPECT_EQ(errors("text = \"titles\""), 1u);               // inert with visual input
+  EXPECT_EQ(errors("assignment = \"average\"\nhidden = 8"), 1u);
+  EXPECT_EQ(errors("assignment = \"random\"\nbranch_input = \"text\"\ntext = \"titles\""), 2u);
+  EXPECT_EQ(errors("assignment = \"average\"\nbranch = \"pair\""), 1u);
+  EXPECT_EQ(errors("branch = \"quadruplet\"\nassignment = \"mean\"\nbranch_input = \"audio\""), 3u);
+  EXPECT_EQ(errors("assignment = \"random\"\nbranch = \"pair\""), 0u);
+  EXPECT_EQ(errors("branch_input = \"text\"\ntext = \"titles\"\nbranch = \"pair\""), 0u);
 }

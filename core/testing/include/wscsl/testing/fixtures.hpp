@@ -100,6 +100,10 @@ DatasetInfo dataset_info(const std::vector<std::string>& condition_names);
 TripletInput random_triplets(ConditionModule& module, std::int64_t batch, std::int64_t dim,
                              bool with_conditions = false);
 
+// Text features as a text encoder gives them: one row per entry of `present`, a random unit
+// vector of `dim` values where the item has text and zeros where it has none.
+TextFeatures unit_text_features(const std::vector<bool>& present, std::int64_t dim);
+
 // The parameter of `module` (or of a submodule) named `name`, e.g. "masks.weight"; throws if none.
 torch::Tensor parameter(const torch::nn::Module& module, const std::string& name);
 

@@ -1,0 +1,54 @@
+#include "visual_semantic.hpp"
+
+#include "wscsl/nn/distances.hpp"
+#include "wscsl/nn/hinge.hpp"
+
+namespace wscsl::visual_semantic {
+
+Schema<VisualSemanticOptions> VisualSemantic::schema() {
+  using O = VisualSemanticOptions;
+  Schema<O> s(
+      "The type-aware network's visual-semantic embedding loss (Vasileva et al. 2018): for each "
+      "triplet member with text t, max(0, d(φ_x, t) − d(φ_y, t) + μ) for the two other members "
+      "y, over the members with text; averaged over the two and over the three members.");
+  s.field("text", &O::text,
+          "The name of the text encoder ([[text_encoders]] name) whose features are the items' "
+          "texts.")
+      .required();
+  s.field("margin", &O::margin, "μ of the hinges (the released --margin, 0.3).").min(0.0);
+  return s;
+}
+
+Contract VisualSemantic::contract_of(const Options& options) {
+  Contract c;
+  c.needs.push_back({Resource::TextFeatures, options.text});
+  return c;
+}
+
+std::map<std::string, torch::Tensor> VisualSemantic::compute_impl(const LossInput& input) {
+  const TripletInput& in = input.triplets;
+  const TextTriplet& t = in.texts.at(options_.text);
+  const double m = options_.margin;
+  // One member's text against its own image and the two others', image first as released.
+  const auto member = [m](const TextFeatures& text, const torch::Tensor& own,
+                          const torch::Tensor& other, const torch::Tensor& another) {
+    const torch::Tensor matched = nn::pairwise_distance(own, text.features);
+    return (nn::masked_hinge_mean(matched, nn::pairwise_distance(other, text.features), m,
+                                  text.present) +
+            nn::masked_hinge_mean(matched, nn::pairwise_distance(another, text.features), m,
+                                  text.present)) /
+           2.0;
+  };
+  const torch::Tensor loss = (member(t.anchor, in.phi_anchor, in.phi_far, in.phi_close) +
+                              member(t.far, in.phi_far, in.phi_anchor, in.phi_close) +
+                              member(t.close, in.phi_close, in.phi_anchor, in.phi_far)) /
+                             3.0;
+  return {{"visual_semantic", loss}};
+}
+
+}  // namespace wscsl::visual_semantic
+
+WSCSL_PLUGIN(visual_semantic, "0.1.0",
+             "The type-aware network's visual-semantic embedding loss (images against texts)") {
+  registrar.add<wscsl::Loss, wscsl::visual_semantic::VisualSemantic>("visual_semantic");
+}

@@ -1,0 +1,148 @@
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "wscsl/testing/fixtures.hpp"
+#include "wscsl/testing/harness.hpp"
+
+using namespace wscsl;
+
+namespace {
+
+std::shared_ptr<Loss> make(const std::string& options = "") {
+  return wscsl::testing::build<Loss>("visual_semantic", "text = \"titles\"\n" + options);
+}
+
+double compute(Loss& loss, const TripletInput& in) {
+  const TripletScores s;
+  const auto terms = loss.compute({in, s, nullptr});
+  EXPECT_EQ(terms.size(), 1u);
+  return terms.at("visual_semantic").item<double>();
+}
+
+// F.pairwise_distance of row i: ‖a − b + 1e-6‖.
+double distance(const torch::Tensor& a, const torch::Tensor& b, std::int64_t i) {
+  double s = 0;
+  for (std::int64_t j = 0; j < a.size(1); ++j)
+    s += std::pow(a[i][j].item<double>() - b[i][j].item<double>() + 1e-6, 2);
+  return std::sqrt(s);
+}
+
+}  // namespace
+
+// One triplet on a line (φ and t of one dimension): anchor image 0 with text 0.1, close image 1
+// with text 3, far image 3 with text 2.9 (+1e-6 on each difference, negligible here). Anchor: own
+// 0.1, others 0.9 and 2.9 → both hinges 0. Close: own 2, others 3 and 0 → ½(0 + 2.3) = 1.15.
+// Far: own 0.1, others 2.9 and 1.9 → 0. Loss = (0 + 1.15 + 0) / 3.
+TEST(VisualSemantic, ByHand) {
+  TripletInput in;
+  in.phi_anchor = torch::tensor({{0.0f}});
+  in.phi_close = torch::tensor({{1.0f}});
+  in.phi_far = torch::tensor({{3.0f}});
+  const torch::Tensor yes = torch::tensor({true});
+  in.texts["titles"] = {{torch::tensor({{0.1f}}), yes},
+                        {torch::tensor({{3.0f}}), yes},
+                        {torch::tensor({{2.9f}}), yes}};
+  EXPECT_NEAR(compute(*make(), in), 1.15 / 3, 1e-6);
+  // Without the close item's text only the two zero terms are left.
+  in.texts["titles"].close = {torch::zeros({1, 1}), torch::tensor({false})};
+  EXPECT_EQ(compute(*make(), in), 0.0);
+}
+
+// For each member x with text t_x and the two others y, z:
+// ½[Σ_i has_x · max(0, d(φ_x, t_x) − d(φ_y, t_x) + μ) + (same with z)] / max(Σ_i has_x, 1),
+// averaged over the three members; d = F.pairwise_distance with the image first.
+TEST(VisualSemantic, MatchesANaiveLoopWithItemsWithoutText) {
+  torch::manual_seed(7);
+  const std::int64_t b = 40, e = 6;
+  std::array<std::vector<bool>, 3> present;  // anchor, close, far
+  for (auto& p : present)
+    p.resize(b);
+  for (std::int64_t i = 0; i < b; ++i) {
+    present[0][static_cast<std::size_t>(i)] = i % 3 != 0;
+    present[1][static_cast<std::size_t>(i)] = i % 4 != 1;
+    present[2][static_cast<std::size_t>(i)] = i < 30;
+  }
+  TripletInput in;
+  // φ of norm ~1 like the unit texts, so that the hinges are a mix of active and inactive.
+  in.phi_anchor = torch::randn({b, e}) / std::sqrt(e);
+  in.phi_close = torch::randn({b, e}) / std::sqrt(e);
+  in.phi_far = torch::randn({b, e}) / std::sqrt(e);
+  in.texts["titles"] = {wscsl::testing::unit_text_features(present[0], e),
+                        wscsl::testing::unit_text_features(present[1], e),
+                        wscsl::testing::unit_text_features(present[2], e)};
+  const TextTriplet& t = in.texts.at("titles");
+  const std::array<const torch::Tensor*, 3> phi = {&in.phi_anchor, &in.phi_close, &in.phi_far};
+  const std::array<const torch::Tensor*, 3> text = {&t.anchor.features, &t.close.features,
+                                                    &t.far.features};
+  for (const double margin : {0.3, 1.0}) {
+    double total = 0;
+    int active = 0, inactive = 0;
+    for (std::size_t x = 0; x < 3; ++x) {
+      double first = 0, second = 0;
+      int counted = 0;
+      const std::size_t y = (x + 1) % 3, z = (x + 2) % 3;
+      for (std::int64_t i = 0; i < b; ++i) {
+        if (!present[x][static_cast<std::size_t>(i)]) continue;
+        ++counted;
+        const double own = distance(*phi[x], *text[x], i);
+        const double hy = own - distance(*phi[y], *text[x], i) + margin,
+                     hz = own - distance(*phi[z], *text[x], i) + margin;
+        first += std::max(0.0, hy);
+        second += std::max(0.0, hz);
+        for (double h : {hy, hz})
+          (h > 0 ? active : inactive) += 1;
+      }
+      total += (first / std::max(counted, 1) + second / std::max(counted, 1)) / 2;
+    }
+    EXPECT_GT(active, 0);
+    EXPECT_GT(inactive, 0);
+    // Distances of ~1 in float32 are off by ~1e-7 relative; means of such hinges as well.
+    EXPECT_NEAR(compute(*make(fmt::format("margin = {}", margin)), in), total / 3, 1e-5) << margin;
+  }
+}
+
+// The rows of items without text carry no gradient to their images or texts.
+TEST(VisualSemantic, ItemsWithoutTextAreLeftOut) {
+  torch::manual_seed(8);
+  TripletInput in;
+  in.phi_anchor = torch::randn({4, 3}).requires_grad_(true);
+  in.phi_close = torch::randn({4, 3}).requires_grad_(true);
+  in.phi_far = torch::randn({4, 3}).requires_grad_(true);
+  const std::vector<bool> only_first = {true, false, false, false};
+  in.texts["titles"] = {wscsl::testing::unit_text_features(only_first, 3),
+                        wscsl::testing::unit_text_features(only_first, 3),
+                        wscsl::testing::unit_text_features(only_first, 3)};
+  const TripletScores s;
+  torch::Tensor value = make("margin = 10")->compute({in, s, nullptr}).at("visual_semantic");
+  value.backward();
+  for (const torch::Tensor* phi : {&in.phi_anchor, &in.phi_close, &in.phi_far}) {
+    EXPECT_GT(phi->grad()[0].abs().sum().item<double>(), 0.0);
+    EXPECT_EQ(phi->grad().slice(0, 1).abs().sum().item<double>(), 0.0);
+  }
+  // No text anywhere: 0, not NaN.
+  const std::vector<bool> none(4, false);
+  in.texts["titles"] = {wscsl::testing::unit_text_features(none, 3),
+                        wscsl::testing::unit_text_features(none, 3),
+                        wscsl::testing::unit_text_features(none, 3)};
+  EXPECT_EQ(compute(*make(), in), 0.0);
+}
+
+TEST(VisualSemantic, NeedsItsTextEncoderAndRejectsBadOptions) {
+  EXPECT_EQ(make()->contract().needed_names(Resource::TextFeatures),
+            (std::vector<std::string>{"titles"}));
+  TripletInput in;
+  in.phi_anchor = in.phi_close = in.phi_far = torch::zeros({2, 3});
+  const TripletScores s;
+  EXPECT_THROW(make()->compute({in, s, nullptr}), ComponentError);
+  const auto errors = [](const std::string& options) {
+    return wscsl::testing::bind_diagnostics(Kind::Loss, "visual_semantic", options).error_count();
+  };
+  EXPECT_EQ(errors(""), 1u);  // text is required
+  EXPECT_EQ(errors("text = \"titles\"\nmargin = -0.1"), 1u);
+  EXPECT_EQ(errors("text = \"titles\"\nmargin = 0.2"), 0u);
+}
