@@ -69,11 +69,13 @@ TEST(PluginCheck, AcceptsAMatchingPlugin) {
 
 TEST(PluginCheck, AbiMismatchNamesBothNumbers) {
   auto info = good_info();
-  info.abi_version = 7;
-  EXPECT_EQ(check(info),
-            "plugin /p/libwscsl_demo.so was built for plugin ABI 7, but this wscsl "
-            "uses plugin ABI " +
-                std::to_string(WSCSL_PLUGIN_ABI_VERSION) + "; rebuild it against this wscsl SDK");
+  info.abi_version = WSCSL_PLUGIN_ABI_VERSION - 1;
+  EXPECT_EQ(check(info), "plugin /p/libwscsl_demo.so was built for plugin ABI " +
+                             std::to_string(WSCSL_PLUGIN_ABI_VERSION - 1) +
+                             ", but this wscsl "
+                             "uses plugin ABI " +
+                             std::to_string(WSCSL_PLUGIN_ABI_VERSION) +
+                             "; rebuild it against this wscsl SDK");
 }
 
 TEST(PluginCheck, NewerSdkIsRefused) {

@@ -768,6 +768,15 @@ k = [1, 5]
   EXPECT_EQ(count_of(again.text, "already finished"), 3u) << again.text;
   EXPECT_NE(again.text.find("tiny-sgd seed 4: resuming"), std::string::npos) << again.text;
   EXPECT_TRUE(fs::exists(dir / "out" / "tiny-sgd" / "seed-4" / "results.json"));
+
+  // A pipeline edited since its runs finished: they are not passed off as its results.
+  const Output edited = run_wscsl("bench " + suite + " --set trainer.lr=0.5");
+  EXPECT_EQ(edited.status, 2) << edited.text;
+  EXPECT_NE(edited.text.find("seed-3 has finished, trained with another pipeline than method "
+                             "'tiny' has now"),
+            std::string::npos)
+      << edited.text;
+  EXPECT_EQ(count_of(edited.text, "remove that run directory"), 4u) << edited.text;
   fs::remove_all(dir);
 }
 

@@ -7,7 +7,9 @@
 #include "bench_pool.hpp"
 #include "bench_tables.hpp"
 #include "pipeline/pipeline.hpp"
+#include "run/run_directory.hpp"
 #include "train/trainer.hpp"
+#include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/text.hpp"
 
@@ -34,6 +36,31 @@ int execute_run(const Session& session, const Suite& suite, const BenchRun& run,
   std::fflush(stdout);
   const TrainResult result = train(pipeline, directory, request);
   return result.outcome == TrainOutcome::Finished ? 0 : 130;
+}
+
+// What makes two runs of a method the same experiment: the resolved pipeline without what a run
+// records about itself, its seed, and the threads that --jobs chooses.
+ConfigNode experiment_of(ConfigNode resolved) {
+  resolved.erase("provenance");
+  if (ConfigNode* trainer = resolved.find("trainer")) {
+    trainer->erase("seed");
+    trainer->erase("threads");
+  }
+  return resolved;
+}
+
+// A finished run is reused only if it was trained with the method's pipeline as it is now: a
+// pipeline edited since would otherwise put old numbers in the new table.
+void check_finished_run(const Suite& suite, const BenchRun& run, const ConfigNode& method_resolved,
+                        Diagnostics& diagnostics) {
+  const RunDirectory directory(run.directory);
+  if (experiment_of(load_toml_file(directory.resolved())) == experiment_of(method_resolved)) return;
+  const SuiteMethod& method = suite.methods[run.method];
+  diagnostics.error(method.where,
+                    fmt::format("{} has finished, trained with another pipeline than method '{}' "
+                                "has now ({})",
+                                run.directory.string(), method.name, method.pipeline.string()),
+                    {"remove that run directory to train it again, or give the method a new name"});
 }
 
 }  // namespace
@@ -72,9 +99,11 @@ int run_bench(const GlobalOptions& global, const BenchArgs& args, const std::str
 
   BenchProvenance provenance{command_line, args.jobs, ""};
   std::vector<std::vector<DeclaredMetric>> declared;
+  std::vector<ConfigNode> resolved;
   for (std::size_t m = 0; m < suite.methods.size(); ++m) {
     try {
       const Pipeline p = build_pipeline(roots[m], suite.methods[m].pipeline, session.registry());
+      resolved.push_back(p.resolved);
       const std::string t = std::to_string(p.trainer.resolved_threads());
       std::string& threads = provenance.threads;
       if (threads.find(t) == std::string::npos) threads += (threads.empty() ? "" : ", ") + t;
@@ -84,6 +113,9 @@ int run_bench(const GlobalOptions& global, const BenchArgs& args, const std::str
       diagnostics.append(e.diagnostics());
     }
   }
+  for (const BenchRun& run : runs)
+    if (!diagnostics.has_errors() && completed(run))
+      check_finished_run(suite, run, resolved[run.method], diagnostics);
   if (diagnostics.has_errors()) throw ConfigError(diagnostics);
   if (!diagnostics.empty()) fmt::print(stderr, "{}\n", diagnostics.format());
 
@@ -114,8 +146,8 @@ int run_bench(const GlobalOptions& global, const BenchArgs& args, const std::str
     failed = execute_in_children(global, suite, args, pending);
   }
   write_tables(suite, runs, bench_columns(declared), provenance);
-  fmt::print("\nresults written to {} and {}\n", (suite.output / "results.md").string(),
-             (suite.output / "results.csv").string());
+  fmt::print("\nresults written to {} and {}\n", (suite.output / (suite.table + ".md")).string(),
+             (suite.output / (suite.table + ".csv")).string());
   if (failed.empty()) return 0;
   fmt::print(stderr, "wscsl: {} run{} did not finish: {}; run the same command again to resume\n",
              failed.size(), failed.size() == 1 ? "" : "s", join(failed, ", "));

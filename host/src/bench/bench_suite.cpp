@@ -30,6 +30,7 @@ struct SuiteOptions {
   std::vector<std::int64_t> seeds = {1};
   std::vector<std::string> set;
   std::string output;
+  std::string table = "results";
 };
 
 Schema<SuiteOptions> suite_schema() {
@@ -41,7 +42,13 @@ Schema<SuiteOptions> suite_schema() {
           "Directory of the runs and tables, relative to this file (default: runs/<suite name> "
           "in the working directory).")
       .path();
+  s.field("table", &O::table,
+          "Name of the results tables, <output>/<table>.md and .csv: suites that share an output "
+          "directory (and so their common runs) keep their own tables.");
   s.check([](const O& o, FieldChecker& check) {
+    static const std::regex valid("[A-Za-z0-9_.-]+");
+    if (!std::regex_match(o.table, valid))
+      check.error("table", "must be a file name of letters, digits, '-', '_' and '.'");
     if (o.seeds.empty()) check.error("seeds", "a suite needs at least one seed");
     check_seeds(o.seeds, check);
   });
@@ -128,6 +135,7 @@ Suite read_suite(const fs::path& path) {
   suite.seeds = options.seeds;
   suite.overrides = options.set;
   suite.output = options.output.empty() ? fs::path("runs") / path.stem() : fs::path(options.output);
+  suite.table = options.table;
 
   const ConfigNode* methods = table_array(suite.root, "methods", diagnostics);
   if (!suite.root.find("methods"))

@@ -23,6 +23,7 @@ struct Suite {
   std::vector<std::int64_t> seeds;
   std::vector<std::string> overrides;  // suite-level `set`, applied to every method
   std::filesystem::path output;        // resolved against the suite file
+  std::string table = "results";       // the tables are <output>/<table>.md and .csv
   std::vector<SuiteMethod> methods;
   const ConfigNode* evaluators = nullptr;  // [[evaluators]] replacing every pipeline's, or null
   ConfigNode root;

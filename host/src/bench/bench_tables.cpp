@@ -158,8 +158,8 @@ void write_tables(const Suite& suite, const std::vector<BenchRun>& runs,
       break;
     }
   }
-  write_file_atomically(suite.output / "results.md", md);
-  write_file_atomically(suite.output / "results.csv", csv);
+  write_file_atomically(suite.output / (suite.table + ".md"), md);
+  write_file_atomically(suite.output / (suite.table + ".csv"), csv);
 }
 
 }  // namespace wscsl::host
