@@ -234,3 +234,19 @@ name = "label"
 )"));
   EXPECT_NE(twice.find("a second text_encoder named 'label'"), std::string::npos) << twice;
 }
+
+TEST(Text, PrecomputedFeaturesDefaultToTheFileTheDatasetShips) {
+  const Pipeline p = build(text_pipeline(R"(
+[[text_encoders]]
+type = "bag_of_words"
+field = "category"
+name = "label"
+
+[[text_encoders]]
+type = "precomputed_text"
+field = "title"
+)"));
+  const ConfigNode& title = p.resolved.find("text_encoders")->items()[1];
+  EXPECT_EQ(std::filesystem::path(title.find("file")->as_string()),
+            std::filesystem::path(outfit_root()) / "nondisjoint" / "train_hglmm_pca6000.txt");
+}

@@ -193,6 +193,8 @@ DatasetInfo OutfitDataset::info() const {
   DatasetInfo d = image_info(std::move(conditions), image_splits());
   d.item_types = spaces_.types;
   d.text_fields = {kTitleField, kCategoryField};
+  std::error_code ec;
+  if (fs::is_regular_file(released_text_features(), ec)) d.text_features = released_text_features();
   return d;
 }
 

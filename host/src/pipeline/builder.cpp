@@ -70,6 +70,9 @@ class Builder {
       establish(facts::dataset_channels, info.channels, *p.dataset);
       establish(facts::dataset_height, info.height, *p.dataset);
       establish(facts::dataset_width, info.width, *p.dataset);
+      if (!info.text_features.empty())
+        facts_.set(facts::dataset_text_features.name,
+                   ConfigNode::string(info.text_features.string()), p.dataset->label());
     }
     if (auto c = component(Kind::Backbone, "backbone")) {
       p.backbone = std::static_pointer_cast<Backbone>(c);

@@ -36,6 +36,7 @@ const std::vector<Fact>& known_facts() {
                                         facts::dataset_channels,
                                         facts::dataset_height,
                                         facts::dataset_width,
+                                        facts::dataset_text_features,
                                         facts::backbone_embedding_dim,
                                         facts::condition_module_num_embeddings,
                                         facts::condition_module_output_dim};

@@ -84,6 +84,12 @@ Schema<MarylandPolyvoreOptions> MarylandPolyvore::schema() {
   return s;
 }
 
+// Beside the split files: Han's release has none; Vasileva et al.'s features of the same titles,
+// or the embedded benchmark's, go there.
+fs::path MarylandPolyvore::released_text_features() const {
+  return root_ / kReleasedTextFeatures;
+}
+
 MarylandPolyvore::MarylandPolyvore(const Options& options)
     : OutfitDataset(options, type_spaces_of(options),
                     under_root(options.root, options.category_types)) {

@@ -37,6 +37,7 @@ class MarylandPolyvore final : public OutfitDataset {
 
  protected:
   OutfitCatalog read_catalog() override;
+  std::filesystem::path released_text_features() const override;
 
  private:
   std::filesystem::path root_, category_file_;

@@ -110,6 +110,11 @@ PolyvoreOutfits::PolyvoreOutfits(const Options& options)
   folder_ = split_folder(root_, options.split);
 }
 
+// In the split's folder, written for its train split (the release ships it for train only).
+fs::path PolyvoreOutfits::released_text_features() const {
+  return folder_ / kReleasedTextFeatures;
+}
+
 OutfitCatalog PolyvoreOutfits::read_catalog() {
   std::map<std::string, fs::path> files;
   for (const std::string& split : image_splits())

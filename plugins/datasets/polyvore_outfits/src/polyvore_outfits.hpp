@@ -45,6 +45,7 @@ class PolyvoreOutfits final : public OutfitDataset {
 
  protected:
   OutfitCatalog read_catalog() override;
+  std::filesystem::path released_text_features() const override;
 
  private:
   std::filesystem::path root_, folder_;

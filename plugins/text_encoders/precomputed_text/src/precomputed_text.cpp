@@ -20,9 +20,10 @@ Schema<PrecomputedTextOptions> PrecomputedText::schema() {
       "L2-normalised. A text the file does not list is absent.");
   s.field("file", &O::file,
           "The features: an HGLMM text file or a [N, F] .npy matrix, relative to the pipeline's "
-          "folder.")
+          "folder (default: the text features the dataset's release ships, e.g. Polyvore "
+          "Outfits' train_hglmm_pca6000.txt of its split).")
       .path()
-      .required();
+      .default_from(facts::dataset_text_features);
   s.field("format", &O::format, "How `file` stores the features.",
           EnumChoices<Format>{
               {Format::Hglmm, "hglmm",

@@ -13,6 +13,8 @@ namespace wscsl {
 // The text fields every outfit dataset provides (DatasetInfo::text_fields, Resource::ItemText).
 inline constexpr const char* kTitleField = "title";
 inline constexpr const char* kCategoryField = "category";
+// The release's precomputed text features of the train split's title keys (HGLMM, 6000 values).
+inline constexpr const char* kReleasedTextFeatures = "train_hglmm_pca6000.txt";
 
 // The released loader's normalisation of a text (mvasil/fashion-compatibility,
 // polyvore_outfits.py), step by step: every '\n' is removed (not replaced); every non-ASCII byte

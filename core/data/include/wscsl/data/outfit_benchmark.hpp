@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "wscsl/data/fashion_render.hpp"
+#include "wscsl/data/item_text.hpp"
 
 namespace wscsl::data {
 
@@ -139,7 +140,7 @@ inline constexpr int kTextFeatureSize = 6000;
 // Written in the train split's folder of both variants, one line per distinct text key of the
 // train split's items (polyvore_text_key of title and url_name): the key, a comma, and the 6000
 // values of text_feature(key), comma-separated.
-inline constexpr const char* kTextFeatureFile = "train_hglmm_pca6000.txt";
+inline constexpr const char* kTextFeatureFile = kReleasedTextFeatures;
 
 // The feature of a text key, a function of its words only (not of the seed): each word (a maximal
 // run of a–z and 0–9) adds 8 values drawn from Rng(mix_seed(kTextFeatureSeed, FNV-1a-64 of the

@@ -95,6 +95,9 @@ class OutfitDataset : public ImageDataset {
                 const std::filesystem::path& types_file);
 
   virtual OutfitCatalog read_catalog() = 0;
+  // Where the layout keeps the release's precomputed text features (kReleasedTextFeatures); info()
+  // offers them when the file is there.
+  virtual std::filesystem::path released_text_features() const = 0;
 
   const TypeSpaces& spaces() const { return spaces_; }
 

@@ -19,6 +19,10 @@ inline constexpr Fact dataset_num_conditions{"dataset.num_conditions",
 inline constexpr Fact dataset_channels{"dataset.channels", "the image channels of the dataset"};
 inline constexpr Fact dataset_height{"dataset.height", "the image height of the dataset"};
 inline constexpr Fact dataset_width{"dataset.width", "the image width of the dataset"};
+inline constexpr Fact dataset_text_features{
+    "dataset.text_features",
+    "the file of precomputed text features the dataset's release ships (Polyvore Outfits' "
+    "train_hglmm_pca6000.txt), where it has one"};
 inline constexpr Fact backbone_embedding_dim{"backbone.embedding_dim",
                                              "the size D of the backbone's embedding φ"};
 inline constexpr Fact condition_module_num_embeddings{

@@ -37,6 +37,9 @@ struct DatasetInfo {
   // The text fields every item of every split has (SplitData::texts), e.g. {"title", "category"};
   // a dataset that names one also provides Resource::ItemText of that name in its contract.
   std::vector<std::string> text_fields;
+  // The precomputed text features the dataset's release ships (the HGLMM layout, keyed by the
+  // "title" text), where they are; empty when it has none. The fact dataset.text_features.
+  std::filesystem::path text_features;
 
   std::int64_t num_conditions() const { return static_cast<std::int64_t>(conditions.size()); }
   std::vector<std::string> condition_names() const;
