@@ -290,7 +290,8 @@ TEST(Schema, KnowsTheFactsTheHostEstablishes) {
   EXPECT_TRUE(is_known_fact("backbone.embedding_dim"));
   EXPECT_FALSE(is_known_fact("backbone.embeding_dim"));
   EXPECT_EQ(nearest_fact("backbone.embeding_dim"), "backbone.embedding_dim");
-  EXPECT_EQ(known_facts().size(), 7u);
+  EXPECT_TRUE(is_known_fact("dataset.text_features"));
+  EXPECT_EQ(known_facts().size(), 8u);
 }
 
 TEST(Schema, DescribesFieldsAndWritesResolvedValues) {

@@ -10,12 +10,13 @@
 
 #include "evaluation/evaluation.hpp"
 #include "pipelines.hpp"
+#include "train/data_parallel.hpp"
 #include "train/training_data.hpp"
 #include "train/training_model.hpp"
 #include "train/training_step.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/data/outfit_benchmark.hpp"
-#include "wscsl/testing/harness.hpp"
+#include "wscsl/testing/image_fixtures.hpp"
 
 using namespace wscsl;
 using namespace wscsl::host;

@@ -113,9 +113,9 @@ int run_bench(const GlobalOptions& global, const BenchArgs& args, const std::str
       diagnostics.append(e.diagnostics());
     }
   }
-  for (const BenchRun& run : runs)
-    if (!diagnostics.has_errors() && completed(run))
-      check_finished_run(suite, run, resolved[run.method], diagnostics);
+  if (!diagnostics.has_errors())
+    for (const BenchRun& run : runs)
+      if (completed(run)) check_finished_run(suite, run, resolved[run.method], diagnostics);
   if (diagnostics.has_errors()) throw ConfigError(diagnostics);
   if (!diagnostics.empty()) fmt::print(stderr, "{}\n", diagnostics.format());
 
