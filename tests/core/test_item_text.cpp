@@ -1,6 +1,7 @@
 // The text of outfit items: the released loader's text key, categories.csv, and the embedded
 // benchmark's stand-in text features.
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <unistd.h>
 

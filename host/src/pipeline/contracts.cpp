@@ -1,5 +1,6 @@
 #include "contracts.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
