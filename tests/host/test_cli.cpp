@@ -779,6 +779,7 @@ k = [1, 5]
             std::string::npos)
       << edited.text;
   EXPECT_EQ(count_of(edited.text, "remove that run directory"), 4u) << edited.text;
+  EXPECT_EQ(count_of(edited.text, "first difference: trainer.lr)"), 4u) << edited.text;
   fs::remove_all(dir);
 }
 

@@ -49,18 +49,45 @@ ConfigNode experiment_of(ConfigNode resolved) {
   return resolved;
 }
 
+// The dotted key of the first value that differs between two configurations ("dataset.root",
+// "losses.2.weight"); empty when they are equal.
+std::string first_difference(const ConfigNode& a, const ConfigNode& b, const std::string& at) {
+  const auto below = [&](const std::string& key) { return at.empty() ? key : at + "." + key; };
+  if (a.is_table() && b.is_table()) {
+    for (const ConfigMember& m : a.members()) {
+      const ConfigNode* other = b.find(m.key);
+      if (!other) return below(m.key);
+      if (std::string d = first_difference(m.value, *other, below(m.key)); !d.empty()) return d;
+    }
+    for (const ConfigMember& m : b.members())
+      if (!a.find(m.key)) return below(m.key);
+    return {};
+  }
+  if (a.is_array() && b.is_array() && a.items().size() == b.items().size()) {
+    for (std::size_t i = 0; i < a.items().size(); ++i)
+      if (std::string d = first_difference(a.items()[i], b.items()[i], below(std::to_string(i)));
+          !d.empty())
+        return d;
+    return {};
+  }
+  return a == b ? std::string() : at;
+}
+
 // A finished run is reused only if it was trained with the method's pipeline as it is now: a
 // pipeline edited since would otherwise put old numbers in the new table.
 void check_finished_run(const Suite& suite, const BenchRun& run, const ConfigNode& method_resolved,
                         Diagnostics& diagnostics) {
   const RunDirectory directory(run.directory);
-  if (experiment_of(load_toml_file(directory.resolved())) == experiment_of(method_resolved)) return;
+  const std::string difference = first_difference(
+      experiment_of(load_toml_file(directory.resolved())), experiment_of(method_resolved), "");
+  if (difference.empty()) return;
   const SuiteMethod& method = suite.methods[run.method];
-  diagnostics.error(method.where,
-                    fmt::format("{} has finished, trained with another pipeline than method '{}' "
-                                "has now ({})",
-                                run.directory.string(), method.name, method.pipeline.string()),
-                    {"remove that run directory to train it again, or give the method a new name"});
+  diagnostics.error(
+      method.where,
+      fmt::format("{} has finished, trained with another pipeline than method '{}' "
+                  "has now ({}; first difference: {})",
+                  run.directory.string(), method.name, method.pipeline.string(), difference),
+      {"remove that run directory to train it again, or give the method a new name"});
 }
 
 }  // namespace
