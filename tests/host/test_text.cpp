@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
@@ -250,4 +251,41 @@ field = "title"
   const ConfigNode& title = p.resolved.find("text_encoders")->items()[1];
   EXPECT_EQ(std::filesystem::path(title.find("file")->as_string()),
             std::filesystem::path(outfit_root()) / "nondisjoint" / "train_hglmm_pca6000.txt");
+}
+
+// A text model written in Python: the torchscript_text plugin's test model (a scripted trigram bag
+// with 6 outputs), read by SCE-Net's branch and the visual-semantic loss; a training step reaches
+// its parameters and the evaluation's tables hold its features.
+TEST(Text, ATextModelWrittenInPythonTrainsInAPipeline) {
+  static wscsl::testing::ScratchDir scratch("host_text_model");
+  const std::string command = std::string(WSCSL_PYTHON) + " " + WSCSL_TEXT_MODEL_SCRIPT + " " +
+                              scratch.path().string() + " > /dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::string text = text_pipeline(fmt::format(R"(
+[[text_encoders]]
+type = "torchscript_text"
+field = "category"
+name = "label"
+file = "{}"
+
+[[text_encoders]]
+type = "bag_of_words"
+field = "title"
+)",
+                                               (scratch.path() / "model.pt").string()));
+  text.replace(text.find("embedding_dim = 8"), 17, "embedding_dim = 6");
+  Pipeline p = build(text);
+  TrainingData data(p);
+  const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
+  TrainingModel model(p);
+  TrainingStep step(p, model.optimizer());
+  Unshared alone;
+  step.take(data.read(rows, share_of(rows.size(0), 0, 1), 0), alone);
+  double gradient = 0.0;
+  for (const torch::Tensor& w : p.text_encoders[0].encoder->parameters())
+    if (w.grad().defined()) gradient += w.grad().abs().sum().item<double>();
+  EXPECT_GT(gradient, 0.0);
+  const EmbeddingTable table = embed_split(p, "test", 64);
+  EXPECT_EQ(table.texts.at("label").features.size(1), 6);
+  EXPECT_TRUE(table.texts.at("label").present.all().item<bool>());  // every item has a category
 }
