@@ -16,16 +16,12 @@ std::map<std::string, TextFeatures> embed_texts(const Pipeline& pipeline, const 
                                                 std::int64_t last, std::int64_t batch_size,
                                                 const Communicator& comm) {
   std::map<std::string, TextFeatures> texts;
-  const torch::Tensor rows = ids.contiguous();
-  const auto* id = rows.data_ptr<std::int64_t>();
   for (const NamedTextEncoder& t : pipeline.text_encoders) {
     const std::vector<std::string>& all = data.texts.at(t.field);
     std::vector<torch::Tensor> features, present;
     for (std::int64_t begin = first; begin < last; begin += batch_size) {
-      std::vector<std::string> batch;
-      for (std::int64_t i = begin; i < std::min(last, begin + batch_size); ++i)
-        batch.push_back(all[static_cast<std::size_t>(id[i])]);
-      const TextFeatures f = t.encoder->encode(batch);
+      const TextFeatures f = t.encoder->encode(
+          item_texts(all, ids.slice(0, begin, std::min(last, begin + batch_size))));
       features.push_back(f.features.cpu());
       present.push_back(f.present.cpu());
     }

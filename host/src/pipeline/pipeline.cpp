@@ -24,6 +24,17 @@ std::shared_ptr<torch::nn::Module> Pipeline::model() const {
   return root;
 }
 
+std::vector<std::string> item_texts(const std::vector<std::string>& field_texts,
+                                    const torch::Tensor& ids) {
+  const torch::Tensor rows = ids.contiguous();
+  const auto* id = rows.data_ptr<std::int64_t>();
+  std::vector<std::string> texts;
+  texts.reserve(static_cast<std::size_t>(rows.numel()));
+  for (std::int64_t i = 0; i < rows.numel(); ++i)
+    texts.push_back(field_texts.at(static_cast<std::size_t>(id[i])));
+  return texts;
+}
+
 bool Pipeline::losses_need(Resource resource) const {
   for (const WeightedLoss& l : losses)
     if (l.loss->contract().needs_resource(resource)) return true;

@@ -28,6 +28,10 @@ struct NamedTextEncoder {
   std::shared_ptr<TextEncoder> encoder;
 };
 
+// The texts of items `ids` (1-D image ids, on the CPU) in one of a split's text fields.
+std::vector<std::string> item_texts(const std::vector<std::string>& field_texts,
+                                    const torch::Tensor& ids);
+
 struct NamedEvaluator {
   std::string name;  // its table's `name`, else its type
   std::string type;

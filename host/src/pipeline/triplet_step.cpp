@@ -18,20 +18,11 @@ TripletInput embed_triplets(const TripletImages& roles, const Embedder& phi, con
 TripletTexts triplet_texts(const Pipeline& pipeline, const SplitData& split,
                            const torch::Tensor& ids) {
   TripletTexts texts;
-  const torch::Tensor rows = ids.contiguous();
-  const auto* id = rows.data_ptr<std::int64_t>();
-  const std::int64_t batch = rows.size(0);
   for (const NamedTextEncoder& t : pipeline.text_encoders) {
     if (texts.count(t.field)) continue;
     const std::vector<std::string>& all = split.texts.at(t.field);
-    RoleTexts& roles = texts[t.field];
-    for (std::vector<std::string>* role : {&roles.anchor, &roles.close, &roles.far})
-      role->reserve(static_cast<std::size_t>(batch));
-    for (std::int64_t i = 0; i < batch; ++i) {
-      roles.anchor.push_back(all[static_cast<std::size_t>(id[3 * i])]);
-      roles.close.push_back(all[static_cast<std::size_t>(id[3 * i + 1])]);
-      roles.far.push_back(all[static_cast<std::size_t>(id[3 * i + 2])]);
-    }
+    texts[t.field] = {item_texts(all, ids.select(1, 0)), item_texts(all, ids.select(1, 1)),
+                      item_texts(all, ids.select(1, 2))};
   }
   return texts;
 }
