@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The cost of an outfit evaluation against training, on the embedded outfit benchmark: each of the
-# Siamese, type-aware and SCE-Net pipelines (examples/pipelines/outfits/) trains one epoch without
-# validation, then `wscsl eval` evaluates its checkpoint on the test split (decoding the split's
-# images, embedding every item once, scoring every pair of every compatibility line and every
-# question × candidate pair, writing the per-line and per-question files and the picture). All on
-# one thread, in one run; the ratios are what carries over. Writes its section of docs/benchmarks.md.
+# Siamese, type-aware, SCE-Net and SCE-Net "average" pipelines (examples/pipelines/outfits/)
+# trains one epoch without validation, then `wscsl eval` evaluates its checkpoint on the test split
+# (decoding the split's images, embedding every item once, scoring every pair of every
+# compatibility line and every question × candidate pair, writing the per-line and per-question
+# files and the picture). All on one thread, in one run; the ratios are what carries over. Writes its section of docs/benchmarks.md.
 # Usage: bench/outfit_evaluation.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +28,7 @@ measure() {
 
 rows=""
 declare -A evaluation
-for name in siamese type_aware sce_net; do
+for name in siamese type_aware sce_net sce_net_average; do
   pipeline=examples/pipelines/outfits/$name.toml
   read -r epoch best <<<"$(measure "$pipeline")"
   evaluation[$name]=$best
@@ -38,9 +38,9 @@ for name in siamese type_aware sce_net; do
   rows+="| \`$name.toml\` | $(printf "%.1f" "$epoch") s | $(printf "%.2f" "$best") s | $share | $share_run % |"$'\n'
   echo "$name: one training epoch $epoch s; evaluation of the test split $best s (×$share of an epoch)"
 done
-# The three evaluations embed the same items with the same backbone; the Siamese network scores a
-# pair by one distance, SCE-Net runs its weight branch on every pair of every line and question.
-branch_share=$(awk -v s="${evaluation[sce_net]}" -v b="${evaluation[siamese]}" \
+# SCE-Net and its "average" variant differ only in the condition weights: the branch run on every
+# pair of every line and question, against equal weights.
+branch_share=$(awk -v s="${evaluation[sce_net]}" -v b="${evaluation[sce_net_average]}" \
   'BEGIN { printf "%.1f", 100 * (s - b) / s }')
 lines=$(grep -c . runs/data/fashion-outfits/nondisjoint/compatibility_test.txt)
 questions=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' \
@@ -63,8 +63,8 @@ section=$(
   echo
   echo "SCE-Net's pair weight branch reads both items of every scored pair, so its scoring grows"
   echo "with the square of an outfit's size; batched over all pairs of the split it is"
-  echo "$branch_share % of SCE-Net's evaluation (its evaluation minus the Siamese network's, which"
-  echo "embeds the same items and scores a pair by one distance)."
+  echo "$branch_share % of SCE-Net's evaluation (its evaluation minus that of \`sce_net_average.toml\`,"
+  echo "the same pipeline with equal condition weights instead of the branch)."
   echo "<!-- /outfit-evaluation -->"
 )
 if ! grep -q "<!-- outfit-evaluation[: ]" docs/benchmarks.md; then
