@@ -131,3 +131,9 @@ TEST(Bench, AMethodsOwnSeedsReplaceTheSuitesAndAreChecked) {
   }
   fs::remove_all(dir);
 }
+
+TEST(Bench, CommandLineSeedsFollowTheSuitesRule) {
+  EXPECT_TRUE(seed_problems({1, 2, 3}).empty());
+  EXPECT_EQ(seed_problems({3, 3}), std::vector<std::string>{"seeds must be distinct"});
+  EXPECT_EQ(seed_problems({-1}), std::vector<std::string>{"seeds must be >= 0, got -1"});
+}

@@ -96,6 +96,12 @@ int run_bench(const GlobalOptions& global, const BenchArgs& args, const std::str
   if (args.jobs < 1) throw Error("--jobs must be at least 1");
   Suite suite = read_suite(args.suite);
   if (!args.output.empty()) suite.output = args.output;
+  if (!args.seeds.empty()) {
+    const std::vector<std::string> problems = seed_problems(args.seeds);
+    if (!problems.empty()) throw Error(fmt::format("--seeds: {}", problems.front()));
+    for (SuiteMethod& method : suite.methods)
+      method.seeds = args.seeds;
+  }
   const std::vector<BenchRun> runs = bench_runs(suite);
   const bool single_thread = args.jobs > 1;
 

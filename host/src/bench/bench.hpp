@@ -17,7 +17,8 @@ struct BenchArgs {
   std::filesystem::path output;  // overrides the suite's output directory
   std::vector<std::string> overrides;
   std::int64_t jobs = 1;
-  std::string only_run;  // internal: "<method>/<seed>" runs that one run in this process
+  std::vector<std::int64_t> seeds;  // replaces the seeds of the suite and of every method
+  std::string only_run;             // internal: "<method>/<seed>" runs that one run in this process
 };
 int run_bench(const GlobalOptions& global, const BenchArgs& args, const std::string& command_line);
 

@@ -49,6 +49,8 @@ std::vector<std::string> execute_in_children(const GlobalOptions& global, const 
                    std::to_string(args.jobs), "--run", run_label(suite, run)});
       for (const std::string& o : args.overrides)
         argv.insert(argv.end(), {"--set", o});
+      for (std::int64_t seed : args.seeds)
+        argv.insert(argv.end(), {"--seeds", std::to_string(seed)});
       std::error_code ec;
       fs::create_directories(run.directory, ec);
       const std::string log = (run.directory / "bench.log").string();

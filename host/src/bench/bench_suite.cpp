@@ -15,15 +15,23 @@
 namespace fs = std::filesystem;
 
 namespace wscsl::host {
+
+std::vector<std::string> seed_problems(const std::vector<std::int64_t>& seeds) {
+  std::vector<std::string> problems;
+  for (std::int64_t seed : seeds)
+    if (seed < 0) problems.push_back(fmt::format("seeds must be >= 0, got {}", seed));
+  if (std::set<std::int64_t>(seeds.begin(), seeds.end()).size() != seeds.size())
+    problems.push_back("seeds must be distinct");
+  return problems;
+}
+
 namespace {
 
 const std::vector<std::string> kSuiteSections = {"suite", "methods", "evaluators"};
 
 void check_seeds(const std::vector<std::int64_t>& seeds, FieldChecker& check) {
-  for (std::int64_t seed : seeds)
-    if (seed < 0) check.error("seeds", fmt::format("seeds must be >= 0, got {}", seed));
-  if (std::set<std::int64_t>(seeds.begin(), seeds.end()).size() != seeds.size())
-    check.error("seeds", "seeds must be distinct");
+  for (const std::string& problem : seed_problems(seeds))
+    check.error("seeds", problem);
 }
 
 struct SuiteOptions {

@@ -33,6 +33,9 @@ struct Suite {
 // throws ConfigError with every problem.
 Suite read_suite(const std::filesystem::path& path);
 
+// What is wrong with a list of seeds (each >= 0, no two alike); empty when nothing is.
+std::vector<std::string> seed_problems(const std::vector<std::int64_t>& seeds);
+
 // One (method, seed) run of a suite.
 struct BenchRun {
   std::size_t method = 0;

@@ -93,6 +93,9 @@ int main(int argc, char** argv) {
                         "Directory of the runs and tables (default: the suite's `output`)");
   bench_cmd->add_option("--set", bench.overrides,
                         "Override a key of every pipeline, e.g. --set trainer.epochs=1");
+  bench_cmd->add_option("--seeds", bench.seeds,
+                        "Train these seeds instead of the suite's and its methods', e.g. --seeds 1 "
+                        "for a quick pass");
   bench_cmd->add_option("--run", bench.only_run, "Run only <method>/<seed> (used by --jobs)")
       ->group("");
 
