@@ -579,10 +579,11 @@ PipelineFacts facts_of(const std::filesystem::path& pipeline) {
 }  // namespace
 
 // docs/reproduce.md names the pipeline and suite of every paper table wscsl can run. Each must run
-// as written: every suite is benched with one seed (every row trains two steps on the generated
+// as written: every suite is benched with one seed (every row trains a few steps on the generated
 // fixture of its dataset and is tabulated), every pipeline passes `check` and, unless a suite
-// trained it, trains two steps and evaluates. The guide and the examples cannot drift apart: every
-// pipeline of examples/pipelines/paper/ and every pipeline of a suite must be named in the guide.
+// trained it, trains a few steps and evaluates. The guide and the examples cannot drift apart:
+// every pipeline of examples/pipelines/paper/ and every pipeline of a suite must be named in the
+// guide.
 TEST(Cli, EveryPipelineAndSuiteOfTheReproductionGuideRuns) {
   namespace fs = std::filesystem;
   const fs::path source = WSCSL_SOURCE_DIR;
