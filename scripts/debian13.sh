@@ -64,9 +64,9 @@ packages=(
   g++ cmake make ccache binutils
   "${torch[@]}" libopenblas0-openmp "${gloo[@]}"
   libboost-dev libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev nlohmann-json3-dev
-  libssl-dev libopencv-dev libgtest-dev
+  libssl-dev libopencv-dev libgtest-dev libprotobuf-dev protobuf-compiler
   dataset-fashion-mnist
-  "${python_torch[@]}" python3-torchvision python3-pil
+  "${python_torch[@]}" python3-torchvision python3-pil python3-protobuf python3-crc32c
 )
 build_dir="build-$leg"
 

@@ -11,10 +11,12 @@ packages=(
   libboost-dev                           # Boost.DLL (header-only with BOOST_DLL_USE_STD_FS)
   libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev nlohmann-json3-dev
   libssl-dev                             # SHA-256 of checkpoints (OpenSSL's libcrypto)
+  libprotobuf-dev protobuf-compiler      # TensorBoard's event files
   libopencv-dev libgtest-dev
   dataset-fashion-mnist                  # the images of the embedded Fashion-CRB benchmark
   python3-torch python3-torchvision python3-pil  # parity tests against torchvision and PIL;
                                          # scripts/convert-weights.py
+  python3-protobuf python3-crc32c        # the test's own reader of the event files
 )
 if [ "${1:-}" = "fuzz" ]; then
   packages+=(clang libclang-rt-14-dev)

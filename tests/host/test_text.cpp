@@ -98,8 +98,10 @@ Pipeline build(const std::string& text) {
 // One process alone: the loss is differentiated as it is.
 class Unshared : public LossSharing {
  public:
-  torch::Tensor before_backward(const torch::Tensor& loss) override { return loss; }
-  double after_backward() override { return 0.0; }
+  torch::Tensor before_backward(const torch::Tensor& loss, const torch::Tensor&) override {
+    return loss;
+  }
+  BatchLoss after_backward() override { return {}; }
 };
 
 // Σ |gradient| over a module's parameters (0 when none reached them).

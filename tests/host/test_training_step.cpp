@@ -2,6 +2,7 @@
 // (host/src/train/data_parallel.hpp) in a world of one process.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -40,22 +41,25 @@ TripletBatch first_batch(const Pipeline& pipeline, torch::Device device) {
 // One process alone: the loss is differentiated as it is, and it is the batch's.
 class Unshared : public LossSharing {
  public:
-  torch::Tensor before_backward(const torch::Tensor& loss) override {
-    loss_ = loss.item<double>();
+  torch::Tensor before_backward(const torch::Tensor& loss, const torch::Tensor& terms) override {
+    shared_.loss = loss.item<double>();
+    shared_.terms.assign(terms.data_ptr<double>(), terms.data_ptr<double>() + terms.numel());
     return loss;
   }
-  double after_backward() override { return loss_; }
+  BatchLoss after_backward() override { return shared_; }
 
  private:
-  double loss_ = 0.0;
+  BatchLoss shared_;
 };
 
 // Differentiates `factor` times the loss and reports `reported` as the batch's loss.
 class Rescaled : public LossSharing {
  public:
   Rescaled(double factor, double reported) : factor_(factor), reported_(reported) {}
-  torch::Tensor before_backward(const torch::Tensor& loss) override { return loss * factor_; }
-  double after_backward() override { return reported_; }
+  torch::Tensor before_backward(const torch::Tensor& loss, const torch::Tensor&) override {
+    return loss * factor_;
+  }
+  BatchLoss after_backward() override { return {reported_, {}}; }
 
  private:
   double factor_, reported_;
@@ -130,8 +134,34 @@ TEST(TrainingStep, DescendsTheGradientOfThePipelinesWeightedLoss) {
   const std::vector<torch::Tensor> before = copies(model.parameters());
   TrainingStep step(p, model.optimizer());
   Unshared alone;
-  EXPECT_EQ(step.take(batch, alone), expected_value);
+  EXPECT_EQ(step.take(batch, alone).total, expected_value);
   EXPECT_GT(expect_sgd_step(before, gradients, copies(model.parameters()), 1.0), 0u);
+}
+
+// Each loss's terms come out unweighted under "<loss name>/<term>", and the loss is their weighted
+// sum (up to float32 rounding of that sum: a few ulp of the largest term).
+TEST(TrainingStep, ReportsEachLossTermUnweightedUnderItsLossName) {
+  const Pipeline single = tiny_sgd();
+  TrainingModel single_model(single);
+  const std::string text = test::tiny_pipeline() +
+                           "optimizer = \"sgd\"\nmomentum = 0.0\n\n[[losses]]\nname = \"wide\"\n"
+                           "type = \"margin\"\nmargin = 0.5\nweight = 0.25\n";
+  const Pipeline two =
+      build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+  TrainingModel two_model(two);
+  const TripletBatch batch = first_batch(single, single_model.device());
+  Unshared alone, alone_too;
+  const StepLosses reference = TrainingStep(single, single_model.optimizer()).take(batch, alone);
+  const StepLosses both = TrainingStep(two, two_model.optimizer()).take(batch, alone_too);
+  ASSERT_EQ(both.terms.size(), 2u);
+  EXPECT_EQ(both.terms[0].first, "margin/margin");
+  EXPECT_EQ(both.terms[1].first, "wide/margin");
+  // The same parameters (the seed) and batch: the first loss is the single pipeline's whole loss.
+  EXPECT_EQ(both.terms[0].second, reference.total);
+  EXPECT_GT(both.terms[1].second, both.terms[0].second);  // a wider margin hinges more
+  const double largest = std::max(both.terms[0].second, 0.25 * both.terms[1].second);
+  EXPECT_NEAR(both.total, both.terms[0].second + 0.25 * both.terms[1].second,
+              4 * std::numeric_limits<float>::epsilon() * largest);
 }
 
 TEST(TrainingStep, DifferentiatesTheLossItsSharingReturnsAndReportsTheBatchLossItGives) {
@@ -144,7 +174,7 @@ TEST(TrainingStep, DifferentiatesTheLossItsSharingReturnsAndReportsTheBatchLossI
   const std::vector<torch::Tensor> before = copies(model.parameters());
   TrainingStep step(p, model.optimizer());
   Rescaled tripled(3.0, 0.25);
-  EXPECT_EQ(step.take(batch, tripled), 0.25);
+  EXPECT_EQ(step.take(batch, tripled).total, 0.25);
   EXPECT_GT(expect_sgd_step(before, gradients, copies(model.parameters()), 3.0), 0u);
 }
 
@@ -155,7 +185,7 @@ TEST(TrainingStep, AStepWhoseBatchLossIsNotFiniteLeavesTheParametersAsTheyWere) 
   const std::vector<torch::Tensor> before = copies(model.parameters());
   TrainingStep step(p, model.optimizer());
   Rescaled diverged(1.0, std::numeric_limits<double>::quiet_NaN());
-  EXPECT_TRUE(std::isnan(step.take(batch, diverged)));
+  EXPECT_TRUE(std::isnan(step.take(batch, diverged).total));
   const std::vector<torch::Tensor> after = copies(model.parameters());
   for (std::size_t i = 0; i < before.size(); ++i)
     EXPECT_TRUE(torch::equal(after[i], before[i])) << "parameter " << i;
@@ -194,10 +224,11 @@ TEST(DataParallel, OneProcessTakesTheStepOfTheTrainingStepAloneBitForBit) {
   DataParallel parallel(*one, shared, size, false);
   for (const bool stop : {false, true}) {
     Unshared alone;
-    const double loss = bare_step.take(batch, alone);
+    const StepLosses loss = bare_step.take(batch, alone);
     const StepOutcome outcome =
         parallel.step(shared_step, batch, parallel.share_of(size), [&] { return stop; });
-    EXPECT_EQ(outcome.loss, loss);
+    EXPECT_EQ(outcome.losses.total, loss.total);
+    EXPECT_EQ(outcome.losses.terms, loss.terms);
     EXPECT_EQ(outcome.stop_requested, stop);
     const std::vector<torch::Tensor> a = copies(bare.parameters());
     const std::vector<torch::Tensor> b = copies(shared.parameters());

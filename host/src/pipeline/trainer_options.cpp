@@ -161,8 +161,13 @@ Schema<TrainerOptions> TrainerOptions::schema() {
           "backbone) takes its training statistics over the whole batch of every process, as "
           "PyTorch's SyncBatchNorm; false: over each process's share.");
   s.field("log_every", &O::log_every,
-          "Steps between progress lines when the output is not a terminal.")
+          "Steps between progress lines when the output is not a terminal, and between the "
+          "points of TensorBoard's training scalars.")
       .min(1);
+  s.field("tensorboard", &O::tensorboard,
+          "Write TensorBoard event files (events.out.tfevents.*) into the run directory: the "
+          "training scalars, each epoch's metrics, the test metrics, the run's pictures and its "
+          "options as hyperparameters.");
   s.field("eval_batch_size", &O::eval_batch_size, "Batch size of evaluation.").min(1);
   s.field("evaluate_after", &O::evaluate_after,
           "After training, evaluate the selected checkpoint on the test split.");

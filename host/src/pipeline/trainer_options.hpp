@@ -48,6 +48,7 @@ struct TrainerOptions {
   CollectiveBackendSetting collective_backend = CollectiveBackendSetting::Auto;
   bool sync_batch_norm = false;
   std::int64_t log_every = 100;
+  bool tensorboard = true;
   std::int64_t eval_batch_size = 1024;
   bool evaluate_after = true;
   DeviceSetting device;

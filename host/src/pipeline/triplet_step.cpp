@@ -44,9 +44,9 @@ ScoredTriplets score_triplets(const Pipeline& pipeline, const TripletInput& inpu
   return scored;
 }
 
-torch::Tensor weighted_loss(const Pipeline& pipeline, const TripletInput& input,
-                            const ScoredTriplets& scored, const TripletImages& roles) {
-  torch::Tensor total;
+PipelineLoss weighted_loss(const Pipeline& pipeline, const TripletInput& input,
+                           const ScoredTriplets& scored, const TripletImages& roles) {
+  PipelineLoss loss;
   for (const WeightedLoss& l : pipeline.losses) {
     const Contract& needs = l.loss->contract();
     const LossInput loss_input{
@@ -54,11 +54,13 @@ torch::Tensor weighted_loss(const Pipeline& pipeline, const TripletInput& input,
         needs.needs_resource(Resource::ReversedScores) ? &*scored.reversed : nullptr,
         needs.needs_resource(Resource::TrainingImages) ? &roles : nullptr};
     for (const auto& [name, value] : l.loss->compute(loss_input)) {
-      const torch::Tensor weighted = value.reshape({}) * l.weight;
-      total = total.defined() ? total + weighted : weighted;
+      const torch::Tensor term = value.reshape({});
+      const torch::Tensor weighted = term * l.weight;
+      loss.total = loss.total.defined() ? loss.total + weighted : weighted;
+      loss.terms.emplace_back(l.name + "/" + name, term);
     }
   }
-  return total;
+  return loss;
 }
 
 }  // namespace wscsl::host

@@ -42,9 +42,14 @@ struct ScoredTriplets {
 };
 ScoredTriplets score_triplets(const Pipeline& pipeline, const TripletInput& input);
 
-// Σ over the losses of weight · Σ of its terms. Each loss gets what its contract needs and
-// nothing more.
-torch::Tensor weighted_loss(const Pipeline& pipeline, const TripletInput& input,
-                            const ScoredTriplets& scored, const TripletImages& roles);
+// The pipeline's loss of a batch: Σ over the losses of weight · Σ of its terms, and each term
+// (unweighted, 0-d) named "<loss name>/<term>". Each loss gets what its contract needs and nothing
+// more.
+struct PipelineLoss {
+  torch::Tensor total;
+  std::vector<std::pair<std::string, torch::Tensor>> terms;
+};
+PipelineLoss weighted_loss(const Pipeline& pipeline, const TripletInput& input,
+                           const ScoredTriplets& scored, const TripletImages& roles);
 
 }  // namespace wscsl::host

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "event_log.hpp"
 #include "results.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
@@ -144,6 +145,7 @@ void RunDirectory::truncate_logs(std::int64_t epochs_done, std::int64_t global_s
   filter_lines(replicas(), [&](const std::string& line) {
     return !line.empty() && std::stoll(line.substr(0, line.find('\t'))) <= epochs_done;
   });
+  truncate_event_files(root_, epochs_done, global_step);
 }
 
 }  // namespace wscsl::host

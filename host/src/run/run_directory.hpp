@@ -1,6 +1,6 @@
 // The files of one training run:
 //   resolved.toml  metrics.jsonl  curves.png  steps.tsv  checkpoints/{last,best}.pt  results.md
-//   results.json  plots/  replicas.tsv  lock
+//   results.json  plots/  replicas.tsv  events.out.tfevents.*  lock
 #pragma once
 
 #include <cstdint>

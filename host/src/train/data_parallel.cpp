@@ -12,18 +12,21 @@
 namespace wscsl::host {
 namespace {
 
-// A step's loss shared by the processes: the whole batch's loss, and whether any process was
-// asked to stop, travel while backward runs, so that every process then decides alike.
+// A step's loss and its terms shared by the processes: the whole batch's, and whether any
+// process was asked to stop, travel while backward runs, so that every process then decides
+// alike.
 class SharedLoss : public LossSharing {
  public:
   SharedLoss(const Communicator& comm, GradientAverager& averager, const BatchShare& share,
              const std::function<bool()>& stop_requested)
       : comm_(comm), averager_(averager), share_(share), stop_requested_(stop_requested) {}
 
-  torch::Tensor before_backward(const torch::Tensor& loss) override {
+  torch::Tensor before_backward(const torch::Tensor& loss, const torch::Tensor& terms) override {
     const double fraction = share_.fraction();
-    sums_ = torch::tensor({loss.item<double>() * fraction, stop_requested_() ? 1.0 : 0.0},
-                          torch::kDouble);
+    sums_ =
+        torch::cat({torch::tensor({loss.item<double>() * fraction, stop_requested_() ? 1.0 : 0.0},
+                                  torch::kDouble),
+                    terms * fraction});
     wait_for_sums_ = comm_.start_sum(sums_);
     // Averaging then weighs each process's mean by its share of the batch.
     const torch::Tensor weighted = loss * (fraction * comm_.size());
@@ -31,9 +34,10 @@ class SharedLoss : public LossSharing {
     return weighted;
   }
 
-  double after_backward() override {
+  BatchLoss after_backward() override {
     wait_for_sums_();
-    return sums_[0].item<double>();
+    const double* sums = sums_.data_ptr<double>();
+    return {sums[0], std::vector<double>(sums + 2, sums + sums_.size(0))};
   }
 
   bool any_stop_requested() const { return sums_[1].item<double>() > 0; }
@@ -43,7 +47,7 @@ class SharedLoss : public LossSharing {
   GradientAverager& averager_;
   BatchShare share_;
   const std::function<bool()>& stop_requested_;
-  torch::Tensor sums_;  // the batch's loss, the processes asked to stop
+  torch::Tensor sums_;  // the batch's loss, the processes asked to stop, the loss's terms
   std::function<void()> wait_for_sums_;
 };
 
@@ -76,8 +80,8 @@ StepOutcome DataParallel::step(TrainingStep& training_step, const TripletBatch& 
                                const BatchShare& share,
                                const std::function<bool()>& stop_requested) {
   SharedLoss shared(comm_, *averager_, share, stop_requested);
-  const double loss = training_step.take(batch, shared);
-  return {loss, shared.any_stop_requested()};
+  StepLosses losses = training_step.take(batch, shared);
+  return {std::move(losses), shared.any_stop_requested()};
 }
 
 StepOutcome DataParallel::naming_failures(const TrainingState& at,

@@ -29,7 +29,7 @@ namespace wscsl::host {
 BatchShare share_of(std::int64_t batch_size, int rank, int processes);
 
 struct StepOutcome {
-  double loss = 0.0;            // of the whole batch
+  StepLosses losses;            // of the whole batch
   bool stop_requested = false;  // by any process
 };
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,8 +18,8 @@ namespace {
 
 class DirectoryWriter : public RunWriter {
  public:
-  DirectoryWriter(const RunDirectory& run, std::int64_t keep_last)
-      : run_(run), keep_last_(keep_last) {}
+  DirectoryWriter(const RunDirectory& run, const Pipeline& pipeline)
+      : run_(run), pipeline_(pipeline), keep_last_(pipeline.trainer.keep_last) {}
 
   void warn(const std::string& warning) override {
     fmt::print(stderr, "wscsl: warning: {}\n", warning);
@@ -29,15 +30,27 @@ class DirectoryWriter : public RunWriter {
   void truncate_logs(const TrainingState& checkpoint) override {
     run_.truncate_logs(checkpoint.epoch, checkpoint.global_step);
   }
-  void open_steps() override { steps_.open(run_.steps(), std::ios::app); }
-  void log_step(const TrainingState& state, double lr, double loss) override {
-    steps_ << fmt::format("{}\t{}\t{}\t{:.9g}\t{:.9g}\n", state.global_step, state.epoch + 1,
-                          state.step, lr, loss);
+  void open_steps() override {
+    steps_.open(run_.steps(), std::ios::app);
+    if (pipeline_.trainer.tensorboard) events_.emplace(run_, pipeline_);
   }
-  void flush_steps() override { steps_.flush(); }
-  void log_epoch(const std::map<std::string, double>& metrics) override {
+  void log_step(const TrainingState& state, const StepReport& step) override {
+    steps_ << fmt::format("{}\t{}\t{}\t{:.9g}\t{:.9g}\n", state.global_step, state.epoch + 1,
+                          state.step, step.lr, step.losses.total);
+    if (events_) events_->step(state, step);
+  }
+  void flush_steps() override {
+    steps_.flush();
+    if (events_) events_->flush();
+  }
+  void log_epoch(const TrainingState& state,
+                 const std::map<std::string, double>& metrics) override {
     std::ofstream(run_.metrics(), std::ios::app) << metrics_line(metrics) << "\n";
     write_training_curves(read_metrics_log(run_.metrics()), run_.curves());
+    if (events_) events_->epoch(state, metrics);
+  }
+  void log_test(const TrainingState& state, const EvaluationResult& test) override {
+    if (events_) events_->finish(state, test);
   }
   void log_replicas(std::int64_t epoch, const std::vector<std::string>& digests) override {
     std::ofstream(run_.replicas(), std::ios::app)
@@ -53,8 +66,10 @@ class DirectoryWriter : public RunWriter {
 
  private:
   const RunDirectory& run_;
+  const Pipeline& pipeline_;
   std::int64_t keep_last_;
   std::ofstream steps_;
+  std::optional<TensorBoardLog> events_;  // while trainer.tensorboard
 };
 
 class NoWriter : public RunWriter {
@@ -63,9 +78,10 @@ class NoWriter : public RunWriter {
   void write_resolved(const Pipeline&) override {}
   void truncate_logs(const TrainingState&) override {}
   void open_steps() override {}
-  void log_step(const TrainingState&, double, double) override {}
+  void log_step(const TrainingState&, const StepReport&) override {}
   void flush_steps() override {}
-  void log_epoch(const std::map<std::string, double>&) override {}
+  void log_epoch(const TrainingState&, const std::map<std::string, double>&) override {}
+  void log_test(const TrainingState&, const EvaluationResult&) override {}
   void log_replicas(std::int64_t, const std::vector<std::string>&) override {}
   void save_checkpoints(torch::nn::Module&, torch::optim::Optimizer&, const TrainingState&,
                         bool) override {}
@@ -73,9 +89,9 @@ class NoWriter : public RunWriter {
 
 }  // namespace
 
-std::unique_ptr<RunWriter> run_writer(const RunDirectory& run, std::int64_t keep_last,
+std::unique_ptr<RunWriter> run_writer(const RunDirectory& run, const Pipeline& pipeline,
                                       const Communicator& comm) {
-  if (comm.is_root()) return std::make_unique<DirectoryWriter>(run, keep_last);
+  if (comm.is_root()) return std::make_unique<DirectoryWriter>(run, pipeline);
   return std::make_unique<NoWriter>();
 }
 

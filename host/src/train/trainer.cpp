@@ -52,7 +52,7 @@ class Loop {
         run_(run),
         request_(request),
         model_(pipeline),
-        writer_(run_writer(run, o_.keep_last, comm)),
+        writer_(run_writer(run, pipeline, comm)),
         checkpoints_(pipeline, run, *writer_, model_),
         state_(checkpoints_.start(request.resume, comm.size(), request.out)),
         data_(pipeline),
@@ -72,11 +72,15 @@ class Loop {
       Progress progress(fmt::format("epoch {}/{}", state_.epoch + 1, o_.epochs), steps, state_.step,
                         o_.log_every, request_.out);
       while (state_.step < steps) {
-        const StepOutcome outcome = step(data_.batch_rows(order, state_.step));
+        const auto step_start = std::chrono::steady_clock::now();
+        const torch::Tensor rows = data_.batch_rows(order, state_.step);
+        const StepOutcome outcome = step(rows);
+        const double step_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
         ++state_.step;
         ++state_.global_step;
-        writer_->log_step(state_, lr, outcome.loss);
-        progress.update(state_.step, outcome.loss);
+        writer_->log_step(state_, {lr, outcome.losses, rows.size(0), step_seconds});
+        progress.update(state_.step, outcome.losses.total);
         const bool stop_now =
             outcome.stop_requested ||
             (request_.stop_after_steps > 0 && state_.global_step >= request_.stop_after_steps);
@@ -103,6 +107,7 @@ class Loop {
     }
     result.state = state_;
     if (o_.evaluate_after) result.test = parallel_.final_evaluation(p_, run_);
+    if (result.test) writer_->log_test(state_, *result.test);
     return result;
   }
 
@@ -113,12 +118,13 @@ class Loop {
       const BatchShare share = parallel_.share_of(rows.size(0));
       const TripletBatch batch = data_.read(rows, share, state_.global_step).to(model_.device());
       const StepOutcome outcome = parallel_.step(step_, batch, share, stop_requested);
-      if (!std::isfinite(outcome.loss))
+      const double loss = outcome.losses.total;
+      if (!std::isfinite(loss))
         throw Error(
             fmt::format("the loss became {} at epoch {}, step {}; the last checkpoint in {} "
                         "is kept (lower trainer.lr or check the data)",
-                        outcome.loss, state_.epoch + 1, state_.step + 1, run_.root().string()));
-      state_.epoch_loss_sum += outcome.loss;
+                        loss, state_.epoch + 1, state_.step + 1, run_.root().string()));
+      state_.epoch_loss_sum += loss;
       ++state_.epoch_loss_count;
       return outcome;
     });
@@ -153,7 +159,7 @@ class Loop {
     progress.finish(epoch_summary(state_.epoch, o_.epochs, line["loss"], lr, seconds,
                                   validation ? &*validation : nullptr, o_, best));
     parallel_.check_replicas(state_.epoch, *writer_);
-    writer_->log_epoch(line);
+    writer_->log_epoch(state_, line);
     state_.epoch += 1;
     state_.step = 0;
     state_.epoch_loss_sum = 0;

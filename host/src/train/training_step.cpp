@@ -13,19 +13,28 @@ TripletBatch TripletBatch::to(torch::Device device) const {
 TrainingStep::TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer)
     : pipeline_(pipeline), optimizer_(optimizer) {}
 
-double TrainingStep::take(const TripletBatch& batch, LossSharing& sharing) {
+StepLosses TrainingStep::take(const TripletBatch& batch, LossSharing& sharing) {
   TripletInput in = embed_triplets(
       batch.images, [&](const torch::Tensor& images) { return pipeline_.backbone->embed(images); },
       [&](const torch::Tensor& phi) { return pipeline_.condition_module->embed(phi); });
   in.conditions = batch.conditions;
   encode_texts(pipeline_, batch.texts, in);
-  const torch::Tensor loss =
+  const PipelineLoss loss =
       weighted_loss(pipeline_, in, score_triplets(pipeline_, in), batch.images);
+  std::vector<torch::Tensor> terms;
+  for (const auto& [name, term] : loss.terms)
+    terms.push_back(term.detach());
+  const torch::Tensor term_values = terms.empty()
+                                        ? torch::zeros({0}, torch::kDouble)
+                                        : torch::stack(terms).to(torch::kCPU, torch::kDouble);
   optimizer_.zero_grad();
-  sharing.before_backward(loss).backward();
-  const double batch_loss = sharing.after_backward();
-  if (std::isfinite(batch_loss)) optimizer_.step();
-  return batch_loss;
+  sharing.before_backward(loss.total, term_values).backward();
+  const BatchLoss shared = sharing.after_backward();
+  if (std::isfinite(shared.loss)) optimizer_.step();
+  StepLosses out{shared.loss, {}};
+  for (std::size_t i = 0; i < loss.terms.size() && i < shared.terms.size(); ++i)
+    out.terms.emplace_back(loss.terms[i].first, shared.terms[i]);
+  return out;
 }
 
 }  // namespace wscsl::host

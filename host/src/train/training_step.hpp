@@ -4,6 +4,10 @@
 // LossSharing (train/data_parallel.hpp).
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <torch/optim/optimizer.h>
 
 #include "pipeline/pipeline.hpp"
@@ -22,14 +26,28 @@ struct TripletBatch {
   TripletBatch to(torch::Device device) const;
 };
 
+// The loss of a whole batch, and each of its terms (unweighted), in the order of
+// PipelineLoss::terms.
+struct BatchLoss {
+  double loss = 0.0;
+  std::vector<double> terms;
+};
+
 // How the processes that share a batch take part in its step, around backward.
 class LossSharing {
  public:
   virtual ~LossSharing() = default;
-  // Before backward, given this process's loss: the loss to differentiate.
-  virtual torch::Tensor before_backward(const torch::Tensor& loss) = 0;
-  // After backward: the loss of the whole batch.
-  virtual double after_backward() = 0;
+  // Before backward, given this process's loss and its terms ([T] float64 on the CPU): the loss
+  // to differentiate.
+  virtual torch::Tensor before_backward(const torch::Tensor& loss, const torch::Tensor& terms) = 0;
+  // After backward: the loss of the whole batch and its terms.
+  virtual BatchLoss after_backward() = 0;
+};
+
+// What a step reports: the batch's loss and its terms named "<loss name>/<term>".
+struct StepLosses {
+  double total = 0.0;
+  std::vector<std::pair<std::string, double>> terms;
 };
 
 class TrainingStep {
@@ -37,10 +55,10 @@ class TrainingStep {
   // `optimizer` holds the trainable parameters of the pipeline's model.
   TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer);
 
-  // One step on `batch`; returns the loss of the whole batch, as `sharing` reports it. When that
-  // loss is not finite the optimiser does not step: the parameters stay as they were, and the
-  // caller decides what follows.
-  double take(const TripletBatch& batch, LossSharing& sharing);
+  // One step on `batch`; returns the loss of the whole batch and its terms, as `sharing` reports
+  // them. When the loss is not finite the optimiser does not step: the parameters stay as they
+  // were, and the caller decides what follows.
+  StepLosses take(const TripletBatch& batch, LossSharing& sharing);
 
  private:
   const Pipeline& pipeline_;
