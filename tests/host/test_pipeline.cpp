@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <torch/cuda.h>
 
+#include "distributed/placement.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipelines.hpp"
 #include "run/provenance.hpp"
@@ -87,9 +88,10 @@ ties = "strict"
 TEST(Pipeline, ResolvedTomlIsAValidPipelineThatResolvesToItself) {
   const Pipeline p = build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml",
                                     test::in_tree_plugins());
-  const std::string text = resolved_toml(p);
+  const std::string text = resolved_toml(p, place(p.trainer, World{}));
   EXPECT_NE(text.find("[provenance]"), std::string::npos);
   EXPECT_NE(text.find("threads = 2"), std::string::npos);
+  EXPECT_NE(text.find("processes = 1"), std::string::npos);
   const Pipeline again =
       build_pipeline(parse_toml(text, "resolved.toml"), "resolved.toml", test::in_tree_plugins());
   EXPECT_EQ(again.resolved, p.resolved);
@@ -359,6 +361,37 @@ TEST(Pipeline, TheCollectiveBackendFollowsTheDevice) {
             nccl_built_in() ? CollectiveBackend::Nccl : CollectiveBackend::Gloo);
   o.collective_backend = CollectiveBackendSetting::Gloo;
   EXPECT_EQ(o.resolved_collective_backend(), CollectiveBackend::Gloo);
+}
+
+// The processes of one machine share its cores and, where the device names no GPU, take GPU
+// LOCAL_RANK; [trainer] itself is left as the pipeline wrote it.
+TEST(Placement, ResolvedOnceFromTheTrainerAndTheJob) {
+  TrainerOptions o;
+  o.device = {DeviceKind::Cpu, -1};
+  World two;
+  two.size = 2;
+  two.local_size = 2;
+  two.rank = two.local_rank = 1;
+  const Placement shared = place(o, two);
+  EXPECT_EQ(shared.processes, 2);
+  EXPECT_EQ(shared.threads, std::max(1, o.resolved_threads() / 2));
+  EXPECT_EQ(shared.device, torch::Device(torch::kCPU));
+  EXPECT_EQ(o.threads, 0);
+  o.threads = 3;
+  EXPECT_EQ(place(o, two).threads, 3);
+  EXPECT_EQ(place(o, World{}).processes, 1);
+
+  o.device = {DeviceKind::Cuda, -1};
+  World beyond = two;
+  beyond.local_rank = static_cast<int>(torch::cuda::device_count());
+  try {
+    place(o, beyond);
+    FAIL() << "a process was placed on a GPU that is not there";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("visible GPU(s)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(o.device.kind, DeviceKind::Cuda);
+  EXPECT_EQ(o.device.index, -1);
 }
 
 TEST(Pipeline, LossWeightsAndNamesAreHostKeys) {

@@ -152,7 +152,7 @@ TEST(Text, ATrainingStepEncodesEachRolesTextsAndTrainsTheEncoders) {
     EXPECT_NE(std::find(train.texts.at("category").begin(), train.texts.at("category").end(), text),
               train.texts.at("category").end());
 
-  TrainingModel model(p);
+  TrainingModel model(p, p.trainer.resolved_device());
   TrainingStep step(p, model.optimizer());
   Unshared alone;
   step.take(batch, alone);
@@ -283,7 +283,7 @@ field = "title"
   Pipeline p = build(text);
   TrainingData data(p);
   const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
-  TrainingModel model(p);
+  TrainingModel model(p, p.trainer.resolved_device());
   TrainingStep step(p, model.optimizer());
   Unshared alone;
   step.take(data.read(rows, share_of(rows.size(0), 0, 1), 0), alone);

@@ -123,7 +123,7 @@ std::size_t expect_sgd_step(const std::vector<torch::Tensor>& before,
 
 TEST(TrainingStep, DescendsTheGradientOfThePipelinesWeightedLoss) {
   const Pipeline p = tiny_sgd();
-  TrainingModel model(p);
+  TrainingModel model(p, p.trainer.resolved_device());
   const TripletBatch batch = first_batch(p, model.device());
   model.module().train();
   // Batch norm normalises a training batch by its own statistics: the forward pass here and the
@@ -142,13 +142,13 @@ TEST(TrainingStep, DescendsTheGradientOfThePipelinesWeightedLoss) {
 // sum (up to float32 rounding of that sum: a few ulp of the largest term).
 TEST(TrainingStep, ReportsEachLossTermUnweightedUnderItsLossName) {
   const Pipeline single = tiny_sgd();
-  TrainingModel single_model(single);
+  TrainingModel single_model(single, single.trainer.resolved_device());
   const std::string text = test::tiny_pipeline() +
                            "optimizer = \"sgd\"\nmomentum = 0.0\n\n[[losses]]\nname = \"wide\"\n"
                            "type = \"margin\"\nmargin = 0.5\nweight = 0.25\n";
   const Pipeline two =
       build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
-  TrainingModel two_model(two);
+  TrainingModel two_model(two, two.trainer.resolved_device());
   const TripletBatch batch = first_batch(single, single_model.device());
   Unshared alone, alone_too;
   const StepLosses reference = TrainingStep(single, single_model.optimizer()).take(batch, alone);
@@ -166,7 +166,7 @@ TEST(TrainingStep, ReportsEachLossTermUnweightedUnderItsLossName) {
 
 TEST(TrainingStep, DifferentiatesTheLossItsSharingReturnsAndReportsTheBatchLossItGives) {
   const Pipeline p = tiny_sgd();
-  TrainingModel model(p);
+  TrainingModel model(p, p.trainer.resolved_device());
   const TripletBatch batch = first_batch(p, model.device());
   model.module().train();
   const std::vector<torch::Tensor> gradients =
@@ -180,7 +180,7 @@ TEST(TrainingStep, DifferentiatesTheLossItsSharingReturnsAndReportsTheBatchLossI
 
 TEST(TrainingStep, AStepWhoseBatchLossIsNotFiniteLeavesTheParametersAsTheyWere) {
   const Pipeline p = tiny_sgd();
-  TrainingModel model(p);
+  TrainingModel model(p, p.trainer.resolved_device());
   const TripletBatch batch = first_batch(p, model.device());
   const std::vector<torch::Tensor> before = copies(model.parameters());
   TrainingStep step(p, model.optimizer());
@@ -213,10 +213,10 @@ TEST(DataParallel, SharesOfABatchTileItInRankOrder) {
 // nothing, and the step is the bare step's, bit for bit.
 TEST(DataParallel, OneProcessTakesTheStepOfTheTrainingStepAloneBitForBit) {
   const Pipeline bare_pipeline = tiny_sgd();
-  TrainingModel bare(bare_pipeline);
+  TrainingModel bare(bare_pipeline, bare_pipeline.trainer.resolved_device());
   TrainingStep bare_step(bare_pipeline, bare.optimizer());
   const Pipeline shared_pipeline = tiny_sgd();
-  TrainingModel shared(shared_pipeline);
+  TrainingModel shared(shared_pipeline, shared_pipeline.trainer.resolved_device());
   TrainingStep shared_step(shared_pipeline, shared.optimizer());
   const auto one = Communicator::single();
   const TripletBatch batch = first_batch(bare_pipeline, bare.device());

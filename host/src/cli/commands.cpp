@@ -1,7 +1,6 @@
 #include "commands.hpp"
 
 #include <ATen/Parallel.h>
-#include <torch/cuda.h>
 
 #include <csignal>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "distributed/communicator.hpp"
+#include "distributed/placement.hpp"
 #include "evaluation/run_evaluation.hpp"
 #include "npy.hpp"
 #include "pipeline/pipeline.hpp"
@@ -53,22 +53,18 @@ int as_rank(const Communicator& comm, const std::string& after_failure, Body&& b
   }
 }
 
-// Joins the job `world` describes. The processes of one machine share it: with trainer.threads
-// at 0 each takes its cores ÷ N, and where "cuda" or "auto" names no GPU each takes GPU
-// LOCAL_RANK, as torchrun's users do with torch.cuda.set_device(local_rank).
-std::unique_ptr<Communicator> join_job(TrainerOptions& trainer, const World& world) {
-  if (trainer.threads == 0 && world.local_size > 1)
-    trainer.threads = std::max(1, trainer.resolved_threads() / world.local_size);
-  at::set_num_threads(trainer.resolved_threads());
-  const torch::Device device = trainer.resolved_device();
-  if (world.size > 1 && device.is_cuda() && !device.has_index()) {
-    if (static_cast<std::size_t>(world.local_rank) >= torch::cuda::device_count())
-      throw Error(fmt::format("rank {} is process {} of its machine, which has {} visible GPU(s)",
-                              world.rank, world.local_rank, torch::cuda::device_count()));
-    trainer.device = DeviceSetting{DeviceKind::Cuda, world.local_rank};
-  }
-  return Communicator::join(world, std::chrono::seconds(trainer.collective_timeout_s),
-                            trainer.resolved_collective_backend(), trainer.resolved_device());
+// This process of the job `world` describes: where it computes, and its communicator.
+struct Job {
+  Placement placement;
+  std::unique_ptr<Communicator> comm;
+};
+
+Job join_job(const TrainerOptions& trainer, const World& world) {
+  Job job{place(trainer, world), nullptr};
+  at::set_num_threads(job.placement.threads);
+  job.comm = Communicator::join(world, std::chrono::seconds(trainer.collective_timeout_s),
+                                job.placement.collective_backend, job.placement.device);
+  return job;
 }
 
 // Where this process's progress goes: only rank 0 reports.
@@ -107,12 +103,14 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
   fs::path run_root = args.run_dir;
   fs::path source = args.pipeline;
   if (args.resume) source = RunDirectory::open(run_root).resolved();
-  GlobalOptions job = global;
-  job.processes = world.size;
-  OpenPipeline opened = open_pipeline(job, source, args.overrides);
+  GlobalOptions options = global;
+  options.processes = world.size;
+  OpenPipeline opened = open_pipeline(options, source, args.overrides);
   Pipeline& pipeline = opened.pipeline;
   if (run_root.empty()) run_root = default_run_directory(source);
-  const auto comm = join_job(pipeline.trainer, world);
+  const Job job = join_job(pipeline.trainer, world);
+  const Placement& placement = job.placement;
+  const std::unique_ptr<Communicator>& comm = job.comm;
   // Rank 0 alone writes into the run directory; the others read its checkpoints to resume.
   const RunDirectory run = !comm->is_root() ? RunDirectory(run_root)
                            : args.resume    ? RunDirectory::open(run_root)
@@ -137,16 +135,15 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
   request.stop_after_steps = args.stop_after_steps;
   if (comm->is_root())
     fmt::print("run {} — {}{} threads, seed {}, device {}\n", run.root().string(),
-               world.size > 1 ? fmt::format("{} processes × ", world.size) : "",
-               pipeline.trainer.resolved_threads(), pipeline.trainer.seed,
-               pipeline.trainer.resolved_device().str());
+               world.size > 1 ? fmt::format("{} processes × ", world.size) : "", placement.threads,
+               pipeline.trainer.seed, placement.device.str());
   install_stop_handlers();
   const std::string after_failure = fmt::format(
       "; every process of the job stops, and the checkpoints in {} are intact "
       "(continue with `wscsl train --resume {} --nproc {}`)",
       run.root().string(), run.root().string(), world.size);
   return as_rank(*comm, after_failure, [&] {
-    const TrainResult result = train(pipeline, run, request, *comm);
+    const TrainResult result = train(pipeline, placement, run, request, *comm);
     if (result.outcome == TrainOutcome::Interrupted) return 130;
     if (result.test) {
       print_results(*result.test);
@@ -174,12 +171,14 @@ int run_eval(const GlobalOptions& global, const EvalArgs& args, const World& wor
   const auto [run, checkpoint] = run_and_checkpoint(args.target);
   OpenPipeline opened = open_pipeline(global, run.resolved(), args.overrides);
   Pipeline& pipeline = opened.pipeline;
-  const auto comm = join_job(pipeline.trainer, world);
+  const Job job = join_job(pipeline.trainer, world);
+  const Placement& placement = job.placement;
+  const std::unique_ptr<Communicator>& comm = job.comm;
   std::optional<RunLock> lock;
   if (comm->is_root()) lock.emplace(run);
   return as_rank(*comm, "", [&] {
-    const auto result =
-        evaluate_run(pipeline, run, comm->is_root() ? checkpoint : fs::path(), *comm);
+    const auto result = evaluate_run(pipeline, placement.device, run,
+                                     comm->is_root() ? checkpoint : fs::path(), *comm);
     if (!result) return 0;
     print_results(*result);
     fmt::print("\nresults written to {}\n", run.results_markdown().string());
@@ -196,11 +195,13 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
     if (!info.has_split(split))
       throw Error(fmt::format("{} has no split '{}' (it has: {})", pipeline.dataset->label(), split,
                               join(info.splits, ", ")));
-  const auto comm = join_job(pipeline.trainer, world);
+  const Job job = join_job(pipeline.trainer, world);
+  const Placement& placement = job.placement;
+  const std::unique_ptr<Communicator>& comm = job.comm;
   std::optional<RunLock> lock;
   if (comm->is_root()) lock.emplace(run);
   return as_rank(*comm, "", [&] {
-    model_from_root(pipeline, checkpoint, *comm);
+    model_from_root(pipeline, placement.device, checkpoint, *comm);
     const fs::path out = args.output.empty() ? run.root() / "embeddings" : args.output;
     if (comm->is_root()) {
       std::error_code ec;

@@ -29,10 +29,10 @@ std::vector<at::Tensor> model_state(torch::nn::Module& model) {
   return state;
 }
 
-std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline, const fs::path& checkpoint,
+std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline, torch::Device device,
+                                                   const fs::path& checkpoint,
                                                    const Communicator& comm, TrainingState* state) {
   auto model = pipeline.model();
-  const torch::Device device = pipeline.trainer.resolved_device();
   if (comm.is_root()) {
     const TrainingState loaded = load_checkpoint(checkpoint, *model, nullptr, false, device);
     if (state) *state = loaded;
@@ -43,15 +43,16 @@ std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline, const fs:
   return model;
 }
 
-EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,
+EvaluationResult evaluate_run(Pipeline& pipeline, torch::Device device, const RunDirectory& run,
                               const fs::path& checkpoint) {
-  return *evaluate_run(pipeline, run, checkpoint, *Communicator::single());
+  return *evaluate_run(pipeline, device, run, checkpoint, *Communicator::single());
 }
 
-std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, const RunDirectory& run,
-                                             const fs::path& checkpoint, const Communicator& comm) {
+std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, torch::Device device,
+                                             const RunDirectory& run, const fs::path& checkpoint,
+                                             const Communicator& comm) {
   TrainingState state;
-  model_from_root(pipeline, checkpoint, comm, &state);
+  model_from_root(pipeline, device, checkpoint, comm, &state);
   const std::int64_t batch = pipeline.trainer.eval_batch_size;
   const EmbeddingTable val = embed_split(pipeline, "val", batch, comm);
   const EmbeddingTable test = embed_split(pipeline, "test", batch, comm);

@@ -15,22 +15,24 @@ namespace wscsl::host {
 // one that does not verify is skipped with a warning saying why.
 std::filesystem::path checkpoint_for_evaluation(const RunDirectory& run);
 
-// Evaluates `checkpoint` on the test split and writes results.md and results.json.
-EvaluationResult evaluate_run(Pipeline& pipeline, const RunDirectory& run,
+// Evaluates `checkpoint` on the test split, embedding on `device`, and writes results.md and
+// results.json.
+EvaluationResult evaluate_run(Pipeline& pipeline, torch::Device device, const RunDirectory& run,
                               const std::filesystem::path& checkpoint);
 // The same with several processes: rank 0 reads `checkpoint` (the others pass an empty path) and
 // sends its weights to every process, each embeds a share of the images, and rank 0 evaluates,
 // writes and returns the results; the other processes return nothing.
-std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, const RunDirectory& run,
+std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, torch::Device device,
+                                             const RunDirectory& run,
                                              const std::filesystem::path& checkpoint,
                                              const Communicator& comm);
 
 // The model's parameters and buffers, in one order on every process.
 std::vector<at::Tensor> model_state(torch::nn::Module& model);
 
-// The pipeline's model on trainer.device with the weights of `checkpoint`, which rank 0 reads
-// (the others pass an empty path) and sends to every process; rank 0 also fills `state`.
-std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline,
+// The pipeline's model on `device` with the weights of `checkpoint`, which rank 0 reads (the
+// others pass an empty path) and sends to every process; rank 0 also fills `state`.
+std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline, torch::Device device,
                                                    const std::filesystem::path& checkpoint,
                                                    const Communicator& comm,
                                                    TrainingState* state = nullptr);

@@ -11,15 +11,16 @@ namespace fs = std::filesystem;
 
 namespace wscsl::host {
 
-std::string resolved_toml(const Pipeline& pipeline) {
+std::string resolved_toml(const Pipeline& pipeline, const Placement& placement) {
   ConfigNode root = pipeline.resolved;
   ConfigNode provenance = ConfigNode::table();
   provenance.set("wscsl", ConfigNode::string(WSCSL_VERSION_STRING));
   provenance.set("libtorch", ConfigNode::string(WSCSL_TORCH_IDENTITY));
   provenance.set("toolchain", ConfigNode::string(WSCSL_TOOLCHAIN_FINGERPRINT));
-  provenance.set("threads", ConfigNode::integer(pipeline.trainer.resolved_threads()));
+  provenance.set("threads", ConfigNode::integer(placement.threads));
+  provenance.set("processes", ConfigNode::integer(placement.processes));
   provenance.set("seed", ConfigNode::integer(pipeline.trainer.seed));
-  provenance.set("device", ConfigNode::string(pipeline.trainer.resolved_device().str()));
+  provenance.set("device", ConfigNode::string(placement.device.str()));
   provenance.set("source", ConfigNode::string(fs::absolute(pipeline.source).string()));
   provenance.set("written", ConfigNode::string(now_text("%Y-%m-%dT%H:%M:%SZ", TimeZone::Utc)));
   ConfigNode plugins = ConfigNode::table();

@@ -3,11 +3,13 @@
 
 #include <string>
 
+#include "distributed/placement.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace wscsl::host {
 
-// The resolved pipeline plus a [provenance] table (versions, plugins, threads), as TOML.
-std::string resolved_toml(const Pipeline& pipeline);
+// The resolved pipeline plus a [provenance] table (versions, plugins, where it ran: the
+// placement's device, threads and processes), as TOML.
+std::string resolved_toml(const Pipeline& pipeline, const Placement& placement);
 
 }  // namespace wscsl::host

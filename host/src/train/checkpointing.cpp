@@ -15,13 +15,13 @@ Checkpointing::Checkpointing(const Pipeline& pipeline, const RunDirectory& run, 
                              TrainingModel& model)
     : pipeline_(pipeline), run_(run), writer_(writer), model_(model) {}
 
-TrainingState Checkpointing::start(bool resume, std::int64_t world_size, std::FILE* out) {
+TrainingState Checkpointing::start(bool resume, const Placement& placement, std::FILE* out) {
   TrainingState now;
-  now.threads = pipeline_.trainer.resolved_threads();
-  now.world_size = world_size;
+  now.threads = placement.threads;
+  now.world_size = placement.processes;
   now.config = to_toml(pipeline_.resolved);
   if (!resume) {
-    writer_.write_resolved(pipeline_);
+    writer_.write_resolved();
     return now;
   }
   std::vector<std::string> skipped;
@@ -45,7 +45,7 @@ TrainingState Checkpointing::start(bool resume, std::int64_t world_size, std::FI
         fmt::format("the pipeline differs from the one the checkpoint was trained with; {} now "
                     "records the new one",
                     run_.resolved().string()));
-    writer_.write_resolved(pipeline_);
+    writer_.write_resolved();
   }
   saved.threads = now.threads;
   saved.world_size = now.world_size;

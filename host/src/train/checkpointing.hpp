@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "distributed/placement.hpp"
 #include "pipeline/pipeline.hpp"
 #include "run/checkpoint.hpp"
 #include "run/run_directory.hpp"
@@ -19,11 +20,11 @@ class Checkpointing {
   Checkpointing(const Pipeline& pipeline, const RunDirectory& run, RunWriter& writer,
                 TrainingModel& model);
 
-  // The state this process trains from, with `world_size` processes: step 0 of a new run (whose
+  // The state this process, placed at `placement`, trains from: step 0 of a new run (whose
   // resolved.toml is written), or, when `resume`, the newest checkpoint's, said on `out`. What
   // differs from the checkpoint (processes, threads, the pipeline) is warned about; the logs are
   // cut back to it.
-  TrainingState start(bool resume, std::int64_t world_size, std::FILE* out);
+  TrainingState start(bool resume, const Placement& placement, std::FILE* out);
 
   // Commits `state` as `last` and, when `best`, as `best`. Weights or optimiser state that are not
   // finite stop the run instead, and the checkpoints already written stay as they are.

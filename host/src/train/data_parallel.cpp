@@ -104,7 +104,7 @@ std::optional<EvaluationResult> DataParallel::validate(Pipeline& pipeline) {
 
 std::optional<EvaluationResult> DataParallel::final_evaluation(Pipeline& pipeline,
                                                                const RunDirectory& run) const {
-  return evaluate_run(pipeline, run,
+  return evaluate_run(pipeline, model_.device(), run,
                       comm_.is_root() ? checkpoint_for_evaluation(run) : std::filesystem::path(),
                       comm_);
 }

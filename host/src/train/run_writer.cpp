@@ -18,14 +18,17 @@ namespace {
 
 class DirectoryWriter : public RunWriter {
  public:
-  DirectoryWriter(const RunDirectory& run, const Pipeline& pipeline)
-      : run_(run), pipeline_(pipeline), keep_last_(pipeline.trainer.keep_last) {}
+  DirectoryWriter(const RunDirectory& run, const Pipeline& pipeline, const Placement& placement)
+      : run_(run),
+        pipeline_(pipeline),
+        placement_(placement),
+        keep_last_(pipeline.trainer.keep_last) {}
 
   void warn(const std::string& warning) override {
     fmt::print(stderr, "wscsl: warning: {}\n", warning);
   }
-  void write_resolved(const Pipeline& pipeline) override {
-    write_file_atomically(run_.resolved(), resolved_toml(pipeline));
+  void write_resolved() override {
+    write_file_atomically(run_.resolved(), resolved_toml(pipeline_, placement_));
   }
   void truncate_logs(const TrainingState& checkpoint) override {
     run_.truncate_logs(checkpoint.epoch, checkpoint.global_step);
@@ -67,6 +70,7 @@ class DirectoryWriter : public RunWriter {
  private:
   const RunDirectory& run_;
   const Pipeline& pipeline_;
+  Placement placement_;
   std::int64_t keep_last_;
   std::ofstream steps_;
   std::optional<TensorBoardLog> events_;  // while trainer.tensorboard
@@ -75,7 +79,7 @@ class DirectoryWriter : public RunWriter {
 class NoWriter : public RunWriter {
  public:
   void warn(const std::string&) override {}
-  void write_resolved(const Pipeline&) override {}
+  void write_resolved() override {}
   void truncate_logs(const TrainingState&) override {}
   void open_steps() override {}
   void log_step(const TrainingState&, const StepReport&) override {}
@@ -90,8 +94,8 @@ class NoWriter : public RunWriter {
 }  // namespace
 
 std::unique_ptr<RunWriter> run_writer(const RunDirectory& run, const Pipeline& pipeline,
-                                      const Communicator& comm) {
-  if (comm.is_root()) return std::make_unique<DirectoryWriter>(run, pipeline);
+                                      const Placement& placement, const Communicator& comm) {
+  if (comm.is_root()) return std::make_unique<DirectoryWriter>(run, pipeline, placement);
   return std::make_unique<NoWriter>();
 }
 

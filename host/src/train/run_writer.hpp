@@ -14,6 +14,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "distributed/communicator.hpp"
+#include "distributed/placement.hpp"
 #include "evaluation/evaluation.hpp"
 #include "pipeline/pipeline.hpp"
 #include "run/checkpoint.hpp"
@@ -28,8 +29,8 @@ class RunWriter {
 
   // "wscsl: warning: <warning>" on stderr.
   virtual void warn(const std::string& warning) = 0;
-  // resolved.toml: `pipeline` as it runs here.
-  virtual void write_resolved(const Pipeline& pipeline) = 0;
+  // resolved.toml: the pipeline as it runs here, and where.
+  virtual void write_resolved() = 0;
   // Drops the log lines past `checkpoint`, so that a resumed run appends where it left off.
   virtual void truncate_logs(const TrainingState& checkpoint) = 0;
   // Opens steps.tsv for appending and starts a new event file; log_step writes a line (and, every
@@ -51,9 +52,9 @@ class RunWriter {
 };
 
 // The writer of this process of `comm`: rank 0 writes into `run` as `pipeline`'s trainer says
-// (trainer.keep_last `last` checkpoints, event files when trainer.tensorboard); the other ranks
-// write nothing.
+// (trainer.keep_last `last` checkpoints, event files when trainer.tensorboard), recording where
+// the run computes (`placement`); the other ranks write nothing.
 std::unique_ptr<RunWriter> run_writer(const RunDirectory& run, const Pipeline& pipeline,
-                                      const Communicator& comm);
+                                      const Placement& placement, const Communicator& comm);
 
 }  // namespace wscsl::host

@@ -45,16 +45,16 @@ std::string epoch_summary(std::int64_t epoch, std::int64_t epochs, double loss, 
 // data, then the other processes of the job.
 class Loop {
  public:
-  Loop(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request,
-       const Communicator& comm)
+  Loop(Pipeline& pipeline, const Placement& placement, const RunDirectory& run,
+       const TrainRequest& request, const Communicator& comm)
       : p_(pipeline),
         o_(pipeline.trainer),
         run_(run),
         request_(request),
-        model_(pipeline),
-        writer_(run_writer(run, pipeline, comm)),
+        model_(pipeline, placement.device),
+        writer_(run_writer(run, pipeline, placement, comm)),
         checkpoints_(pipeline, run, *writer_, model_),
-        state_(checkpoints_.start(request.resume, comm.size(), request.out)),
+        state_(checkpoints_.start(request.resume, placement, request.out)),
         data_(pipeline),
         parallel_(comm, model_, data_.last_batch_size(), o_.sync_batch_norm),
         step_(pipeline, model_.optimizer()) {}
@@ -190,14 +190,14 @@ bool stop_requested() {
   return g_stop_requested != 0;
 }
 
-TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request,
-                  const Communicator& comm) {
-  at::set_num_threads(pipeline.trainer.resolved_threads());
-  return Loop(pipeline, run, request, comm).run();
+TrainResult train(Pipeline& pipeline, const Placement& placement, const RunDirectory& run,
+                  const TrainRequest& request, const Communicator& comm) {
+  at::set_num_threads(placement.threads);
+  return Loop(pipeline, placement, run, request, comm).run();
 }
 
 TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request) {
-  return train(pipeline, run, request, *Communicator::single());
+  return train(pipeline, place(pipeline.trainer, World{}), run, request, *Communicator::single());
 }
 
 }  // namespace wscsl::host

@@ -29,8 +29,8 @@ bool finite(const torch::Tensor& t) {
 
 }  // namespace
 
-TrainingModel::TrainingModel(const Pipeline& pipeline)
-    : device_(pipeline.trainer.resolved_device()), module_(pipeline.model()) {
+TrainingModel::TrainingModel(const Pipeline& pipeline, torch::Device device)
+    : device_(device), module_(pipeline.model()) {
   module_->to(device_);
   for (const auto& t : module_->named_parameters())
     if (t.value().requires_grad()) {

@@ -15,8 +15,8 @@ namespace wscsl::host {
 
 class TrainingModel {
  public:
-  // Throws Error when the model has no trainable parameter.
-  explicit TrainingModel(const Pipeline& pipeline);
+  // The model on `device`. Throws Error when it has no trainable parameter.
+  TrainingModel(const Pipeline& pipeline, torch::Device device);
 
   torch::Device device() const { return device_; }
   torch::nn::Module& module() { return *module_; }
