@@ -209,8 +209,9 @@ TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndF
       {edit_json(train, [](json& d) { d[0]["items"][0]["name"] = 3; }), "train", "",
        train + ": outfit 0 (set_id '" + set0 +
            "'): items[0].name is an integer; expected a string"},
-      {edit_json(train, [](json& d) { d[0]["set_id"] = 5; }), "train", "",
-       train + ": outfit 0: 'set_id' is an integer; expected a string"},
+      {edit_json(train, [](json& d) { d[0]["set_id"] = -5; }), "train", "",
+       train + ": outfit 0: 'set_id' is an integer; expected an id (a string or a non-negative "
+               "integer)"},
       {[&] {
          wscsl::testing::write_text(dir_ / "category_types.csv", "categoryid,type\nx,tops\n");
        },

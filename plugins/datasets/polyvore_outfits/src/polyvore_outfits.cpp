@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "wscsl/data/outfit_benchmark.hpp"
+#include "wscsl/util/atomic_file.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;

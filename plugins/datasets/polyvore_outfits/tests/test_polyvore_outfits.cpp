@@ -336,10 +336,16 @@ TEST_F(PolyvoreOutfitsTest, CategoriesCsvGivesTheFineGrainedCategoryLabel) {
 
   const std::string file = (dir_ / "categories.csv").string();
   const std::string without_13 = csv.substr(0, csv.find("13,")) + csv.substr(csv.find("14,"));
+  // Every item of the missing category is named, one problem a line.
+  std::int64_t of_13 = 0;
+  for (const std::string& item : fixture_.image_order)
+    of_13 += metadata.at(item).at("category_id") == "13" ? 1 : 0;
+  ASSERT_GT(of_13, 1);
   const std::vector<std::pair<std::string, std::string>> cases = {
+      {without_13, fmt::format("{} problems in the dataset's files:\n  ", of_13)},
       {without_13, (dir_ / "polyvore_item_metadata.json").string() + ": item '"},
       {without_13, "': 'category_id' is '13', which " + file +
-                       " does not list; expected a row \"13,<fine-grained category>,"},
+                       " does not list; expected a row \"<category_id>,<fine-grained category>,"},
       {"10,Fine Name 10\n", file + ":1: expected 3 fields"},
       {csv + "12,Again,tops\n", file + ":8: category_id '12' is listed again"},
   };
@@ -347,7 +353,8 @@ TEST_F(PolyvoreOutfitsTest, CategoriesCsvGivesTheFineGrainedCategoryLabel) {
     wscsl::testing::write_text(dir_ / "categories.csv", content);
     const std::string message = load_error();
     EXPECT_NE(message.find(expected), std::string::npos) << message << "\nexpected: " << expected;
-    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 0) << message;
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), content == without_13 ? of_13 : 0)
+        << message;
   }
 }
 
@@ -372,10 +379,30 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
   };
   const std::vector<Case> cases = {
       {edit_json(file("train.json"), [](json& d) { d[2].erase("set_id"); }), "train",
-       train + ": outfit 2: has no 'set_id'; expected a string"},
-      {edit_json(file("train.json"), [](json& d) { d[2]["items"][1]["item_id"] = 17; }), "train",
+       train + ": outfit 2: has no 'set_id'; expected an id (a string or an integer)"},
+      {edit_json(file("train.json"), [](json& d) { d[2]["items"][1]["item_id"] = 1.5; }), "train",
        train + ": outfit 2 (set_id '" + set2 +
-           "'): items[1].item_id is an integer; expected a string"},
+           "'): items[1].item_id is a fractional number; expected an id (a string or a "
+           "non-negative integer)"},
+      {edit_json(file("train.json"),
+                 [](json& d) { d[2]["items"][1]["item_id"] = std::string("17\0x", 4); }),
+       "train",
+       train + ": outfit 2 (set_id '" + set2 +
+           "'): items[1].item_id '17\\x00x' holds a NUL byte; expected an id"},
+      {edit_json(file("train.json"),
+                 [](json& d) { d[2]["items"][1]["index"] = 18446744073709551615u; }),
+       "train",
+       train + ": outfit 2 (set_id '" + set2 +
+           "'): items[1].index is 18446744073709551615, above 9223372036854775807; expected an "
+           "integer within 64 bits"},
+      {edit_json(file("train.json"),
+                 [](json& d) {
+                   d[2]["set_id"] = "\x1b[2J" + std::string(300, 'x');
+                   d[2]["items"][0].erase("item_id");
+                 }),
+       "train",
+       train + ": outfit 2 (set_id '\\x1b[2J" + std::string(196, 'x') +
+           "\u2026' (104 more bytes)): has no items[0].item_id"},
       {edit_json(file("train.json"), [](json& d) { d[0]["items"][0].erase("index"); }), "train",
        train + ": outfit 0 (set_id '" + set0 + "'): has no items[0].index; expected an integer"},
       {edit_json(file("train.json"), [](json& d) { d[0]["items"][1]["index"] = "2"; }), "train",
@@ -426,10 +453,10 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
            ": question 0: answers[1] '1_1' is not "
            "an item of " +
            file("valid.json").string()},
-      {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1]["blank_position"] = 9; }),
+      {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1]["blank_position"] = "9"; }),
        "test",
-       file("fill_in_blank_test.json").string() + ": question 1: 'blank_position' is 9; "
-                                                  "expected 1 to"},
+       file("fill_in_blank_test.json").string() + ": question 1: 'blank_position' is a string; "
+                                                  "expected an integer"},
       {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1].erase("answers"); }), "test",
        file("fill_in_blank_test.json").string() +
            ": question 1: has no 'answers'; expected a list"},
