@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -532,4 +533,55 @@ TEST(PolyvoreOutfitsGenerated, TheTinyBenchmarkIsWrittenAndRead) {
     EXPECT_GT(want_titles.count(""), 0u);
     EXPECT_TRUE(fs::is_regular_file(fs::path(root) / split / "train_hglmm_pca6000.txt"));
   }
+}
+
+// Ids written as JSON numbers by another tool read as their decimal text.
+TEST_F(PolyvoreOutfitsTest, IdsMayBeJsonNumbers) {
+  const auto before = build()->split("train").triplets.clone();
+  for (const char* name : {"train.json", "valid.json", "test.json"}) {
+    json doc = read_json(file(name));
+    for (json& outfit : doc) {
+      outfit["set_id"] = std::stoull(outfit["set_id"].get<std::string>());
+      for (json& item : outfit["items"])
+        item["item_id"] = std::stoull(item["item_id"].get<std::string>());
+    }
+    write_json(file(name), doc);
+  }
+  EXPECT_TRUE(build()->split("train").triplets.equal(before));
+}
+
+// A FIFO, a device or a directory in place of a data file, optional or not, is named for what it
+// is when the dataset is built (`wscsl check`), never skipped or called missing.
+TEST_F(PolyvoreOutfitsTest, SpecialFilesAreNamedWhetherOptionalOrNot) {
+  const auto build_error = [&] {
+    try {
+      build();
+    } catch (const DataError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const fs::path categories = dir_ / "categories.csv";
+  ASSERT_EQ(::mkfifo(categories.c_str(), 0600), 0);
+  EXPECT_EQ(build_error(), categories.string() + ": is a FIFO; expected a regular file");
+  fs::remove(categories);
+
+  fs::remove(file("compatibility_train.txt"));
+  fs::create_symlink("/dev/zero", file("compatibility_train.txt"));
+  EXPECT_EQ(build_error(), file("compatibility_train.txt").string() +
+                               ": is a character device (a link to /dev/zero); expected a "
+                               "regular file");
+  fs::remove(file("compatibility_train.txt"));
+
+  fs::remove(file("fill_in_blank_test.json"));
+  fs::create_directory(file("fill_in_blank_test.json"));
+  EXPECT_EQ(build_error(), "Polyvore Outfits fill-in-the-blank questions " +
+                               file("fill_in_blank_test.json").string() +
+                               ": is a directory; expected a regular file");
+  fs::remove(file("fill_in_blank_test.json"));
+  fs::remove(file("test.json"));
+  EXPECT_EQ(build_error(), "2 problems in the dataset's files:\n  Polyvore Outfits outfits " +
+                               file("test.json").string() + ": no such file\n  Polyvore Outfits " +
+                               "fill-in-the-blank questions " +
+                               file("fill_in_blank_test.json").string() + ": no such file");
 }
