@@ -585,3 +585,16 @@ TEST_F(PolyvoreOutfitsTest, SpecialFilesAreNamedWhetherOptionalOrNot) {
                                "fill-in-the-blank questions " +
                                file("fill_in_blank_test.json").string() + ": no such file");
 }
+
+// A training split with nothing to draw triplets from names its file, not the batch size.
+TEST_F(PolyvoreOutfitsTest, AnEmptyTrainingSplitNamesItsFile) {
+  wscsl::testing::write_text(file("train.json"), "[]");
+  EXPECT_EQ(load_error(),
+            file("train.json").string() + ": the file lists no outfit; expected at least one");
+  fs::remove_all(dir_);
+  fixture_ = wscsl::testing::write_polyvore_outfits(dir_);
+  EXPECT_EQ(load_error("train", "held_out_types = [\"tops\", \"bottoms\", \"shoes\", \"scarves\"]"),
+            file("train.json").string() +
+                ": no outfit has two items outside held_out_types; expected at least one to draw "
+                "training triplets from");
+}
