@@ -204,16 +204,24 @@ TEST(ReadFile, RefusesWhatIsNotABoundedRegularFile) {
     return std::string("no error");
   };
   EXPECT_EQ(message("/dev/zero", kMaxTextFileBytes),
-            "/dev/zero: not a regular file (a directory, device, FIFO or socket)");
+            "/dev/zero: is a character device; expected a regular file");
   const fs::path fifo = temp("fifo");
   fs::remove(fifo);
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_EQ(message(fifo, kMaxTextFileBytes),
-            fifo.string() + ": not a regular file (a directory, device, FIFO or socket)");
+            fifo.string() + ": is a FIFO; expected a regular file");
   const fs::path link = temp("to_zero");
   fs::remove(link);
   fs::create_symlink("/dev/zero", link);
-  EXPECT_NE(message(link, kMaxTextFileBytes).find("not a regular file"), std::string::npos);
+  EXPECT_EQ(
+      message(link, kMaxTextFileBytes),
+      link.string() + ": is a character device (a link to /dev/zero); expected a regular file");
+  EXPECT_EQ(message(fs::temp_directory_path(), kMaxTextFileBytes),
+            fs::temp_directory_path().string() + ": is a directory; expected a regular file");
+  // An optional file: absent is fine, anything but a regular file is named.
+  EXPECT_FALSE(optional_file_present(temp("absent.csv")));
+  EXPECT_THROW(optional_file_present(fifo), DataError);
+  EXPECT_THROW(optional_file_present(link), DataError);
   std::ofstream(temp("big.csv")) << std::string(100, 'x');
   EXPECT_EQ(message(temp("big.csv"), 64),
             temp("big.csv").string() + ": 100 bytes, more than the 64 this kind of file may have");

@@ -113,14 +113,24 @@ def main():
     put("type_pairs_pickle", "python2",
         b"(lp0\n(S'tops'\np1\nS'bottoms'\np2\ntp3\na(g1\ng1\ntp4\na.")
     put("type_pairs_pickle", "bad", b"\x80\x04]\x94(\x8c\x04tops\x94c__builtin__\neval\n.")
+    # Bombs the reader's bounds refuse: 64 KiB referenced 40 times through the memo, and more
+    # values than it builds.
+    def binunicode(s):
+        return b"X" + struct.pack("<I", len(s)) + s
+    put("type_pairs_pickle", "memo_text_bomb",
+        b"\x80\x02]" + binunicode(b"t" * 65536) + b"q\x00h\x00\x86a" + b"h\x00h\x00\x86a" * 19 + b".")
+    put("type_pairs_pickle", "memo_value_bomb",
+        b"\x80\x02]" + binunicode(b"t") + b"q\x00(" + b"h\x00" * 100001 + b"e.")
 
     put("hglmm_features", "plain", "red dress,0.5,-1,2e-3\nshoes, black, size 9,1,2,3\n\n")
     put("hglmm_features", "released", " a b , 1 , +2 ,3 \r\nc,1,2,3\nc,1,2,3\n")
     put("hglmm_features", "bad", "a,1,2\n,1,2,3\nb,1,x,3\na,1,2,4\nd,1,2,3,4\n")
+    put("hglmm_features", "long_line", "a,1,2,3\nb," + "1" * 70000 + ",2,3\n")
     put("npy_matrix", "f4", npy("<f4", False, (2, 3), struct.pack("<6f", 1, 2, 3, 4, 5, 6)))
     put("npy_matrix", "f8_fortran", npy("<f8", True, (2, 2), struct.pack("<4d", 1, 3, 2, 4)))
     put("npy_matrix", "version2", npy("<f4", False, (1, 1), struct.pack("<f", 1), version=2))
     put("npy_matrix", "bad", npy("<i8", False, (3,), b"\x00" * 24))
+    put("npy_matrix", "too_wide", npy("<f4", False, (1, 65537), b"\x00" * 16))
 
 
 if __name__ == "__main__":

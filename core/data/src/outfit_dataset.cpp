@@ -28,14 +28,29 @@ bool all_usable(const std::vector<std::int64_t>& ids, const std::set<std::int64_
 }
 
 std::string not_an_item(const std::string& name, const OutfitSplitSource& src) {
-  return fmt::format("'{}' is not an item of {}; expected \"<set_id>_<index>\" of an outfit there",
-                     name, src.file.string());
+  return fmt::format("{} is not an item of {}; expected \"<set_id>_<index>\" of an outfit there",
+                     quoted_excerpt(name), src.file.string());
 }
+
+}  // namespace
 
 struct ResolvedLine {
   std::vector<std::int64_t> items;
   bool compatible = false;
 };
+
+struct ResolvedQuestion {
+  std::vector<std::int64_t> question, candidates;
+  std::int64_t answer = 0;
+  std::int64_t blank_position = 0;
+};
+
+struct OutfitDataset::SplitTasks {
+  std::vector<ResolvedLine> lines;
+  std::vector<ResolvedQuestion> questions;
+};
+
+namespace {
 
 std::vector<ResolvedLine> resolve_compatibility(const OutfitSplitSource& src, BadRows& bad) {
   std::vector<ResolvedLine> out;
@@ -54,12 +69,6 @@ std::vector<ResolvedLine> resolve_compatibility(const OutfitSplitSource& src, Ba
   }
   return out;
 }
-
-struct ResolvedQuestion {
-  std::vector<std::int64_t> question, candidates;
-  std::int64_t answer = 0;
-  std::int64_t blank_position = 0;
-};
 
 std::vector<ResolvedQuestion> resolve_blanks(const OutfitSplitSource& src) {
   const std::vector<BlankRecord> records = read_blank_file(src.blanks);
@@ -98,9 +107,9 @@ std::vector<ResolvedQuestion> resolve_blanks(const OutfitSplitSource& src) {
           if (answer_outfits[a] == question_outfits[0]) matches.push_back(a);
         if (matches.size() != 1)
           fail(
-              fmt::format("{} of the answers share the set_id of question[0] '{}'; expected "
+              fmt::format("{} of the answers share the set_id of question[0] {}; expected "
                           "exactly one, the right answer",
-                          matches.size(), r.question[0]));
+                          matches.size(), quoted_excerpt(r.question[0])));
         rq.answer = static_cast<std::int64_t>(matches[0]);
         break;
       }
@@ -113,7 +122,7 @@ std::vector<ResolvedQuestion> resolve_blanks(const OutfitSplitSource& src) {
 }  // namespace
 
 OutfitImages outfit_images(const std::map<std::string, fs::path>& split_files, OutfitLayout layout,
-                           const fs::path& image_folder) {
+                           const fs::path& image_folder, FileProblems& problems) {
   OutfitImages out;
   ImageList& images = out.catalog.images;
   images.folder = existing_directory(image_folder, "outfit image folder");
@@ -121,9 +130,10 @@ OutfitImages outfit_images(const std::map<std::string, fs::path>& split_files, O
   std::unordered_map<std::string, std::int64_t> image_of;
   for (const std::string& split : image_splits()) {
     const fs::path& file = split_files.at(split);
-    const std::vector<OutfitRecord> records = read_outfit_split(file, layout);
     OutfitSplitSource& src = out.catalog.splits[split];
     src.file = file;
+    std::vector<OutfitRecord> records;
+    src.read = problems.attempt([&] { records = read_outfit_split(file, layout); });
     for (std::size_t o = 0; o < records.size(); ++o) {
       const OutfitRecord& record = records[o];
       std::vector<std::int64_t> ids;
@@ -194,23 +204,63 @@ DatasetInfo OutfitDataset::info() const {
   d.item_types = spaces_.types;
   d.text_fields = {kTitleField, kCategoryField};
   std::error_code ec;
-  if (fs::is_regular_file(released_text_features(), ec)) d.text_features = released_text_features();
+  // Offered whenever something is there: a FIFO or a directory is then named by the text
+  // encoder that reads it, not skipped without a word.
+  if (fs::exists(fs::symlink_status(released_text_features(), ec)))
+    d.text_features = released_text_features();
   return d;
 }
 
+void OutfitDataset::read_files() {
+  FileProblems problems;
+  catalog_ = std::make_unique<OutfitCatalog>(read_catalog(problems));
+  for (const auto& [name, src] : catalog_->splits) {
+    auto tasks = std::make_unique<SplitTasks>();
+    // A split whose outfits could not be read names no item: its files are only parsed.
+    if (!src.compatibility.empty())
+      problems.attempt([&, &src = src] {
+        if (src.read) {
+          tasks->lines = resolve_compatibility(src, bad_rows_budget());
+        } else {
+          read_compatibility_file(src.compatibility, bad_rows_budget());
+        }
+      });
+    if (!src.blanks.empty())
+      problems.attempt([&, &src = src] {
+        if (src.read) {
+          tasks->questions = resolve_blanks(src);
+        } else {
+          read_blank_file(src.blanks);
+        }
+      });
+    tasks_[name] = std::move(tasks);
+  }
+  const OutfitSplitSource& train = catalog_->splits.at("train");
+  if (problems.empty()) {
+    const auto kept = [&](std::int64_t id) {
+      return !held_out_[static_cast<std::size_t>(
+          catalog_->item_types[static_cast<std::size_t>(id)])];
+    };
+    const bool any_pair =
+        std::any_of(train.outfits.begin(), train.outfits.end(),
+                    [&](const auto& o) { return std::count_if(o.begin(), o.end(), kept) >= 2; });
+    if (!any_pair)
+      problems.add(fmt::format(
+          "{}: no outfit has two items{}; expected at least one to draw training triplets from",
+          train.file.string(), options_.held_out_types.empty() ? "" : " outside held_out_types"));
+  }
+  problems.throw_if_any();
+}
+
 ImageList OutfitDataset::read_image_list(BadRows&) {
-  if (!catalog_) catalog_ = std::make_unique<OutfitCatalog>(read_catalog());
   return catalog_->images;
 }
 
-SplitData OutfitDataset::read_split(const std::string& name, const ImageList& images,
-                                    BadRows& bad) {
+SplitData OutfitDataset::read_split(const std::string& name, const ImageList& images, BadRows&) {
   const OutfitSplitSource& src = catalog_->splits.at(name);
   const std::vector<std::int64_t>& types = catalog_->item_types;
-  std::vector<ResolvedLine> lines;
-  if (!src.compatibility.empty()) lines = resolve_compatibility(src, bad);
-  std::vector<ResolvedQuestion> questions;
-  if (!src.blanks.empty()) questions = resolve_blanks(src);
+  const std::vector<ResolvedLine>& lines = tasks_.at(name)->lines;
+  const std::vector<ResolvedQuestion>& questions = tasks_.at(name)->questions;
 
   // Decode every image the split refers to now; an unusable one (a bad row) takes its lines and
   // questions with it and leaves its outfits.

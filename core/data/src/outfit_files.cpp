@@ -7,6 +7,7 @@
 
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
+#include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -58,9 +59,30 @@ struct Where {
   }
   std::int64_t integer(const json& object, const std::string& key, const std::string& name) const {
     const json& v = field(object, key, name, "an integer");
-    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX))
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)
+      fail(fmt::format("{} is {}, above {}; expected an integer within 64 bits", name,
+                       v.get<std::uint64_t>(), INT64_MAX));
+    if (!v.is_number_integer())
       fail(fmt::format("{} is {}; expected an integer", name, json_kind(v)));
     return v.get<std::int64_t>();
+  }
+  // An id: a string, or a non-negative integer written as one (the releases' ids are decimal
+  // numbers, and a file written by another tool may keep them as JSON numbers).
+  std::string id(const json& object, const std::string& key, const std::string& name) const {
+    const json& v = field(object, key, name, "an id (a string or an integer)");
+    std::string out;
+    if (v.is_string()) {
+      out = v.get<std::string>();
+    } else if (v.is_number_unsigned()) {
+      out = std::to_string(v.get<std::uint64_t>());
+    } else {
+      fail(fmt::format("{} is {}; expected an id (a string or a non-negative integer)", name,
+                       json_kind(v)));
+    }
+    if (out.empty()) fail(fmt::format("{} is empty; expected an id", name));
+    if (out.find('\0') != std::string::npos)
+      fail(fmt::format("{} {} holds a NUL byte; expected an id", name, quoted_excerpt(out)));
+    return out;
   }
   std::vector<std::string> names(const json& object, const std::string& key, std::size_t at_least,
                                  const char* expected) const {
@@ -74,15 +96,38 @@ struct Where {
         fail(fmt::format("{}[{}] is {}; expected an item name \"<set_id>_<index>\"", key, i,
                          json_kind(v[i])));
       out.push_back(v[i].get<std::string>());
+      if (out.back().find('\0') != std::string::npos)
+        fail(fmt::format("{}[{}] {} holds a NUL byte; expected an item name \"<set_id>_<index>\"",
+                         key, i, quoted_excerpt(out.back())));
     }
     return out;
   }
 };
 
+// Refuses nesting and strings past the bounds while the file is parsed, then applies `keep`.
+json::parser_callback_t bounded(const fs::path& file, const json::parser_callback_t& keep) {
+  return [&file, keep](int depth, json::parse_event_t event, json& parsed) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= kMaxOutfitJsonDepth)
+      throw DataError(
+          fmt::format("{}: nests lists and objects more than {} deep, the bound of "
+                      "an outfit file",
+                      file.string(), kMaxOutfitJsonDepth));
+    if ((event == json::parse_event_t::key || event == json::parse_event_t::value) &&
+        parsed.is_string() && parsed.get_ref<const std::string&>().size() > kMaxOutfitJsonString)
+      throw DataError(
+          fmt::format("{}: a string of {} bytes, more than the {} an outfit file's "
+                      "strings may have ({})",
+                      file.string(), parsed.get_ref<const std::string&>().size(),
+                      kMaxOutfitJsonString, quoted_excerpt(parsed.get_ref<const std::string&>())));
+    return keep ? keep(depth, event, parsed) : true;
+  };
+}
+
 json parse_json(const fs::path& file, const json::parser_callback_t& keep = nullptr) {
   const std::string text = read_text_file(file);
   try {
-    return json::parse(text, keep);
+    return json::parse(text, bounded(file, keep));
   } catch (const json::parse_error& e) {
     // nlohmann's message: "[json.exception.parse_error.101] parse error at line 3, column 5: ...".
     std::string what = e.what();
@@ -103,6 +148,9 @@ std::vector<OutfitRecord> read_outfit_split(const fs::path& file, OutfitLayout l
   if (!doc.is_array())
     throw DataError(fmt::format("{}: the file is {}; expected a list of outfits", file.string(),
                                 json_kind(doc)));
+  if (doc.empty())
+    throw DataError(
+        fmt::format("{}: the file lists no outfit; expected at least one", file.string()));
   std::vector<OutfitRecord> out;
   out.reserve(doc.size());
   std::set<std::string> set_ids;
@@ -113,9 +161,8 @@ std::vector<OutfitRecord> read_outfit_split(const fs::path& file, OutfitLayout l
       at.fail(
           fmt::format("is {}; expected an object with 'set_id' and 'items'", json_kind(outfit)));
     OutfitRecord record;
-    record.set_id = at.text(outfit, "set_id", "'set_id'");
-    at.record = fmt::format("outfit {} (set_id '{}')", o, record.set_id);
-    if (record.set_id.empty()) at.fail("'set_id' is empty; expected the outfit's id");
+    record.set_id = at.id(outfit, "set_id", "'set_id'");
+    at.record = fmt::format("outfit {} (set_id {})", o, quoted_excerpt(record.set_id));
     if (!set_ids.insert(record.set_id).second)
       at.fail("'set_id' repeats an earlier outfit's; expected each outfit once");
     const json& items = at.field(outfit, "items", "'items'", "a list of items");
@@ -130,8 +177,7 @@ std::vector<OutfitRecord> read_outfit_split(const fs::path& file, OutfitLayout l
       entry.index = at.integer(item, "index", name + ".index");
       switch (layout) {
         case OutfitLayout::PolyvoreOutfits:
-          entry.item_id = at.text(item, "item_id", name + ".item_id");
-          if (entry.item_id.empty()) at.fail(name + ".item_id is empty; expected an item id");
+          entry.item_id = at.id(item, "item_id", name + ".item_id");
           break;
         case OutfitLayout::Maryland:
           entry.category = at.integer(item, "categoryid", name + ".categoryid");
@@ -155,8 +201,8 @@ std::map<std::string, ItemMetadata> read_item_metadata(
   // The release describes ~365k items with long descriptions: keep only what is read.
   const json::parser_callback_t keep = [&](int depth, json::parse_event_t event, json& parsed) {
     if (event != json::parse_event_t::key) return true;
-    if (depth == 1) return wanted_by.count(parsed.get<std::string>()) > 0;
-    if (depth == 2) return fields.count(parsed.get<std::string>()) > 0;
+    if (depth == 1) return wanted_by.count(parsed.get_ref<const std::string&>()) > 0;
+    if (depth == 2) return fields.count(parsed.get_ref<const std::string&>()) > 0;
     return true;
   };
   const json doc = parse_json(file, keep);
@@ -167,9 +213,9 @@ std::map<std::string, ItemMetadata> read_item_metadata(
   for (const auto& [item_id, listed_by] : wanted_by) {
     const auto it = doc.find(item_id);
     if (it == doc.end())
-      throw DataError(fmt::format("{}: describes no item '{}', which {} lists", file.string(),
-                                  item_id, listed_by));
-    Where at{file, fmt::format("item '{}'", item_id)};
+      throw DataError(fmt::format("{}: describes no item {}, which {} lists", file.string(),
+                                  quoted_excerpt(item_id), listed_by));
+    Where at{file, fmt::format("item {}", quoted_excerpt(item_id))};
     if (!it->is_object()) at.fail(fmt::format("is {}; expected an object", json_kind(*it)));
     ItemMetadata m;
     m.semantic_category = at.text(*it, "semantic_category", "'semantic_category'");
@@ -183,15 +229,21 @@ std::map<std::string, ItemMetadata> read_item_metadata(
 }
 
 std::vector<CompatibilityRecord> read_compatibility_file(const fs::path& file, BadRows& bad) {
-  const std::vector<std::string> lines = read_lines(file);
+  LineReader lines(file, kMaxCompatibilityLineBytes, "a compatibility line");
   std::vector<CompatibilityRecord> out;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const auto line = static_cast<std::int64_t>(i + 1);
-    const std::vector<std::string_view> t = tokens(lines[i]);
+  std::string text;
+  while (lines.next(text)) {
+    const std::int64_t line = lines.number();
+    const std::vector<std::string_view> t = tokens(text);
     if (t.empty()) continue;
     if (t[0] != "0" && t[0] != "1") {
-      bad.reject(file, line,
-                 fmt::format("the label is '{}'; expected 1 (compatible) or 0 (not)", t[0]));
+      bad.reject(
+          file, line,
+          fmt::format("the label is {}; expected 1 (compatible) or 0 (not)", quoted_excerpt(t[0])));
+      continue;
+    }
+    if (text.find('\0') != std::string::npos) {
+      bad.reject(file, line, "the line holds a NUL byte; expected item names \"<set_id>_<index>\"");
       continue;
     }
     if (t.size() < 3) {
@@ -228,11 +280,6 @@ std::vector<BlankRecord> read_blank_file(const fs::path& file) {
     r.question = at.names(doc[q], "question", 1, "a list of at least one item name");
     r.answers = at.names(doc[q], "answers", 2, "a list of at least two item names");
     r.blank_position = at.integer(doc[q], "blank_position", "'blank_position'");
-    if (r.blank_position < 1 || r.blank_position > static_cast<std::int64_t>(r.question.size()) + 1)
-      at.fail(
-          fmt::format("'blank_position' is {}; expected 1 to {} (1-based, among {} question "
-                      "items)",
-                      r.blank_position, r.question.size() + 1, r.question.size()));
     out.push_back(std::move(r));
   }
   return out;

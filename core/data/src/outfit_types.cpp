@@ -30,6 +30,9 @@ TypeSpaces type_spaces_from_pairs(const std::vector<TypePair>& pairs, const fs::
   std::set<std::string> names;
   for (const TypePair& p : pairs)
     names.insert({p.first, p.second});
+  if (names.size() > static_cast<std::size_t>(kMaxItemTypes))
+    throw DataError(fmt::format("{}: names {} item types, more than the {} a dataset may have",
+                                file.string(), names.size(), kMaxItemTypes));
   s.types.assign(names.begin(), names.end());
   s.conditions = pairs;
   const std::int64_t t = s.num_types();

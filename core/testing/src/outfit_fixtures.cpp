@@ -61,9 +61,11 @@ void write_json(const fs::path& path, const json& doc) {
 // Compatibility lines (each outfit, then it with every item swapped for one of the same type of
 // another outfit of the split where there is one) and fill-in-the-blank questions (outfits of 3
 // or more items; the right answer at column o % 4 and 3 items of other outfits), in item keys.
+// `blank_position` is the blank's 1-based position, or with `index_valued` the blank item's
+// `index` (as Polyvore Outfits' README defines it; the indices skip 3).
 void add_tasks(FixtureSplit& split, const std::vector<std::vector<std::string>>& keys,
                const std::map<std::string, std::string>& type_of_key, bool answer_first,
-               std::uint64_t seed) {
+               std::uint64_t seed, bool index_valued = false) {
   Rng rng(seed);
   const auto n = keys.size();
   for (std::size_t o = 0; o < n; ++o) {
@@ -84,10 +86,12 @@ void add_tasks(FixtureSplit& split, const std::vector<std::vector<std::string>>&
   for (std::size_t o = 0; o < n; ++o) {
     if (keys[o].size() < 3) continue;
     FixtureQuestion q;
-    const std::size_t blank = o % keys[o].size();
+    // Index-valued questions blank the last item of every other outfit: past the question's
+    // positions where the indices skip.
+    const std::size_t blank = index_valued ? keys[o].size() - 1 - o % 2 : o % keys[o].size();
     for (std::size_t j = 0; j < keys[o].size(); ++j)
       if (j != blank) q.question.push_back(keys[o][j]);
-    q.blank_position = static_cast<std::int64_t>(blank) + 1;
+    q.blank_position = index_valued ? index_of(blank) : static_cast<std::int64_t>(blank) + 1;
     std::vector<std::string> wrong;
     for (std::size_t other = o + 1; wrong.size() < 3; ++other)
       if (other % n != o) wrong.push_back(keys[other % n][(o + other) % keys[other % n].size()]);
@@ -243,7 +247,7 @@ OutfitFixture write_polyvore_outfits(const fs::path& root, const std::string& fo
   return f;
 }
 
-MarylandFixture write_maryland_polyvore(const fs::path& root) {
+MarylandFixture write_maryland_polyvore(const fs::path& root, MarylandSpelling spelling) {
   MarylandFixture m;
   OutfitFixture& f = m.outfits;
   const auto plan = plan_outfits();
@@ -296,12 +300,16 @@ MarylandFixture write_maryland_polyvore(const fs::path& root) {
     if (s == 2) {
       add_tasks(split, keys, type_of_key, true, 21);
       m.same_type.item_of = split.item_of;
-      add_tasks(m.same_type, keys, type_of_key, false, 22);
+      add_tasks(m.same_type, keys, type_of_key, false, 22, true);
     }
   }
   const FixtureSplit& test = f.splits["test"];
-  write_text(root / "fashion-compatibility-prediction.txt", compatibility_text(test));
-  write_json(root / "fill_in_the_blank_test.json", blanks_json(test));
+  const bool readme = spelling == MarylandSpelling::Readme;
+  write_text(root / (readme ? "fashion-compatibility-prediction.txt"
+                            : "fashion_compatibility_prediction.txt"),
+             compatibility_text(test));
+  write_json(root / (readme ? "fill_in_the_blank_test.json" : "fill_in_blank_test.json"),
+             blanks_json(test));
   write_text(root / "same_type" / "compatibility_test.txt", compatibility_text(m.same_type));
   write_json(root / "same_type" / "fill_in_blank_test.json", blanks_json(m.same_type));
   return m;

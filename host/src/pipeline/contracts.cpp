@@ -67,6 +67,21 @@ std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
   return notes;
 }
 
+// An item type an option names (fill_in_the_blank's `types`) that the dataset does not have.
+void check_item_type(const std::string& type, const ComponentSite& site,
+                     const std::vector<std::string>& types, Diagnostics& diagnostics) {
+  // A dataset without types has no outfits either: the evaluator's need of them says so.
+  if (types.empty() || std::find(types.begin(), types.end(), type) != types.end()) return;
+  std::vector<std::string> notes;
+  if (const std::string suggestion = closest_match(type, types); !suggestion.empty())
+    notes.push_back(fmt::format("did you mean '{}'?", suggestion));
+  notes.push_back("the dataset's item types: " + join(types, ", "));
+  diagnostics.error(site.location,
+                    fmt::format("{} ({}) names the item type '{}', which the dataset does not have",
+                                site.where, site.described, type),
+                    notes);
+}
+
 }  // namespace
 
 void check_contracts(const BuiltPipeline& built, const Registry& registry,
@@ -77,6 +92,10 @@ void check_contracts(const BuiltPipeline& built, const Registry& registry,
   for (const ComponentSite& site : built.sites) {
     const Contract& contract = site.component->contract();
     for (const Need& need : contract.needs) {
+      if (need.resource == Resource::ItemType) {
+        check_item_type(need.name, site, p.dataset->info().item_types, diagnostics);
+        continue;
+      }
       if (offered.count({need.resource, need.name}) || provided_by_trainer(need.resource)) continue;
       if (need.met_by_conditioned_module && identity_alignment_applies(p)) continue;
       diagnostics.error(

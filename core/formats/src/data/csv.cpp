@@ -18,7 +18,7 @@ struct Record {
 };
 
 // Splits the text into records, following quotes across line breaks.
-std::vector<Record> records(const std::string& text) {
+std::vector<Record> records(const std::string& text, const std::filesystem::path& file) {
   std::vector<Record> out;
   std::size_t i = 0;
   std::int64_t line = 1;
@@ -27,6 +27,7 @@ std::vector<Record> records(const std::string& text) {
     r.line = line;
     std::string field;
     bool done = false;
+    const std::size_t start = i;
     while (!done) {
       if (i < text.size() && text[i] == '"') {
         ++i;
@@ -55,6 +56,12 @@ std::vector<Record> records(const std::string& text) {
       }
       r.fields.push_back(std::move(field));
       field.clear();
+      if (i - start > kMaxCsvRecordBytes)
+        throw DataError(at_line(file, r.line,
+                                fmt::format("the record is longer than {} bytes, the bound of a "
+                                            "CSV record",
+                                            kMaxCsvRecordBytes)));
+
       if (i < text.size() && text[i] == ',') {
         ++i;
         continue;
@@ -106,7 +113,7 @@ CsvTable read_csv(const std::filesystem::path& file, BadRows& bad) {
 CsvTable parse_csv(const std::string& text, const std::filesystem::path& file, BadRows& bad) {
   CsvTable table;
   table.file = file;
-  std::vector<Record> all = records(text);
+  std::vector<Record> all = records(text, file);
   if (all.empty() || blank(all.front()))
     throw DataError(at_line(file, 1, "expected a header row naming the columns"));
   const Record& header = all.front();
@@ -127,7 +134,7 @@ CsvTable read_headerless_csv(const std::filesystem::path& file, std::vector<std:
   CsvTable table;
   table.file = file;
   table.header = std::move(columns);
-  std::vector<Record> all = records(read_text_file(file));
+  std::vector<Record> all = records(read_text_file(file), file);
   add_rows(table, all, 0, bad);
   return table;
 }

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 
 #include <fmt/format.h>
 
@@ -30,6 +32,17 @@ std::string BadRows::summary() const {
                      count() == 1 ? "" : "s", limit_, messages_.front());
 }
 
+void FileProblems::throw_if_any() const {
+  if (problems_.empty()) return;
+  if (problems_.size() == 1) throw DataError(problems_.front());
+  std::string message = fmt::format("{} problems in the dataset's files:", problems_.size());
+  for (std::size_t i = 0; i < problems_.size() && i < kMaxReported; ++i)
+    message += "\n  " + problems_[i];
+  if (problems_.size() > kMaxReported)
+    message += fmt::format("\n  ... and {} more", problems_.size() - kMaxReported);
+  throw DataError(message);
+}
+
 std::string at_line(const fs::path& file, std::int64_t line, std::string_view reason) {
   return fmt::format("{}:{}: {}", file.string(), line, reason);
 }
@@ -50,6 +63,62 @@ std::vector<std::string> split_lines(const std::string& text) {
     begin = end + 1;
   }
   return lines;
+}
+
+struct LineReader::Stream {
+  std::ifstream in;
+};
+
+LineReader::LineReader(const fs::path& file, std::size_t max_line_bytes, std::string what)
+    : file_(file),
+      max_line_bytes_(max_line_bytes),
+      what_(std::move(what)),
+      in_(std::make_unique<Stream>()),
+      buffer_(std::size_t{1} << 16) {
+  const std::string problem = file_problem(file);
+  if (!problem.empty()) throw DataError(fmt::format("{}: {}", file.string(), problem));
+  in_->in.open(file, std::ios::binary);
+  if (!in_->in) throw DataError(fmt::format("{}: cannot open file", file.string()));
+}
+
+LineReader::~LineReader() = default;
+
+bool LineReader::next(std::string& line) {
+  line.clear();
+  bool started = false;
+  while (true) {
+    if (begin_ == end_) {
+      in_->in.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+      if (in_->in.bad()) throw DataError(fmt::format("{}: read error", file_.string()));
+      begin_ = 0;
+      end_ = static_cast<std::size_t>(in_->in.gcount());
+      if (end_ == 0) {
+        if (!started) return false;
+        break;
+      }
+    }
+    started = true;
+    const char* from = buffer_.data() + begin_;
+    const auto* newline = static_cast<const char*>(std::memchr(from, '\n', end_ - begin_));
+    const std::size_t length = newline ? static_cast<std::size_t>(newline - from) : end_ - begin_;
+    if (line.size() + length > max_line_bytes_ + 1)  // + 1: the "\r" of a "\r\n"
+      throw DataError(at_line(file_, number_ + 1,
+                              fmt::format("the line is longer than {} bytes, the bound of {}",
+                                          max_line_bytes_, what_)));
+    line.append(from, length);
+    begin_ += length;
+    if (newline) {
+      ++begin_;
+      break;
+    }
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.size() > max_line_bytes_)
+    throw DataError(at_line(
+        file_, number_ + 1,
+        fmt::format("the line is longer than {} bytes, the bound of {}", max_line_bytes_, what_)));
+  ++number_;
+  return true;
 }
 
 std::vector<std::string_view> tokens(std::string_view line) {
@@ -113,8 +182,8 @@ ResolvedPath resolve_under(const fs::path& root, const std::string& relative) {
     return {
         {},
         fmt::format("'{}' is a link to {}, outside {}", relative, real.string(), root.string())};
-  if (!fs::is_regular_file(real, ec))
-    return {{}, fmt::format("{} is not a regular file", joined.string())};
+  const std::string problem = file_problem(real);
+  if (!problem.empty()) return {{}, fmt::format("{} {}", joined.string(), problem)};
   return {real, {}};
 }
 
@@ -127,9 +196,8 @@ fs::path existing_directory(const fs::path& path, const std::string& what) {
 }
 
 void require_file(const fs::path& path, const std::string& what) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    throw DataError(fmt::format("{} {}: no such file", what, path.string()));
+  const std::string problem = file_problem(path);
+  if (!problem.empty()) throw DataError(fmt::format("{} {}: {}", what, path.string(), problem));
 }
 
 }  // namespace wscsl

@@ -26,7 +26,11 @@ struct HeaderValue {
 
 class NpyReader {
  public:
-  NpyReader(const std::string& bytes, const fs::path& file) : b_(bytes), file_(file) {}
+  // `bytes` is the whole file, or with `header_only` its first bytes of `file_size`: the header is
+  // then checked against the file's size and no value is read.
+  NpyReader(const std::string& bytes, const fs::path& file, std::uint64_t file_size,
+            bool header_only)
+      : b_(bytes), file_(file), file_size_(file_size), header_only_(header_only) {}
 
   NpyMatrix run() {
     static const std::string magic = "\x93NUMPY";
@@ -39,7 +43,11 @@ class NpyReader {
       fail(6, fmt::format("format version {}; expected 1, 2 or 3", static_cast<int>(major)));
     const std::uint64_t length = little_endian(major == 1 ? 2 : 4, "the header length");
     if (length > b_.size() - pos_)
-      fail(pos_, fmt::format("the header of {} bytes runs past the end of the file", length));
+      fail(pos_, b_.size() < file_size_
+                     ? fmt::format("the header has {} bytes, more than the {} a .npy header may "
+                                   "have",
+                                   length, kMaxNpyHeaderBytes)
+                     : fmt::format("the header of {} bytes runs past the end of the file", length));
     end_ = pos_ + static_cast<std::size_t>(length);
     const std::map<std::string, HeaderValue> header = dictionary();
     pos_ = end_;
@@ -162,8 +170,12 @@ class NpyReader {
     NpyMatrix m;
     m.rows = shape.tuple[0];
     m.cols = shape.tuple[1];
+    if (m.cols > kMaxNpyColumns)
+      fail(pos_, fmt::format("the shape ({}, {}) has more than {} columns; expected one feature of "
+                             "at most that many values per row",
+                             m.rows, m.cols, kMaxNpyColumns));
     const std::size_t item = descr.text == "<f4" ? 4 : 8;
-    const std::uint64_t available = b_.size() - pos_;
+    const std::uint64_t available = file_size_ - pos_;
     if (static_cast<std::uint64_t>(m.cols) >
             available / item / static_cast<std::uint64_t>(m.rows) ||
         static_cast<std::uint64_t>(m.rows * m.cols) * item != available)
@@ -171,6 +183,7 @@ class NpyReader {
                              available, m.rows, m.cols, descr.text,
                              static_cast<double>(m.rows) * static_cast<double>(m.cols) *
                                  static_cast<double>(item)));
+    if (header_only_) return m;
     const auto n = static_cast<std::size_t>(m.rows * m.cols);
     m.values.resize(n);
     for (std::size_t k = 0; k < n; ++k) {
@@ -198,6 +211,8 @@ class NpyReader {
 
   const std::string& b_;
   const fs::path& file_;
+  std::uint64_t file_size_;
+  bool header_only_;
   std::size_t pos_ = 0;
   std::size_t end_ = 0;  // of the header
 };
@@ -205,10 +220,13 @@ class NpyReader {
 }  // namespace
 
 NpyMatrix parse_npy_matrix(const std::string& bytes, const fs::path& file) {
-  return NpyReader(bytes, file).run();
+  return NpyReader(bytes, file, bytes.size(), false).run();
 }
 
 NpyMatrix read_npy_matrix(const fs::path& file) {
+  // The header first, so that a shape out of bounds is refused before the data are read.
+  const std::uintmax_t size = checked_file_size(file, kMaxBinaryFileBytes);
+  NpyReader(read_file_prefix(file, kMaxNpyHeaderBytes + 12), file, size, true).run();
   return parse_npy_matrix(read_file(file), file);
 }
 

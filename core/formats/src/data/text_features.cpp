@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -12,6 +11,7 @@
 
 #include "wscsl/data/index_files.hpp"
 #include "wscsl/error.hpp"
+#include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -29,11 +29,6 @@ std::string_view strip(std::string_view s) {
   while (!s.empty() && is_space(s.back()))
     s.remove_suffix(1);
   return s;
-}
-
-// A text for a message: at most 60 bytes of it, quoted.
-std::string shown(std::string_view s) {
-  return s.size() <= 60 ? fmt::format("'{}'", s) : fmt::format("'{}...'", s.substr(0, 57));
 }
 
 // A decimal number (surrounding whitespace allowed, as Python's float() reads the released file)
@@ -59,6 +54,11 @@ class HglmmReader {
       : file_(file), table_(dim), row_(static_cast<std::size_t>(dim)) {}
 
   void line(std::string_view text, std::int64_t number) {
+    if (text.size() > hglmm_max_line_bytes(table_.dim()))
+      throw DataError(at_line(file_, number,
+                              fmt::format("the line is longer than {} bytes, the bound of an "
+                                          "HGLMM line of {} values",
+                                          hglmm_max_line_bytes(table_.dim()), table_.dim())));
     text = strip(text);
     if (text.empty()) return;
     const std::int64_t f = table_.dim();
@@ -85,7 +85,7 @@ class HglmmReader {
         throw DataError(at_line(
             file_, number,
             fmt::format("value {} of {} is {}; expected a finite decimal number within float32",
-                        k + 1, f, shown(field))));
+                        k + 1, f, quoted_excerpt(field))));
       row_[static_cast<std::size_t>(k)] = *v;
       begin = end + 1;
     }
@@ -93,7 +93,7 @@ class HglmmReader {
     if (parse_value(last_comma == std::string_view::npos ? key : key.substr(last_comma + 1)))
       ++numeric_tails_;
     if (lines_++ == 0) first_line_ = number;
-    table_.add(std::string(key), row_.data(), file_, number);
+    table_.add(std::string(key), row_.data(), number);
   }
 
   TextFeatureTable finish() {
@@ -126,17 +126,14 @@ std::int64_t TextFeatureTable::find(const std::string& key) const {
   return it == rows_.end() ? -1 : it->second;
 }
 
-void TextFeatureTable::add(const std::string& key, const float* values, const fs::path& file,
-                           std::int64_t line) {
+void TextFeatureTable::add(const std::string& key, const float* values, std::int64_t line) {
   const auto [it, inserted] = rows_.try_emplace(key, size());
   if (!inserted) {
-    const float* known = row(it->second);
-    if (!std::equal(known, known + dim_, values))
-      throw DataError(at_line(
-          file, line,
-          fmt::format("the key {} was read on line {} with other values; expected one feature "
-                      "per text",
-                      shown(key), lines_[static_cast<std::size_t>(it->second)])));
+    if (repeated_++ == 0)
+      first_repeat_ =
+          fmt::format("line {} repeats the key {} of line {}", line, quoted_excerpt(key),
+                      lines_[static_cast<std::size_t>(it->second)]);
+    std::copy(values, values + dim_, values_.begin() + it->second * dim_);
     return;
   }
   keys_.push_back(key);
@@ -158,19 +155,18 @@ TextFeatureTable parse_hglmm_features(const std::string& text, const fs::path& f
   return reader.finish();
 }
 
+std::size_t hglmm_max_line_bytes(std::int64_t dim) {
+  return (std::size_t{1} << 16) + 64 * static_cast<std::size_t>(dim);
+}
+
 TextFeatureTable read_hglmm_features(const fs::path& file, std::int64_t dim) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(file, ec);
-  if (!fs::exists(status)) throw DataError(fmt::format("{}: no such file", file.string()));
-  if (!fs::is_regular_file(status))
-    throw DataError(fmt::format("{}: not a regular file", file.string()));
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw DataError(fmt::format("{}: cannot open file", file.string()));
+  LineReader lines(
+      file, hglmm_max_line_bytes(dim),
+      fmt::format("an HGLMM line of {} values (64 KiB of key, 64 bytes a value)", dim));
   HglmmReader reader(file, dim);
   std::string line;
-  for (std::int64_t number = 1; std::getline(in, line); ++number)
-    reader.line(line, number);
-  if (in.bad()) throw DataError(fmt::format("{}: read error", file.string()));
+  while (lines.next(line))
+    reader.line(line, lines.number());
   return reader.finish();
 }
 
@@ -195,7 +191,7 @@ TextFeatureTable text_features_from_npy(const NpyMatrix& matrix, const fs::path&
                                 matrix.rows));
   TextFeatureTable table(matrix.cols);
   for (std::size_t i = 0; i < keys.size(); ++i)
-    table.add(keys[i], matrix.values.data() + i * static_cast<std::size_t>(matrix.cols), keys_file,
+    table.add(keys[i], matrix.values.data() + i * static_cast<std::size_t>(matrix.cols),
               static_cast<std::int64_t>(i + 1));
   return table;
 }

@@ -208,6 +208,14 @@ class PickleReader {
     return out;
   }
 
+  void push(NodePtr value) {
+    if (++pushed_ > kMaxTypePairsPickleValues)
+      fail(op_, fmt::format("the pickle builds more than {} values (memo references counted); "
+                            "expected a list of (type1, type2) pairs",
+                            kMaxTypePairsPickleValues));
+    stack_.push_back(std::move(value));
+  }
+
   NodePtr pop(const char* opcode) {
     if (stack_.empty() || !stack_.back())
       fail(op_, fmt::format("{} finds no value on the stack", opcode));
@@ -246,6 +254,12 @@ class PickleReader {
     require(list, Node::Kind::List, opcode, "the container");
     for (NodePtr& item : items) {
       require(item, Node::Kind::Tuple, opcode, "a list element");
+      for (const NodePtr& text : item->items)
+        text_bytes_ += text->text.size();
+      if (text_bytes_ > kMaxTypePairsTextBytes)
+        fail(op_, fmt::format("the pairs' type names come to more than {} bytes (each memo "
+                              "reference counted); expected short type names",
+                              kMaxTypePairsTextBytes));
       list->items.push_back(std::move(item));
     }
   }
@@ -259,7 +273,7 @@ class PickleReader {
     const auto it = memo_.find(index);
     if (it == memo_.end())
       fail(op_, fmt::format("memo entry {} is read before it is written", index));
-    stack_.push_back(it->second);
+    push(it->second);
   }
 
   void step(unsigned char code) {
@@ -277,26 +291,26 @@ class PickleReader {
         return;
       }
       case '(':
-        stack_.push_back(nullptr);
+        push(nullptr);
         return;
       case ']': {
         auto n = std::make_shared<Node>();
         n->kind = Node::Kind::List;
-        stack_.push_back(n);
+        push(n);
         return;
       }
       case 'l': {
         auto n = std::make_shared<Node>();
         n->kind = Node::Kind::List;
         append_to(n, pop_mark("LIST"), "LIST");
-        stack_.push_back(n);
+        push(n);
         return;
       }
       case ')':
-        stack_.push_back(tuple_of({}, "EMPTY_TUPLE"));
+        push(tuple_of({}, "EMPTY_TUPLE"));
         return;
       case 't':
-        stack_.push_back(tuple_of(pop_mark("TUPLE"), "TUPLE"));
+        push(tuple_of(pop_mark("TUPLE"), "TUPLE"));
         return;
       case 0x85:
       case 0x86:
@@ -305,7 +319,7 @@ class PickleReader {
         std::vector<NodePtr> items(n);
         for (std::size_t i = n; i > 0; --i)
           items[i - 1] = pop("TUPLE1/2/3");
-        stack_.push_back(tuple_of(std::move(items), "TUPLE1/2/3"));
+        push(tuple_of(std::move(items), "TUPLE1/2/3"));
         return;
       }
       case 'a': {
@@ -318,17 +332,17 @@ class PickleReader {
         std::vector<NodePtr> items = pop_mark("APPENDS");
         NodePtr list = pop("APPENDS");
         append_to(list, std::move(items), "APPENDS");
-        stack_.push_back(std::move(list));
+        push(std::move(list));
         return;
       }
       case 'S': {
         const std::size_t at = pos_;
-        stack_.push_back(text_node(unrepr(line("the STRING argument"), at), at));
+        push(text_node(unrepr(line("the STRING argument"), at), at));
         return;
       }
       case 'V': {
         const std::size_t at = pos_;
-        stack_.push_back(text_node(raw_unicode(line("the UNICODE argument"), at), at));
+        push(text_node(raw_unicode(line("the UNICODE argument"), at), at));
         return;
       }
       case 'T':
@@ -337,20 +351,20 @@ class PickleReader {
         if (code == 'T' && n >= (std::uint64_t{1} << 31))
           fail(op_, "BINSTRING has a negative length");
         const std::size_t at = pos_;
-        stack_.push_back(text_node(take(n, "a string"), at));
+        push(text_node(take(n, "a string"), at));
         return;
       }
       case 'U':
       case 0x8c: {
         const std::uint64_t n = static_cast<unsigned char>(next_byte("a string length"));
         const std::size_t at = pos_;
-        stack_.push_back(text_node(take(n, "a string"), at));
+        push(text_node(take(n, "a string"), at));
         return;
       }
       case 0x8d: {
         const std::uint64_t n = little_endian(8, "a string length");
         const std::size_t at = pos_;
-        stack_.push_back(text_node(take(n, "a string"), at));
+        push(text_node(take(n, "a string"), at));
         return;
       }
       case 'p':
@@ -406,6 +420,8 @@ class PickleReader {
   std::size_t pos_ = 0;
   std::size_t op_ = 0;          // where the current opcode starts
   std::vector<NodePtr> stack_;  // nullptr is a mark
+  std::size_t pushed_ = 0;      // values pushed so far, memo gets included
+  std::size_t text_bytes_ = 0;  // of the type names in the list, each reference counted
   std::map<std::uint64_t, NodePtr> memo_;
 };
 
@@ -416,7 +432,7 @@ std::vector<TypePair> parse_type_pairs_pickle(const std::string& bytes, const fs
 }
 
 std::vector<TypePair> read_type_pairs_pickle(const fs::path& file) {
-  return parse_type_pairs_pickle(read_file(file, kMaxTextFileBytes), file);
+  return parse_type_pairs_pickle(read_file(file, kMaxTypePairsPickleBytes), file);
 }
 
 }  // namespace wscsl

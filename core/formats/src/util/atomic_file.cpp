@@ -93,19 +93,79 @@ void remove_abandoned_writes(const std::filesystem::path& dir) {
   }
 }
 
-std::string read_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+std::string file_problem(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(status))
-    throw DataError(fmt::format("{}: no such file", path.string()));
-  if (!std::filesystem::is_regular_file(status))
-    throw DataError(
-        fmt::format("{}: not a regular file (a directory, device, FIFO or socket)", path.string()));
+  const fs::file_status status = fs::status(path, ec);
+  if (fs::is_regular_file(status)) return {};
+  if (!fs::exists(status)) {
+    // A dangling link is "no such file" too, but says where it points.
+    if (fs::is_symlink(fs::symlink_status(path, ec)))
+      return fmt::format("no such file (a link to {}, which does not exist)",
+                         fs::read_symlink(path, ec).string());
+    return "no such file";
+  }
+  const char* kind = "neither a regular file nor a directory";
+  switch (status.type()) {
+    case fs::file_type::directory:
+      kind = "a directory";
+      break;
+    case fs::file_type::fifo:
+      kind = "a FIFO";
+      break;
+    case fs::file_type::character:
+      kind = "a character device";
+      break;
+    case fs::file_type::block:
+      kind = "a block device";
+      break;
+    case fs::file_type::socket:
+      kind = "a socket";
+      break;
+    default:
+      break;
+  }
+  std::string link;
+  if (fs::is_symlink(fs::symlink_status(path, ec)))
+    link = fmt::format(" (a link to {})", fs::canonical(path, ec).string());
+  return fmt::format("is {}{}; expected a regular file", kind, link);
+}
+
+bool optional_file_present(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return false;
+  const std::string problem = file_problem(path);
+  if (!problem.empty()) throw DataError(fmt::format("{}: {}", path.string(), problem));
+  return true;
+}
+
+std::uintmax_t checked_file_size(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  const std::string problem = file_problem(path);
+  if (!problem.empty()) throw DataError(fmt::format("{}: {}", path.string(), problem));
+  std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   if (ec) throw DataError(fmt::format("{}: cannot read its size: {}", path.string(), ec.message()));
   if (size > max_bytes)
     throw DataError(fmt::format("{}: {} bytes, more than the {} this kind of file may have",
                                 path.string(), size, max_bytes));
+  return size;
+}
+
+std::string read_file_prefix(const std::filesystem::path& path, std::size_t max_bytes) {
+  const std::string problem = file_problem(path);
+  if (!problem.empty()) throw DataError(fmt::format("{}: {}", path.string(), problem));
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw DataError(fmt::format("{}: cannot open file: {}", path.string(), std::strerror(errno)));
+  std::string out(max_bytes, '\0');
+  in.read(out.data(), static_cast<std::streamsize>(max_bytes));
+  if (in.bad()) throw DataError(fmt::format("{}: read error", path.string()));
+  out.resize(static_cast<std::size_t>(in.gcount()));
+  return out;
+}
+
+std::string read_file(const std::filesystem::path& path, std::uintmax_t max_bytes) {
+  checked_file_size(path, max_bytes);
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw DataError(fmt::format("{}: cannot open file: {}", path.string(), std::strerror(errno)));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 namespace wscsl {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -72,6 +74,37 @@ std::string quote_toml(std::string_view s) {
     }
   }
   return out + "\"";
+}
+
+std::string quoted_excerpt(std::string_view value) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "'";
+  std::size_t i = 0;
+  while (i < value.size() && i < kMaxQuotedBytes) {
+    const auto c = static_cast<unsigned char>(value[i]);
+    std::size_t length = 1;
+    if (c >= 0x80) {
+      length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+      if (length == 1 || !valid_utf8(value.substr(i, length))) length = 0;
+    }
+    if (length > 1) {
+      out.append(value.data() + i, length);
+      i += length;
+    } else if (length == 0 || c < 0x20 || c == 0x7F) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xF];
+      ++i;
+    } else {
+      out += static_cast<char>(c);
+      ++i;
+    }
+  }
+  if (i < value.size())
+    out += fmt::format("\u2026' ({} more bytes)", value.size() - i);
+  else
+    out += "'";
+  return out;
 }
 
 std::string toml_key(const std::string& key) {

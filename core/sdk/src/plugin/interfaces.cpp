@@ -342,6 +342,15 @@ TextFeatures TextEncoder::encode(const std::vector<std::string>& texts) {
   } else {
     out.present = non_empty;
   }
+  // A NaN of a present text would surface as a non-finite loss, blamed on the learning rate.
+  const torch::Tensor finite = torch::isfinite(out.features).all(1) | ~out.present;
+  if (!finite.all().item<bool>()) {
+    const auto row = finite.logical_not().nonzero()[0][0].item<std::int64_t>();
+    broke_contract(*this, fmt::format("the text features of {} (text {} of the batch) hold a "
+                                      "non-finite value; expected finite features for every "
+                                      "present text",
+                                      quoted_excerpt(texts[static_cast<std::size_t>(row)]), row));
+  }
   out.features = out.features * out.present.unsqueeze(1).to(out.features.scalar_type());
   return out;
 }

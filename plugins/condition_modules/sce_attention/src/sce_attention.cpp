@@ -41,7 +41,20 @@ torch::Tensor fuse(const torch::Tensor& weights, const torch::Tensor& psi) {
   return (weights.unsqueeze(2) * psi).sum(1);
 }
 
+bool partitioned(const SceAttentionOptions& o) {
+  return o.assignment == Assignment::Partition;
+}
+
 }  // namespace
+
+torch::Tensor released_partition(std::int64_t conditions, std::int64_t embeddings) {
+  const std::int64_t width = (conditions + embeddings - 1) / embeddings;
+  const torch::Tensor order = torch::randperm(conditions, torch::kLong);
+  torch::Tensor partition = torch::empty({conditions}, torch::kLong);
+  partition.index_put_({order},
+                       torch::div(torch::arange(conditions, torch::kLong), width, "floor"));
+  return partition;
+}
 
 Schema<SceAttentionOptions> SceAttention::schema() {
   using O = SceAttentionOptions;
@@ -78,7 +91,7 @@ Schema<SceAttentionOptions> SceAttention::schema() {
               {Branch::Pair, "pair",
                "w([a; c]) for d(a, c), w([a; f]) for d(a, f): the anchor gets two fused "
                "embeddings; `weights` reports w([a; c])"}})
-      .only_when("assignment = \"learned\" or \"random\"",
+      .only_when("assignment = \"learned\", \"random\" or \"random_per_call\"",
                  [](const O& o) { return o.assignment != Assignment::Average; });
   s.field("branch_input", &O::branch_input,
           "The features of each item the branch reads: \"visual\" = φ̂ (φ normalised as "
@@ -97,15 +110,26 @@ Schema<SceAttentionOptions> SceAttention::schema() {
                  reads_text);
   s.field("assignment", &O::assignment,
           "Where the condition weights come from: \"learned\" = the branch; \"average\" = 1/K each "
-          "(the paper's Figure 3 \"average embeddings\"); \"random\" = one embedding drawn "
-          "uniformly for each weight vector at every call, in training and evaluation alike (our "
-          "reading of Figure 3's \"random assignments of image pairs to conditions\"). Average "
-          "and random create no branch layers.",
+          "(the paper's Figure 3 \"average embeddings\"); \"random\" = the released random "
+          "baseline (Vasileva et al.'s --rand_typespaces, kept in SCE-Net's main.py): each "
+          "type-pair condition is given one of the K embeddings by a random partition drawn once "
+          "from the seed; \"random_per_call\" = one embedding drawn uniformly for each weight "
+          "vector at every call, in training and evaluation alike (our earlier reading of Figure "
+          "3's \"random assignments of image pairs to conditions\"). Average and the random ones "
+          "create no branch layers.",
           EnumChoices<Assignment>{
               {Assignment::Learned, "learned", "softmax(Linear(ReLU(Linear(y)))), the branch"},
               {Assignment::Average, "average", "w_k = 1/K"},
-              {Assignment::Random, "random",
+              {Assignment::Partition, "random",
+               "one-hot on the embedding the partition gives the triplet's type pair: the "
+               "conditions in a seeded permutation, in blocks of ⌈conditions / K⌉"},
+              {Assignment::PerCall, "random_per_call",
                "one-hot on an embedding drawn uniformly from LibTorch's generator at every call"}});
+  s.field("num_conditions", &O::num_conditions,
+          "The dataset's conditions, which assignment = \"random\" shares among the K embeddings "
+          "(set from the dataset).")
+      .min(1)
+      .derived(facts::dataset_num_conditions);
   s.check([](const O& o, FieldChecker& c) {
     if (reads_text(o) && !o.text)
       c.error("text",
@@ -119,6 +143,8 @@ Contract SceAttention::contract_of(const Options& options) {
   Contract c;
   c.provides = {{Resource::AuxTerm, "mask_l1"}};
   if (reads_text(options)) c.needs.push_back({Resource::TextFeatures, *options.text});
+  if (partitioned(options))
+    c.needs.insert(c.needs.end(), {{Resource::TripletConditions}, {Resource::TypePairConditions}});
   return c;
 }
 
@@ -130,6 +156,9 @@ SceAttention::SceAttention(const Options& options) : options_(options), d_(optio
                               torch::nn::Linear(members_read(options.branch) * d_, options.hidden));
     logits_ = register_module("branch_out", torch::nn::Linear(options.hidden, k));
   }
+  // A buffer, so that a checkpoint keeps the partition its run trained with.
+  if (partitioned(options))
+    partition_ = register_buffer("partition", released_partition(options.num_conditions, k));
 }
 
 torch::Tensor SceAttention::maybe_normalize(const torch::Tensor& v) const {
@@ -176,7 +205,13 @@ torch::Tensor SceAttention::condition_weights(const TripletInput& in,
     }
     case Assignment::Average:
       return torch::full({b, k}, 1.0 / static_cast<double>(k), in.phi_anchor.options());
-    case Assignment::Random: {
+    case Assignment::Partition: {
+      if (!in.conditions.defined())
+        throw Error("sce_attention: assignment = \"random\" needs each triplet's condition");
+      return torch::one_hot(partition_.index_select(0, in.conditions), k)
+          .to(in.phi_anchor.scalar_type());
+    }
+    case Assignment::PerCall: {
       const torch::Tensor drawn = torch::randint(
           k, {b}, torch::TensorOptions().dtype(torch::kLong).device(in.phi_anchor.device()));
       return torch::one_hot(drawn, k).to(in.phi_anchor.scalar_type());

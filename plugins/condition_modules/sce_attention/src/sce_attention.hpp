@@ -38,8 +38,16 @@ enum class BranchInput {
 enum class Assignment {
   Learned,  // the branch: softmax(Linear(ReLU(Linear(y))))
   Average,  // 1/K for every embedding (Figure 3, "average")
-  Random,   // one embedding drawn uniformly for each weight vector, at every call (Figure 3)
+  // The released random baseline (Vasileva et al.'s --rand_typespaces, which SCE-Net's main.py
+  // keeps): each type-pair condition one embedding, from a random partition drawn once.
+  Partition,
+  PerCall,  // one embedding drawn uniformly for each weight vector at every call (our reading)
 };
+
+// The released random partition of `conditions` type-pair conditions among `embeddings`: the
+// conditions in the order of a permutation from LibTorch's generator, in blocks of
+// ⌈conditions / embeddings⌉, block j embedding j. [conditions] int64.
+torch::Tensor released_partition(std::int64_t conditions, std::int64_t embeddings);
 
 struct SceAttentionOptions {
   std::int64_t input_dim = 0;                  // D, from the backbone
@@ -51,6 +59,7 @@ struct SceAttentionOptions {
   BranchInput branch_input = BranchInput::Visual;
   std::optional<std::string> text;  // the text encoder; required when the branch reads text
   Assignment assignment = Assignment::Learned;
+  std::int64_t num_conditions = 0;  // the dataset's conditions, partitioned by "random"
 };
 
 class SceAttention final : public ConditionModule {
@@ -61,6 +70,11 @@ class SceAttention final : public ConditionModule {
   explicit SceAttention(const Options& options);
 
   std::int64_t num_embeddings() const override { return masks_->count(); }
+  // The released random baseline looks each triplet's type pair up in its partition.
+  Supervision supervision() const override {
+    return options_.assignment == Assignment::Partition ? Supervision::Conditioned
+                                                        : Supervision::Weak;
+  }
   std::int64_t output_dim() const override { return d_; }
 
  protected:
@@ -81,6 +95,7 @@ class SceAttention final : public ConditionModule {
   std::int64_t d_;
   std::shared_ptr<nn::ConditionMasks> masks_;
   torch::nn::Linear hidden_{nullptr}, logits_{nullptr};  // only with assignment = learned
+  torch::Tensor partition_;  // [conditions] the embedding of each condition; only with partition
 };
 
 }  // namespace wscsl::sce_attention

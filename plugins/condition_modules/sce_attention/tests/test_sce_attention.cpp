@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "../src/sce_attention.hpp"
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
 
@@ -245,11 +246,11 @@ TEST(SceAttention, AverageIsTheMeanOfTheMaskedEmbeddings) {
   }
 }
 
-// Figure 3's "random assignments": each weight vector is one-hot on a uniformly drawn embedding,
-// drawn again at every call from LibTorch's generator; no branch layers.
-TEST(SceAttention, RandomAssignsEachPairOneUniformlyDrawnEmbedding) {
+// Our per-call reading of Figure 3's "random assignments": each weight vector is one-hot on a
+// uniformly drawn embedding, drawn again at every call from LibTorch's generator; no branch layers.
+TEST(SceAttention, RandomPerCallAssignsEachPairOneUniformlyDrawnEmbedding) {
   for (const char* form : {"triplet", "pair"}) {
-    auto m = make(fmt::format("assignment = \"random\"\nbranch = \"{}\"", form));
+    auto m = make(fmt::format("assignment = \"random_per_call\"\nbranch = \"{}\"", form));
     EXPECT_EQ(m->parameters().size(), 1u) << form;
     torch::manual_seed(5);
     const std::int64_t n = 3000;
@@ -287,6 +288,55 @@ TEST(SceAttention, RandomAssignsEachPairOneUniformlyDrawnEmbedding) {
   }
 }
 
+// The released random baseline (--rand_typespaces): the conditions in a seeded permutation, in
+// blocks of ⌈C/M⌉, block j embedding j — 66 pairs among M = 4 in blocks of 17, 17, 17, 15; among
+// M = 20 in blocks of 4, which fill 17 of the 20.
+TEST(SceAttention, TheReleasedPartitionIsBlocksOfASeededPermutation) {
+  const auto counts = [](const torch::Tensor& p) {
+    const torch::Tensor c = torch::bincount(p);
+    return std::vector<std::int64_t>(c.data_ptr<std::int64_t>(),
+                                     c.data_ptr<std::int64_t>() + c.numel());
+  };
+  torch::manual_seed(3);
+  const torch::Tensor four = sce_attention::released_partition(66, 4);
+  EXPECT_EQ(counts(four), (std::vector<std::int64_t>{17, 17, 17, 15}));
+  std::vector<std::int64_t> twenty(16, 4);
+  twenty.push_back(2);
+  EXPECT_EQ(counts(sce_attention::released_partition(66, 20)), twenty);
+  torch::manual_seed(3);
+  EXPECT_TRUE(torch::equal(sce_attention::released_partition(66, 4), four));
+  torch::manual_seed(4);
+  EXPECT_FALSE(torch::equal(sce_attention::released_partition(66, 4), four));
+}
+
+// With assignment = "random" each triplet's type pair has the embedding the partition gives it,
+// for both distances and at every call; the partition is a buffer, kept by checkpoints.
+TEST(SceAttention, RandomGivesEachTypePairTheEmbeddingOfItsPartition) {
+  torch::manual_seed(2);
+  auto m = make("assignment = \"random\"\nnum_embeddings = 2");
+  EXPECT_EQ(m->supervision(), Supervision::Conditioned);
+  EXPECT_TRUE(m->contract().needs_resource(Resource::TripletConditions));
+  EXPECT_EQ(m->parameters().size(), 1u);
+  torch::Tensor partition;
+  for (const auto& b : m->named_buffers())
+    if (b.key() == "partition") partition = b.value();
+  ASSERT_TRUE(partition.defined());
+  // 3 conditions among 2 embeddings: blocks of 2 and 1.
+  EXPECT_EQ(torch::bincount(partition, {}, 2).min().item<std::int64_t>(), 1);
+  TripletInput in = wscsl::testing::random_triplets(*m, 12, kD);
+  in.conditions = torch::arange(12, torch::kLong).remainder(kK);
+  const TripletScores s = m->score(in);
+  const torch::Tensor chosen = partition.index_select(0, in.conditions);
+  EXPECT_TRUE(torch::equal(s.weights, torch::one_hot(chosen, 2).to(s.weights.scalar_type())));
+  EXPECT_TRUE(torch::allclose(
+      s.fused_close, s.close_distances.gather(1, chosen.unsqueeze(1)).squeeze(1), 0, kTolerance));
+  EXPECT_TRUE(torch::allclose(
+      s.fused_far, s.far_distances.gather(1, chosen.unsqueeze(1)).squeeze(1), 0, kTolerance));
+  EXPECT_TRUE(torch::equal(m->score(in).weights, s.weights));
+  in.conditions = torch::Tensor();
+  EXPECT_THROW(m->score(in), Error);
+}
+
 TEST(SceAttention, TheWeightsDependOnTheOrderOfTheTriplet) {
   torch::manual_seed(1);
   auto m = make("");
@@ -304,8 +354,8 @@ TEST(SceAttention, EachEmbeddingIsAMaskedUnitVector) {
 }
 
 TEST(SceAttention, TheContractNeedsTextFeaturesOnlyWhenTheBranchReadsText) {
-  for (const char* options :
-       {"", "branch = \"pair\"", "assignment = \"average\"", "assignment = \"random\""})
+  for (const char* options : {"", "branch = \"pair\"", "assignment = \"average\"",
+                              "assignment = \"random\"", "assignment = \"random_per_call\""})
     EXPECT_FALSE(make(options)->contract().needs_resource(Resource::TextFeatures)) << options;
   for (const char* input : {"text", "visual_text"}) {
     const auto m = make(fmt::format("branch_input = \"{}\"\ntext = \"titles\"", input));
@@ -328,6 +378,7 @@ TEST(SceAttention, RejectsInconsistentOptions) {
   EXPECT_EQ(errors("assignment = \"random\"\nbranch_input = \"text\"\ntext = \"titles\""), 2u);
   EXPECT_EQ(errors("assignment = \"average\"\nbranch = \"pair\""), 1u);
   EXPECT_EQ(errors("branch = \"quadruplet\"\nassignment = \"mean\"\nbranch_input = \"audio\""), 3u);
+  EXPECT_EQ(errors("assignment = \"random_per_call\"\nbranch = \"pair\""), 0u);
   EXPECT_EQ(errors("assignment = \"random\"\nbranch = \"pair\""), 0u);
   EXPECT_EQ(errors("branch_input = \"text\"\ntext = \"titles\"\nbranch = \"pair\""), 0u);
 }

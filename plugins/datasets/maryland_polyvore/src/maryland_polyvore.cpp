@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "wscsl/data/csv.hpp"
+#include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -25,6 +26,17 @@ TypeSpaces type_spaces_of(const MarylandPolyvoreOptions& o) {
 
 }  // namespace
 
+fs::path released_file(const fs::path& root, const std::array<const char*, 2>& names,
+                       const std::string& what) {
+  std::error_code ec;
+  for (const char* name : names)
+    if (fs::exists(fs::symlink_status(root / name, ec))) return root / name;
+  throw DataError(
+      fmt::format("{}: neither {} nor {} is there; expected one of them (the README's "
+                  "spelling or the one Han's scripts open)",
+                  what, (root / names[0]).string(), (root / names[1]).string()));
+}
+
 std::map<std::int64_t, std::string> read_category_types(const fs::path& file) {
   require_file(file, "Maryland Polyvore category types");
   BadRows strict;
@@ -35,19 +47,30 @@ std::map<std::int64_t, std::string> read_category_types(const fs::path& file) {
     throw DataError(at_line(file, 1,
                             "the header lacks a 'categoryid' or a 'type' column; "
                             "expected categoryid,type"));
+  if (table.rows.size() > kMaxCategoryRows)
+    throw DataError(at_line(file, table.lines[kMaxCategoryRows],
+                            fmt::format("the table has {} rows, more than the {} it may have; "
+                                        "expected one per categoryid",
+                                        table.rows.size(), kMaxCategoryRows)));
   std::map<std::int64_t, std::string> out;
+  std::set<std::string> types;
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
     const std::string& id_text = table.rows[r][static_cast<std::size_t>(category)];
     const std::string& name = table.rows[r][static_cast<std::size_t>(type)];
     const auto id = parse_integer(id_text);
     if (!id)
-      throw DataError(at_line(file, table.lines[r],
-                              fmt::format("categoryid is '{}'; expected an integer", id_text)));
+      throw DataError(
+          at_line(file, table.lines[r],
+                  fmt::format("categoryid is {}; expected an integer", quoted_excerpt(id_text))));
     if (name.empty())
       throw DataError(at_line(file, table.lines[r], "type is empty; expected a type name"));
     if (!out.emplace(*id, name).second)
       throw DataError(at_line(file, table.lines[r],
                               fmt::format("categoryid {} is listed again; expected it once", *id)));
+    if (types.insert(name).second && types.size() > static_cast<std::size_t>(kMaxItemTypes))
+      throw DataError(at_line(file, table.lines[r],
+                              fmt::format("type {} is the {}th; expected at most {} item types",
+                                          quoted_excerpt(name), types.size(), kMaxItemTypes)));
   }
   if (out.empty())
     throw DataError(at_line(file, 1, "the table has no rows; expected one per categoryid"));
@@ -97,33 +120,50 @@ MarylandPolyvore::MarylandPolyvore(const Options& options)
   category_file_ = under_root(root_, options.category_types);
   category_types_ = read_category_types(category_file_);
   existing_directory(root_ / "images", "Maryland Polyvore image folder");
+  FileProblems missing;
   for (const char* split : {"train", "valid", "test"})
-    require_file(root_ / fmt::format("{}_no_dup.json", split), "Maryland Polyvore outfits");
-  require_file(options.same_type_compatibility.empty()
-                   ? root_ / kCompatibilityFile
-                   : under_root(root_, options.same_type_compatibility),
-               "Maryland Polyvore compatibility lines");
-  require_file(options.same_type_fitb.empty() ? root_ / kBlankFile
-                                              : under_root(root_, options.same_type_fitb),
-               "Maryland Polyvore fill-in-the-blank questions");
-  same_type_compatibility_ = options.same_type_compatibility;
-  same_type_fitb_ = options.same_type_fitb;
+    missing.attempt([&] {
+      require_file(root_ / fmt::format("{}_no_dup.json", split), "Maryland Polyvore outfits");
+    });
+  missing.attempt([&] {
+    compatibility_file_ =
+        options.same_type_compatibility.empty()
+            ? released_file(root_, kCompatibilityFiles, "Maryland Polyvore compatibility lines")
+            : under_root(root_, options.same_type_compatibility);
+    require_file(compatibility_file_, "Maryland Polyvore compatibility lines");
+  });
+  missing.attempt([&] {
+    blank_file_ =
+        options.same_type_fitb.empty()
+            ? released_file(root_, kBlankFiles, "Maryland Polyvore fill-in-the-blank questions")
+            : under_root(root_, options.same_type_fitb);
+    require_file(blank_file_, "Maryland Polyvore fill-in-the-blank questions");
+  });
+  missing.throw_if_any();
+  // Han's file: answers[0] is right; Vasileva's same-type file: the candidate of the set_id.
+  blank_answer_ = options.same_type_fitb.empty() ? BlankAnswer::First : BlankAnswer::SameOutfit;
+  read_files();
 }
 
-OutfitCatalog MarylandPolyvore::read_catalog() {
+OutfitCatalog MarylandPolyvore::read_catalog(FileProblems& problems) {
   std::map<std::string, fs::path> files;
   for (const std::string& split : image_splits())
     files[split] = root_ / fmt::format("{}_no_dup.json", split == "val" ? "valid" : split);
-  OutfitImages read = outfit_images(files, OutfitLayout::Maryland, root_ / "images");
+  OutfitImages read = outfit_images(files, OutfitLayout::Maryland, root_ / "images", problems);
   OutfitCatalog catalog = std::move(read.catalog);
   for (std::size_t i = 0; i < read.entries.size(); ++i) {
     const auto it = category_types_.find(read.entries[i].category);
-    if (it == category_types_.end())
-      throw DataError(
-          fmt::format("{}: the item of index {} has categoryid {}, which {} does not "
-                      "map to a type; expected a row \"{},<type>\"",
-                      read.listed_by[i], read.entries[i].index, read.entries[i].category,
-                      category_file_.string(), read.entries[i].category));
+    if (it == category_types_.end()) {
+      problems.add(fmt::format(
+          "{}: the item of index {} has categoryid {}, which {} does not map to a type; "
+          "expected a row \"{},<type>\"",
+          read.listed_by[i], read.entries[i].index, read.entries[i].category,
+          category_file_.string(), read.entries[i].category));
+      catalog.item_types.push_back(0);
+      catalog.titles.emplace_back();
+      catalog.categories.emplace_back();
+      continue;
+    }
     catalog.item_types.push_back(spaces().type_index(it->second));
     // Han's items have no title or url_name: the text key is the description `name`; the
     // release names no category, so the label is the coarse type the table gives.
@@ -131,18 +171,9 @@ OutfitCatalog MarylandPolyvore::read_catalog() {
     catalog.categories.push_back(normalised_text(it->second));
   }
   OutfitSplitSource& test = catalog.splits.at("test");
-  if (same_type_compatibility_.empty()) {
-    test.compatibility = root_ / kCompatibilityFile;
-  } else {
-    test.compatibility = under_root(root_, same_type_compatibility_);
-  }
-  if (same_type_fitb_.empty()) {
-    test.blanks = root_ / kBlankFile;
-    test.answer = BlankAnswer::First;
-  } else {
-    test.blanks = under_root(root_, same_type_fitb_);
-    test.answer = BlankAnswer::SameOutfit;
-  }
+  test.compatibility = compatibility_file_;
+  test.blanks = blank_file_;
+  test.answer = blank_answer_;
   return catalog;
 }
 

@@ -14,6 +14,7 @@
 #include "wscsl/data/resample.hpp"
 #include "wscsl/testing/harness.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
+#include "wscsl/testing/memory_limit.hpp"
 #include "wscsl/testing/outfit_fixtures.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
@@ -209,8 +210,9 @@ TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndF
       {edit_json(train, [](json& d) { d[0]["items"][0]["name"] = 3; }), "train", "",
        train + ": outfit 0 (set_id '" + set0 +
            "'): items[0].name is an integer; expected a string"},
-      {edit_json(train, [](json& d) { d[0]["set_id"] = 5; }), "train", "",
-       train + ": outfit 0: 'set_id' is an integer; expected a string"},
+      {edit_json(train, [](json& d) { d[0]["set_id"] = -5; }), "train", "",
+       train + ": outfit 0: 'set_id' is an integer; expected an id (a string or a non-negative "
+               "integer)"},
       {[&] {
          wscsl::testing::write_text(dir_ / "category_types.csv", "categoryid,type\nx,tops\n");
        },
@@ -279,4 +281,102 @@ TEST(MarylandPolyvoreGenerated, TheTinyBenchmarksVariantIsRead) {
   for (const std::string& c : texts.at("category"))
     ASSERT_NE(std::find(types.begin(), types.end(), c), types.end()) << c;
   EXPECT_TRUE(fs::is_regular_file(scratch.path() / "maryland" / data::kTextFeatureFile));
+}
+
+// Han's scripts open fashion_compatibility_prediction.txt and fill_in_blank_test.json; the
+// README spells them otherwise. Either is read; neither is one message naming both.
+TEST(MarylandPolyvoreRelease, TheTestFilesAreReadUnderTheScriptsSpellings) {
+  wscsl::testing::ScratchDir scratch("maryland_scripts");
+  const fs::path dir = scratch.path();
+  const auto fixture =
+      wscsl::testing::write_maryland_polyvore(dir, wscsl::testing::MarylandSpelling::Scripts);
+  EXPECT_FALSE(fs::exists(dir / "fashion-compatibility-prediction.txt"));
+  const std::string body = fmt::format(
+      "root = \"{}\"\ncategory_types = \"category_types.csv\"\nimage_size = 8\ndecode_threads = 1",
+      dir.string());
+  auto d = wscsl::testing::build<Dataset>("maryland_polyvore", body);
+  const OutfitData& o = *d->split("test").outfits;
+  EXPECT_EQ(values(o.compatibility.labels), fixture.outfits.splits.at("test").labels);
+  EXPECT_EQ(o.blanks.questions.size(),
+            static_cast<std::int64_t>(fixture.outfits.splits.at("test").questions.size()));
+
+  fs::remove(dir / "fashion_compatibility_prediction.txt");
+  fs::remove(dir / "fill_in_blank_test.json");
+  const std::string message = wscsl::testing::load_error("maryland_polyvore", body, "train");
+  EXPECT_EQ(message,
+            fmt::format("2 problems in the dataset's files:\n"
+                        "  Maryland Polyvore compatibility lines: neither {0}/"
+                        "fashion-compatibility-prediction.txt nor {0}/"
+                        "fashion_compatibility_prediction.txt is there; expected one of them (the "
+                        "README's spelling or the one Han's scripts open)\n"
+                        "  Maryland Polyvore fill-in-the-blank questions: neither {0}/"
+                        "fill_in_the_blank_test.json nor {0}/fill_in_blank_test.json is there; "
+                        "expected one of them (the README's spelling or the one Han's scripts "
+                        "open)",
+                        dir.string()));
+}
+
+// Vasileva's same-type questions give the blank item's `index`, which skips: read as published.
+TEST_F(MarylandPolyvoreTest, IndexValuedBlankPositionsAreReadAsPublished) {
+  bool past_the_question = false;
+  for (const auto& q : fixture_.same_type.questions)
+    past_the_question |= q.blank_position > static_cast<std::int64_t>(q.question.size()) + 1;
+  ASSERT_TRUE(past_the_question) << "the fixture has no index past the question's positions";
+  auto d = build(
+      "same_type_compatibility = \"same_type/compatibility_test.txt\"\n"
+      "same_type_fitb = \"same_type/fill_in_blank_test.json\"");
+  expect_tasks(*d->split("test").outfits, fixture_.same_type);
+}
+
+// `wscsl check` builds the dataset: a broken test-split file is refused then, with every other
+// problem of the files, before anything trains.
+TEST_F(MarylandPolyvoreTest, EveryBrokenFileOfEverySplitIsRefusedWhenTheDatasetIsBuilt) {
+  std::ofstream(dir_ / "fashion-compatibility-prediction.txt", std::ios::app) << "2 a b\n";
+  json questions = json::parse(read_text_file(dir_ / "fill_in_the_blank_test.json"));
+  questions[1]["answers"][2] = "1_1";
+  wscsl::testing::write_text(dir_ / "fill_in_the_blank_test.json", questions.dump());
+  std::string message;
+  try {
+    build();
+  } catch (const DataError& e) {
+    message = e.what();
+  }
+  EXPECT_EQ(message.rfind("2 problems in the dataset's files:\n  ", 0), 0u) << message;
+  EXPECT_NE(message.find((dir_ / "fashion-compatibility-prediction.txt").string() +
+                         ":9: the label is '2'; expected 1 (compatible) or 0 (not)"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find((dir_ / "fill_in_the_blank_test.json").string() +
+                         ": question 1: answers[2] '1_1' is not an item of " +
+                         (dir_ / "test_no_dup.json").string()),
+            std::string::npos)
+      << message;
+}
+
+// The categoryid → type table is bounded in rows and in types, before any matrix is allocated.
+TEST(MarylandPolyvoreRelease, TheCategoryTableIsBoundedUnderAMemoryLimit) {
+  if (!wscsl::testing::memory_limit_available()) GTEST_SKIP() << "under a sanitizer";
+  wscsl::testing::ScratchDir scratch("maryland_categories");
+  const fs::path file = scratch.path() / "category_types.csv";
+  std::string types = "categoryid,type\n", rows = "categoryid,type\n";
+  for (int c = 0; c < 50000; ++c)
+    types += fmt::format("{},type {}\n", c, c);
+  for (std::size_t c = 0; c <= maryland_polyvore::kMaxCategoryRows; ++c)
+    rows += fmt::format("{},tops\n", c);
+  using wscsl::testing::LimitedRun;
+  const std::size_t limit = std::size_t{100} << 20;
+  wscsl::testing::write_text(file, types);
+  LimitedRun run = wscsl::testing::run_with_memory_limit(
+      [&] { maryland_polyvore::read_category_types(file); }, limit);
+  ASSERT_EQ(run.outcome, LimitedRun::Outcome::Refused) << run.message;
+  EXPECT_EQ(run.message, file.string() +
+                             ":1026: type 'type 1024' is the 1025th; expected at most 1024 item "
+                             "types");
+  wscsl::testing::write_text(file, rows);
+  run = wscsl::testing::run_with_memory_limit([&] { maryland_polyvore::read_category_types(file); },
+                                              limit);
+  ASSERT_EQ(run.outcome, LimitedRun::Outcome::Refused) << run.message;
+  EXPECT_EQ(run.message, file.string() +
+                             ":65538: the table has 65537 rows, more than the 65536 it "
+                             "may have; expected one per categoryid");
 }

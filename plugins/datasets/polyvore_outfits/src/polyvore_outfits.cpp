@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "wscsl/data/outfit_benchmark.hpp"
+#include "wscsl/util/atomic_file.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;
@@ -26,20 +27,26 @@ void generate(const PolyvoreOutfitsOptions& o) {
   data::ensure_outfit_benchmark(o.root, b);
 }
 
+// Every file the layout needs is there, or each one that is not is named.
 fs::path checked_folder(const PolyvoreOutfitsOptions& o) {
   const fs::path root = existing_directory(o.root, "Polyvore Outfits root");
-  require_file(root / kMetadataFile, "Polyvore Outfits item metadata");
   existing_directory(root / "images", "Polyvore Outfits image folder");
   const fs::path folder = existing_directory(split_folder(root, o.split), "Polyvore Outfits split");
-  require_file(folder / kTypeSpacesFile, "Polyvore Outfits type spaces");
+  FileProblems missing;
+  const auto require = [&](const fs::path& file, const char* what) {
+    missing.attempt([&] { require_file(file, what); });
+  };
+  require(root / kMetadataFile, "Polyvore Outfits item metadata");
+  require(folder / kTypeSpacesFile, "Polyvore Outfits type spaces");
   for (const std::string& split : image_splits()) {
-    require_file(folder / (file_split(split) + ".json"), "Polyvore Outfits outfits");
+    require(folder / (file_split(split) + ".json"), "Polyvore Outfits outfits");
     if (split == "train") continue;
-    require_file(folder / fmt::format("compatibility_{}.txt", file_split(split)),
-                 "Polyvore Outfits compatibility lines");
-    require_file(folder / fmt::format("fill_in_blank_{}.json", file_split(split)),
-                 "Polyvore Outfits fill-in-the-blank questions");
+    require(folder / fmt::format("compatibility_{}.txt", file_split(split)),
+            "Polyvore Outfits compatibility lines");
+    require(folder / fmt::format("fill_in_blank_{}.json", file_split(split)),
+            "Polyvore Outfits fill-in-the-blank questions");
   }
+  missing.throw_if_any();
   return folder;
 }
 
@@ -108,6 +115,7 @@ PolyvoreOutfits::PolyvoreOutfits(const Options& options)
                     split_folder(options.root, options.split) / kTypeSpacesFile) {
   root_ = existing_directory(options.root, "Polyvore Outfits root");
   folder_ = split_folder(root_, options.split);
+  read_files();
 }
 
 // In the split's folder, written for its train split (the release ships it for train only).
@@ -115,55 +123,70 @@ fs::path PolyvoreOutfits::released_text_features() const {
   return folder_ / kReleasedTextFeatures;
 }
 
-OutfitCatalog PolyvoreOutfits::read_catalog() {
+OutfitCatalog PolyvoreOutfits::read_catalog(FileProblems& problems) {
   std::map<std::string, fs::path> files;
   for (const std::string& split : image_splits())
     files[split] = folder_ / (file_split(split) + ".json");
-  OutfitImages read = outfit_images(files, OutfitLayout::PolyvoreOutfits, root_ / "images");
-  std::map<std::string, std::string> wanted_by;
-  for (std::size_t i = 0; i < read.entries.size(); ++i)
-    wanted_by.emplace(read.entries[i].item_id, read.listed_by[i]);
-  const fs::path metadata_file = root_ / kMetadataFile;
-  const std::map<std::string, ItemMetadata> metadata = read_item_metadata(metadata_file, wanted_by);
-  // The category label: the fine-grained name of categories.csv where the release's file is
-  // there, else the semantic category.
-  const fs::path categories_file = root_ / kCategoriesFile;
-  const bool fine_names = fs::is_regular_file(categories_file);
-  const std::map<std::string, std::string> category_names =
-      fine_names ? read_category_names(categories_file) : std::map<std::string, std::string>{};
+  OutfitImages read =
+      outfit_images(files, OutfitLayout::PolyvoreOutfits, root_ / "images", problems);
   OutfitCatalog catalog = std::move(read.catalog);
-  for (const OutfitEntry& entry : read.entries) {
-    const ItemMetadata& item = metadata.at(entry.item_id);
-    const std::int64_t t = spaces().type_index(item.semantic_category);
-    if (t < 0)
-      throw DataError(
-          fmt::format("{}: item '{}': 'semantic_category' is '{}', which {} does not "
-                      "name; expected one of {}",
-                      metadata_file.string(), entry.item_id, item.semantic_category,
-                      (folder_ / kTypeSpacesFile).string(), join(spaces().types, ", ")));
-    catalog.item_types.push_back(t);
-    catalog.titles.push_back(polyvore_text_key(item.title, item.url_name));
-    std::string label = item.semantic_category;
-    if (fine_names) {
-      const auto it = category_names.find(item.category_id);
-      if (it == category_names.end())
-        throw DataError(fmt::format(
-            "{}: item '{}': 'category_id' is '{}', which {} does not list; expected a row "
-            "\"{},<fine-grained category>,<semantic category>\"",
-            metadata_file.string(), entry.item_id, item.category_id, categories_file.string(),
-            item.category_id));
-      label = it->second;
-    }
-    catalog.categories.push_back(normalised_text(label));
-  }
   for (const std::string& split : image_splits()) {
     OutfitSplitSource& src = catalog.splits.at(split);
     const fs::path compatibility = folder_ / fmt::format("compatibility_{}.txt", file_split(split));
     const fs::path blanks = folder_ / fmt::format("fill_in_blank_{}.json", file_split(split));
     // The release has both for training too; the released code evaluates only valid and test.
-    if (split != "train" || fs::is_regular_file(compatibility)) src.compatibility = compatibility;
-    if (split != "train" || fs::is_regular_file(blanks)) src.blanks = blanks;
+    const bool train = split == "train";
+    problems.attempt([&] {
+      if (!train || optional_file_present(compatibility)) src.compatibility = compatibility;
+    });
+    problems.attempt([&] {
+      if (!train || optional_file_present(blanks)) src.blanks = blanks;
+    });
     src.answer = BlankAnswer::SameOutfit;
+  }
+
+  std::map<std::string, std::string> wanted_by;
+  for (std::size_t i = 0; i < read.entries.size(); ++i)
+    wanted_by.emplace(read.entries[i].item_id, read.listed_by[i]);
+  const fs::path metadata_file = root_ / kMetadataFile;
+  std::map<std::string, ItemMetadata> metadata;
+  if (!problems.attempt([&] { metadata = read_item_metadata(metadata_file, wanted_by); }))
+    return catalog;
+  // The category label: the fine-grained name of categories.csv where the release's file is
+  // there, else the semantic category.
+  const fs::path categories_file = root_ / kCategoriesFile;
+  bool fine_names = false;
+  std::map<std::string, std::string> category_names;
+  if (!problems.attempt([&] {
+        fine_names = optional_file_present(categories_file);
+        if (fine_names) category_names = read_category_names(categories_file);
+      }))
+    return catalog;
+  for (const OutfitEntry& entry : read.entries) {
+    const ItemMetadata& item = metadata.at(entry.item_id);
+    const std::int64_t t = spaces().type_index(item.semantic_category);
+    if (t < 0)
+      problems.add(fmt::format(
+          "{}: item {}: 'semantic_category' is {}, which {} does not name; expected one of {}",
+          metadata_file.string(), quoted_excerpt(entry.item_id),
+          quoted_excerpt(item.semantic_category), (folder_ / kTypeSpacesFile).string(),
+          join(spaces().types, ", ")));
+    catalog.item_types.push_back(std::max<std::int64_t>(t, 0));
+    catalog.titles.push_back(polyvore_text_key(item.title, item.url_name));
+    std::string label = item.semantic_category;
+    if (fine_names) {
+      const auto it = category_names.find(item.category_id);
+      if (it == category_names.end()) {
+        problems.add(
+            fmt::format("{}: item {}: 'category_id' is {}, which {} does not list; expected a row "
+                        "\"<category_id>,<fine-grained category>,<semantic category>\"",
+                        metadata_file.string(), quoted_excerpt(entry.item_id),
+                        quoted_excerpt(item.category_id), categories_file.string()));
+      } else {
+        label = it->second;
+      }
+    }
+    catalog.categories.push_back(normalised_text(label));
   }
   return catalog;
 }

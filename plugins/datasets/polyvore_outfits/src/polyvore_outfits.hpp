@@ -44,7 +44,7 @@ class PolyvoreOutfits final : public OutfitDataset {
   explicit PolyvoreOutfits(const Options& options);
 
  protected:
-  OutfitCatalog read_catalog() override;
+  OutfitCatalog read_catalog(FileProblems& problems) override;
   std::filesystem::path released_text_features() const override;
 
  private:

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -336,10 +337,16 @@ TEST_F(PolyvoreOutfitsTest, CategoriesCsvGivesTheFineGrainedCategoryLabel) {
 
   const std::string file = (dir_ / "categories.csv").string();
   const std::string without_13 = csv.substr(0, csv.find("13,")) + csv.substr(csv.find("14,"));
+  // Every item of the missing category is named, one problem a line.
+  std::int64_t of_13 = 0;
+  for (const std::string& item : fixture_.image_order)
+    of_13 += metadata.at(item).at("category_id") == "13" ? 1 : 0;
+  ASSERT_GT(of_13, 1);
   const std::vector<std::pair<std::string, std::string>> cases = {
+      {without_13, fmt::format("{} problems in the dataset's files:\n  ", of_13)},
       {without_13, (dir_ / "polyvore_item_metadata.json").string() + ": item '"},
       {without_13, "': 'category_id' is '13', which " + file +
-                       " does not list; expected a row \"13,<fine-grained category>,"},
+                       " does not list; expected a row \"<category_id>,<fine-grained category>,"},
       {"10,Fine Name 10\n", file + ":1: expected 3 fields"},
       {csv + "12,Again,tops\n", file + ":8: category_id '12' is listed again"},
   };
@@ -347,7 +354,8 @@ TEST_F(PolyvoreOutfitsTest, CategoriesCsvGivesTheFineGrainedCategoryLabel) {
     wscsl::testing::write_text(dir_ / "categories.csv", content);
     const std::string message = load_error();
     EXPECT_NE(message.find(expected), std::string::npos) << message << "\nexpected: " << expected;
-    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 0) << message;
+    EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), content == without_13 ? of_13 : 0)
+        << message;
   }
 }
 
@@ -372,10 +380,30 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
   };
   const std::vector<Case> cases = {
       {edit_json(file("train.json"), [](json& d) { d[2].erase("set_id"); }), "train",
-       train + ": outfit 2: has no 'set_id'; expected a string"},
-      {edit_json(file("train.json"), [](json& d) { d[2]["items"][1]["item_id"] = 17; }), "train",
+       train + ": outfit 2: has no 'set_id'; expected an id (a string or an integer)"},
+      {edit_json(file("train.json"), [](json& d) { d[2]["items"][1]["item_id"] = 1.5; }), "train",
        train + ": outfit 2 (set_id '" + set2 +
-           "'): items[1].item_id is an integer; expected a string"},
+           "'): items[1].item_id is a fractional number; expected an id (a string or a "
+           "non-negative integer)"},
+      {edit_json(file("train.json"),
+                 [](json& d) { d[2]["items"][1]["item_id"] = std::string("17\0x", 4); }),
+       "train",
+       train + ": outfit 2 (set_id '" + set2 +
+           "'): items[1].item_id '17\\x00x' holds a NUL byte; expected an id"},
+      {edit_json(file("train.json"),
+                 [](json& d) { d[2]["items"][1]["index"] = 18446744073709551615u; }),
+       "train",
+       train + ": outfit 2 (set_id '" + set2 +
+           "'): items[1].index is 18446744073709551615, above 9223372036854775807; expected an "
+           "integer within 64 bits"},
+      {edit_json(file("train.json"),
+                 [](json& d) {
+                   d[2]["set_id"] = "\x1b[2J" + std::string(300, 'x');
+                   d[2]["items"][0].erase("item_id");
+                 }),
+       "train",
+       train + ": outfit 2 (set_id '\\x1b[2J" + std::string(196, 'x') +
+           "\u2026' (104 more bytes)): has no items[0].item_id"},
       {edit_json(file("train.json"), [](json& d) { d[0]["items"][0].erase("index"); }), "train",
        train + ": outfit 0 (set_id '" + set0 + "'): has no items[0].index; expected an integer"},
       {edit_json(file("train.json"), [](json& d) { d[0]["items"][1]["index"] = "2"; }), "train",
@@ -426,10 +454,10 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
            ": question 0: answers[1] '1_1' is not "
            "an item of " +
            file("valid.json").string()},
-      {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1]["blank_position"] = 9; }),
+      {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1]["blank_position"] = "9"; }),
        "test",
-       file("fill_in_blank_test.json").string() + ": question 1: 'blank_position' is 9; "
-                                                  "expected 1 to"},
+       file("fill_in_blank_test.json").string() + ": question 1: 'blank_position' is a string; "
+                                                  "expected an integer"},
       {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1].erase("answers"); }), "test",
        file("fill_in_blank_test.json").string() +
            ": question 1: has no 'answers'; expected a list"},
@@ -505,4 +533,68 @@ TEST(PolyvoreOutfitsGenerated, TheTinyBenchmarkIsWrittenAndRead) {
     EXPECT_GT(want_titles.count(""), 0u);
     EXPECT_TRUE(fs::is_regular_file(fs::path(root) / split / "train_hglmm_pca6000.txt"));
   }
+}
+
+// Ids written as JSON numbers by another tool read as their decimal text.
+TEST_F(PolyvoreOutfitsTest, IdsMayBeJsonNumbers) {
+  const auto before = build()->split("train").triplets.clone();
+  for (const char* name : {"train.json", "valid.json", "test.json"}) {
+    json doc = read_json(file(name));
+    for (json& outfit : doc) {
+      outfit["set_id"] = std::stoull(outfit["set_id"].get<std::string>());
+      for (json& item : outfit["items"])
+        item["item_id"] = std::stoull(item["item_id"].get<std::string>());
+    }
+    write_json(file(name), doc);
+  }
+  EXPECT_TRUE(build()->split("train").triplets.equal(before));
+}
+
+// A FIFO, a device or a directory in place of a data file, optional or not, is named for what it
+// is when the dataset is built (`wscsl check`), never skipped or called missing.
+TEST_F(PolyvoreOutfitsTest, SpecialFilesAreNamedWhetherOptionalOrNot) {
+  const auto build_error = [&] {
+    try {
+      build();
+    } catch (const DataError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const fs::path categories = dir_ / "categories.csv";
+  ASSERT_EQ(::mkfifo(categories.c_str(), 0600), 0);
+  EXPECT_EQ(build_error(), categories.string() + ": is a FIFO; expected a regular file");
+  fs::remove(categories);
+
+  fs::remove(file("compatibility_train.txt"));
+  fs::create_symlink("/dev/zero", file("compatibility_train.txt"));
+  EXPECT_EQ(build_error(), file("compatibility_train.txt").string() +
+                               ": is a character device (a link to /dev/zero); expected a "
+                               "regular file");
+  fs::remove(file("compatibility_train.txt"));
+
+  fs::remove(file("fill_in_blank_test.json"));
+  fs::create_directory(file("fill_in_blank_test.json"));
+  EXPECT_EQ(build_error(), "Polyvore Outfits fill-in-the-blank questions " +
+                               file("fill_in_blank_test.json").string() +
+                               ": is a directory; expected a regular file");
+  fs::remove(file("fill_in_blank_test.json"));
+  fs::remove(file("test.json"));
+  EXPECT_EQ(build_error(), "2 problems in the dataset's files:\n  Polyvore Outfits outfits " +
+                               file("test.json").string() + ": no such file\n  Polyvore Outfits " +
+                               "fill-in-the-blank questions " +
+                               file("fill_in_blank_test.json").string() + ": no such file");
+}
+
+// A training split with nothing to draw triplets from names its file, not the batch size.
+TEST_F(PolyvoreOutfitsTest, AnEmptyTrainingSplitNamesItsFile) {
+  wscsl::testing::write_text(file("train.json"), "[]");
+  EXPECT_EQ(load_error(),
+            file("train.json").string() + ": the file lists no outfit; expected at least one");
+  fs::remove_all(dir_);
+  fixture_ = wscsl::testing::write_polyvore_outfits(dir_);
+  EXPECT_EQ(load_error("train", "held_out_types = [\"tops\", \"bottoms\", \"shoes\", \"scarves\"]"),
+            file("train.json").string() +
+                ": no outfit has two items outside held_out_types; expected at least one to draw "
+                "training triplets from");
 }

@@ -164,8 +164,10 @@ Contract FillInTheBlank::contract_of(const Options& options) {
   Contract c;
   c.needs = {{Resource::Outfits}};
   c.metrics = {{"accuracy", "FITB"}};
-  for (const std::string& t : options.types)
+  for (const std::string& t : options.types) {
     c.metrics.push_back({"accuracy/" + t, "FITB " + t});
+    c.needs.push_back({Resource::ItemType, t});
+  }
   return c;
 }
 

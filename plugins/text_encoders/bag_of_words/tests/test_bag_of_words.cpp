@@ -157,3 +157,36 @@ TEST(TextEncoderContract, ReportsEveryBrokenRule) {
       "text 2 (\"unreadable\") is present; expected absent\n"
       "encoding the same batch twice in evaluation mode gave different features");
 }
+
+namespace {
+
+// Features of NaN for the text "broken", finite for the others.
+class NanEncoder final : public TextEncoder {
+ public:
+  std::int64_t output_dim() const override { return 2; }
+
+ protected:
+  TextFeatures encode_impl(const std::vector<std::string>& texts) override {
+    torch::Tensor f = torch::ones({static_cast<std::int64_t>(texts.size()), 2});
+    for (std::size_t i = 0; i < texts.size(); ++i)
+      if (texts[i] == "broken") f[static_cast<std::int64_t>(i)][1] = NAN;
+    return {f, {}};
+  }
+};
+
+}  // namespace
+
+// A non-finite feature names the encoder and the text, instead of surfacing as a non-finite loss.
+TEST(TextEncoderContract, NonFiniteFeaturesOfAPresentTextAreRefused) {
+  NanEncoder encoder;
+  EXPECT_TRUE(encoder.encode({"a", ""}).features.isfinite().all().item<bool>());
+  try {
+    encoder.encode({"a", "broken"});
+    FAIL() << "no error";
+  } catch (const ComponentError& e) {
+    EXPECT_NE(std::string(e.what()).find("broke its contract: the text features of 'broken' (text "
+                                         "1 of the batch) hold a non-finite value"),
+              std::string::npos)
+        << e.what();
+  }
+}

@@ -72,6 +72,12 @@ TextFeatureTable PrecomputedText::read_table(const Options& options) {
 
 PrecomputedText::PrecomputedText(const Options& options)
     : options_(options), table_(read_table(options)) {
+  if (table_.repeated_keys() > 0)
+    fmt::print(stderr,
+               "wscsl: warning: precomputed_text: {}: {} line{} repeat a key read before; each "
+               "key keeps its last values, as the released loader's dict does ({})\n",
+               options.format == Format::Npy ? options.keys : options.file, table_.repeated_keys(),
+               table_.repeated_keys() == 1 ? "" : "s", table_.first_repeat());
   namespace tnn = torch::nn;
   const std::int64_t f = table_.dim(), e = options.output_dim;
   switch (options.head) {

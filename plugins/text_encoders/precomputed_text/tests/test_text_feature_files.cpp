@@ -1,11 +1,17 @@
 // The readers of core/formats that precomputed_text uses: HGLMM text and .npy matrices with keys.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
 #include "npy_bytes.hpp"
 #include "wscsl/data/text_features.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
 
+namespace fs = std::filesystem;
 using namespace wscsl;
 
 namespace {
@@ -71,9 +77,13 @@ TEST(HglmmFeatures, EveryMalformedFileIsOneSentenceNamingTheLine) {
   EXPECT_EQ(hglmm_error("a,1,\n", 2),
             "f.txt:1: value 2 of 2 is ''; expected a finite decimal number within float32");
   EXPECT_EQ(hglmm_error(",1,2\n", 2), "f.txt:1: no key before the 2 values; expected its text");
-  EXPECT_EQ(hglmm_error("a,1,2\nb,0,0\na,1,3\n", 2),
-            "f.txt:3: the key 'a' was read on line 1 with other values; expected one feature per "
-            "text");
+  EXPECT_EQ(hglmm_error("a," + std::string(hglmm_max_line_bytes(2), '1') + ",2\n", 2),
+            fmt::format("f.txt:1: the line is longer than {} bytes, the bound of an HGLMM line of "
+                        "2 values",
+                        hglmm_max_line_bytes(2)));
+  EXPECT_EQ(hglmm_error("a,1,\x1b[31m" + std::string(300, 'x') + "\n", 2),
+            "f.txt:1: value 2 of 2 is '\\x1b[31m" + std::string(195, 'x') +
+                "\u2026' (105 more bytes); expected a finite decimal number within float32");
   EXPECT_EQ(hglmm_error("", 2),
             "f.txt: no feature line; expected one line per text, its key followed by 2 values");
   EXPECT_EQ(hglmm_error("\n  \n", 2),
@@ -92,6 +102,30 @@ TEST(HglmmFeatures, TheFileIsReadLineByLine) {
   EXPECT_EQ(row_of(t, "z"), (std::vector<float>{3, 4}));
   const std::string missing = (dir.path() / "absent.txt").string();
   EXPECT_EQ(error_of([&] { read_hglmm_features(missing, 2); }), missing + ": no such file");
+  EXPECT_EQ(error_of([&] { read_hglmm_features(dir.path(), 2); }),
+            dir.path().string() + ": is a directory; expected a regular file");
+}
+
+// As the released loader's dict: a repeated key takes the values of its last line, and the
+// repeats are counted for a warning.
+TEST(HglmmFeatures, ARepeatedKeyKeepsItsLastValues) {
+  const TextFeatureTable t = parse_hglmm_features("a,1,2\nb,0,0\na,1,3\na,5,6\n", "f.txt", 2);
+  EXPECT_EQ(t.size(), 2);
+  EXPECT_EQ(row_of(t, "a"), (std::vector<float>{5, 6}));
+  EXPECT_EQ(row_of(t, "b"), (std::vector<float>{0, 0}));
+  EXPECT_EQ(t.repeated_keys(), 2);
+  EXPECT_EQ(t.first_repeat(), "line 3 repeats the key 'a' of line 1");
+}
+
+// A line that never ends is refused at the bound, before the rest of it is held.
+TEST(HglmmFeatures, ALineIsRefusedAtItsBound) {
+  wscsl::testing::ScratchDir dir("hglmm_long");
+  const fs::path file = dir.path() / "f.txt";
+  std::ofstream(file) << "a,1,2\nb," << std::string(hglmm_max_line_bytes(2) + 10, '0');
+  EXPECT_EQ(error_of([&] { read_hglmm_features(file, 2); }),
+            fmt::format("{}:2: the line is longer than {} bytes, the bound of an HGLMM line of 2 "
+                        "values (64 KiB of key, 64 bytes a value)",
+                        file.string(), hglmm_max_line_bytes(2)));
 }
 
 TEST(NpyMatrix, ReadsFloat32AndFloat64InBothOrders) {
@@ -132,6 +166,27 @@ TEST(NpyMatrix, EveryMalformedFileIsOneSentenceNamingTheByte) {
             "f.npy: byte 64: the header has no 'fortran_order'");
   EXPECT_EQ(npy_error(npy_bytes::matrix({1, std::numeric_limits<float>::infinity()}, 1, 2)),
             "f.npy: byte 132: the value at row 0, column 1 is inf; expected a finite float32");
+  EXPECT_EQ(
+      npy_error(npy_bytes::header("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 65537), "
+                                  "}")),
+      "f.npy: byte 128: the shape (1, 65537) has more than 65536 columns; expected one feature of "
+      "at most that many values per row");
+}
+
+// The header is read first: a shape past the bound is refused without reading the data.
+TEST(NpyMatrix, AFileIsRefusedByItsHeader) {
+  wscsl::testing::ScratchDir dir("npy_header");
+  const fs::path file = dir.path() / "wide.npy";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << npy_bytes::header("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 30000000), }");
+    out.seekp(std::streamoff{128} + 120000000 - 1);
+    out.put('\0');
+  }
+  EXPECT_EQ(error_of([&] { read_npy_matrix(file); }),
+            file.string() +
+                ": byte 128: the shape (1, 30000000) has more than 65536 columns; expected one "
+                "feature of at most that many values per row");
 }
 
 TEST(NpyTextFeatures, RowIIsTheTextOnLineIOfTheKeys) {
@@ -145,11 +200,9 @@ TEST(NpyTextFeatures, RowIIsTheTextOnLineIOfTheKeys) {
 
   EXPECT_EQ(error_of([&] { text_features_from_npy(m, "f.npy", {"a"}, "keys.txt"); }),
             "keys.txt lists 1 keys and f.npy has 2 rows; expected one key per row");
-  EXPECT_EQ(error_of([&] {
-              text_features_from_npy(m, "f.npy", {"a", "a"}, "keys.txt");
-            }),
-            "keys.txt:2: the key 'a' was read on line 1 with other values; expected one feature "
-            "per text");
+  const TextFeatureTable repeated = text_features_from_npy(m, "f.npy", {"a", "a"}, "keys.txt");
+  EXPECT_EQ(row_of(repeated, "a"), (std::vector<float>{3, 4}));
+  EXPECT_EQ(repeated.repeated_keys(), 1);
   wscsl::testing::write_text(dir.path() / "gap.txt", "a\n\nb\n");
   EXPECT_EQ(error_of([&] { read_text_keys(dir.path() / "gap.txt"); }),
             (dir.path() / "gap.txt").string() + ":2: an empty line; expected the text of row 1");

@@ -49,6 +49,7 @@ struct OutfitItemRef {
 
 struct OutfitSplitSource {
   std::filesystem::path file;                      // the split file (for messages)
+  bool read = false;                               // whether it could be read
   std::vector<std::vector<std::int64_t>> outfits;  // image ids, in file order
   std::unordered_map<std::string, OutfitItemRef> items;
   std::filesystem::path compatibility;  // empty: the split has no compatibility lines
@@ -68,14 +69,16 @@ struct OutfitCatalog {
 // The images and outfits of the three split files of a layout, every item of them one image
 // (Polyvore Outfits: one per item_id, images/<item_id>.jpg; Maryland: one per <set_id>_<index>,
 // images/<set_id>/<index>.jpg). `listed_by[image]` says where an image is first listed and
-// `entries[image]` is that entry, for a layout to type its images.
+// `entries[image]` is that entry, for a layout to type its images. A split file that cannot be read
+// is a problem of `problems`, its split left without outfits.
 struct OutfitImages {
   OutfitCatalog catalog;  // item_types not yet filled in
   std::vector<std::string> listed_by;
   std::vector<OutfitEntry> entries;
 };
 OutfitImages outfit_images(const std::map<std::string, std::filesystem::path>& split_files,
-                           OutfitLayout layout, const std::filesystem::path& image_folder);
+                           OutfitLayout layout, const std::filesystem::path& image_folder,
+                           FileProblems& problems);
 
 class OutfitDataset : public ImageDataset {
  public:
@@ -94,7 +97,12 @@ class OutfitDataset : public ImageDataset {
   OutfitDataset(const OutfitDatasetOptions& options, TypeSpaces spaces,
                 const std::filesystem::path& types_file);
 
-  virtual OutfitCatalog read_catalog() = 0;
+  // Reads the layout's files (splits, metadata, types), putting every problem in `problems`.
+  virtual OutfitCatalog read_catalog(FileProblems& problems) = 0;
+  // Reads every file the dataset uses before anything trains: the catalog and each split's
+  // compatibility lines and questions, reporting every problem at once. A layout calls it last in
+  // its constructor, so that `wscsl check` reads them too.
+  void read_files();
   // Where the layout keeps the release's precomputed text features (kReleasedTextFeatures); info()
   // offers them when the file is there.
   virtual std::filesystem::path released_text_features() const = 0;
@@ -111,6 +119,8 @@ class OutfitDataset : public ImageDataset {
   TypeSpaces spaces_;
   std::vector<bool> held_out_;  // by type
   std::unique_ptr<OutfitCatalog> catalog_;
+  struct SplitTasks;  // a split's compatibility lines and questions, resolved to image ids
+  std::map<std::string, std::unique_ptr<SplitTasks>> tasks_;
   std::map<std::string, std::unique_ptr<OutfitTripletSampler>> samplers_;
 };
 

@@ -11,7 +11,15 @@
 //   "blank_position": int}]
 //
 // Every problem is a DataError of one sentence naming the file, the record (outfit number and
-// set_id, item key, line, question number) and the field with what was expected.
+// set_id, item key, line, question number) and the field with what was expected; quoted values are
+// cut and escaped (quoted_excerpt). Ids (set_id, item_id) may be JSON strings or non-negative
+// integers, as files written by other tools keep them; an id holding a NUL byte is refused.
+//
+// Bounds a hostile file hits before memory runs out: every JSON file nests at most
+// kMaxOutfitJsonDepth lists and objects and holds no string over kMaxOutfitJsonString bytes (the
+// releases' longest, a description, has a few kilobytes); a compatibility line has at most
+// kMaxCompatibilityLineBytes (the releases' longest, 19 items, a few hundred); and every file is a
+// regular file of at most kMaxTextFileBytes.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +31,10 @@
 #include "wscsl/data/index_files.hpp"
 
 namespace wscsl {
+
+inline constexpr int kMaxOutfitJsonDepth = 32;
+inline constexpr std::size_t kMaxOutfitJsonString = std::size_t{1} << 20;
+inline constexpr std::size_t kMaxCompatibilityLineBytes = std::size_t{1} << 16;
 
 // Which of the two layouts an outfit file follows; they differ in how an item is named.
 enum class OutfitLayout {
@@ -46,8 +58,8 @@ struct OutfitRecord {
 // "<set_id>_<index>", the name compatibility lines and questions use for an item of an outfit.
 std::string outfit_item_key(const std::string& set_id, std::int64_t index);
 
-// A split file: a list of outfits, each with a set_id (unique in the file) and items whose
-// `index` values are unique within the outfit.
+// A split file: a non-empty list of outfits, each with a set_id (unique in the file) and items
+// whose `index` values are unique within the outfit.
 std::vector<OutfitRecord> read_outfit_split(const std::filesystem::path& file, OutfitLayout layout);
 
 // The fields of polyvore_item_metadata.json the released code reads (`category_id` besides).
@@ -78,7 +90,9 @@ std::vector<CompatibilityRecord> read_compatibility_file(const std::filesystem::
 struct BlankRecord {
   std::vector<std::string> question;  // at least one item name
   std::vector<std::string> answers;   // at least two item names
-  std::int64_t blank_position = 0;    // 1-based, in [1, question + 1]
+  // Read as published and scored nowhere: Polyvore Outfits' README calls it the blank item's
+  // `index` (Vasileva's Maryland files skip as indices do), Han's code a 1-based position.
+  std::int64_t blank_position = 0;
 };
 
 // fill_in_blank_<split>.json or Maryland's fill_in_the_blank_test.json.

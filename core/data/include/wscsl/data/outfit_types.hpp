@@ -13,6 +13,10 @@
 
 namespace wscsl {
 
+// The most coarse item types a dataset may name (Polyvore Outfits has 11): the [types × types]
+// condition matrix is allocated only below it.
+inline constexpr std::int64_t kMaxItemTypes = 1024;
+
 struct TypeSpaces {
   std::vector<std::string> types;       // the coarse types, sorted
   std::vector<TypePair> conditions;     // condition k is the pair conditions[k]
@@ -31,13 +35,15 @@ struct TypeSpaces {
 };
 
 // The released typespaces.p: condition k is the k-th pair, looked up in either order. Every pair
-// of the types it names must be listed exactly once (in one order or the other).
+// of the types it names (at most kMaxItemTypes) must be listed exactly once (in one order or the
+// other).
 TypeSpaces type_spaces_from_pairs(const std::vector<TypePair>& pairs,
                                   const std::filesystem::path& file);
 
 // Every unordered pair of `types` (sorted, distinct), same-type pairs included: (t0, t0), (t0, t1),
 // …, (t0, tn), (t1, t1), … — the 66 pairs of the 11 Polyvore types when generated for a layout
 // that has no typespaces.p.
+// At most kMaxItemTypes types (the caller's file bounds them).
 TypeSpaces all_type_pairs(std::vector<std::string> types);
 
 }  // namespace wscsl

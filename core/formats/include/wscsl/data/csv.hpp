@@ -2,6 +2,7 @@
 // quote inside one), read strictly: every record must have the header's number of fields.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -10,6 +11,9 @@
 #include "wscsl/data/index_files.hpp"
 
 namespace wscsl {
+
+// The longest record a table may have (quoted line breaks included): longer is refused.
+inline constexpr std::size_t kMaxCsvRecordBytes = std::size_t{1} << 20;
 
 struct CsvTable {
   std::filesystem::path file;

@@ -5,10 +5,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "wscsl/error.hpp"
 
 namespace wscsl {
 
@@ -33,6 +36,25 @@ class BadRows {
   std::vector<std::string> messages_;
 };
 
+// The problems met reading a dataset's files, one sentence each, reported together so that one
+// `wscsl check` names them all.
+class FileProblems {
+ public:
+  // Runs `read`; a DataError it throws is kept, and false returned.
+  template <class Read>
+  bool attempt(Read&& read);
+  void add(std::string problem) { problems_.push_back(std::move(problem)); }
+  bool empty() const { return problems_.empty(); }
+  // Throws DataError when there is a problem: the one sentence, or "N problems in the dataset's
+  // files:" and each on a line of its own (the first kMaxReported).
+  void throw_if_any() const;
+
+  static constexpr std::size_t kMaxReported = 50;
+
+ private:
+  std::vector<std::string> problems_;
+};
+
 // "file:line: reason", the form of every index-file message.
 std::string at_line(const std::filesystem::path& file, std::int64_t line, std::string_view reason);
 
@@ -41,6 +63,33 @@ std::string at_line(const std::filesystem::path& file, std::int64_t line, std::s
 std::vector<std::string> read_lines(const std::filesystem::path& file);
 // The same for text already read.
 std::vector<std::string> split_lines(const std::string& text);
+
+// The lines of a text file read one at a time, without their line breaks ("\n" or "\r\n"), a
+// final line break starting no other line; a line longer than `max_line_bytes` is refused
+// (DataError "file:line: the line is longer than N bytes, the bound of <what>") before more of it
+// is held.
+class LineReader {
+ public:
+  LineReader(const std::filesystem::path& file, std::size_t max_line_bytes, std::string what);
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  // The next line into `line`; false at the end of the file.
+  bool next(std::string& line);
+  // The number of the line `next` gave last, from 1.
+  std::int64_t number() const { return number_; }
+
+ private:
+  struct Stream;
+  std::filesystem::path file_;
+  std::size_t max_line_bytes_;
+  std::string what_;
+  std::unique_ptr<Stream> in_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0, end_ = 0;
+  std::int64_t number_ = 0;
+};
 
 // Whitespace-separated tokens of a line.
 std::vector<std::string_view> tokens(std::string_view line);
@@ -61,7 +110,19 @@ ResolvedPath resolve_under(const std::filesystem::path& root, const std::string&
 // `path` made absolute and canonical, or DataError "<what> <path>: no such directory".
 std::filesystem::path existing_directory(const std::filesystem::path& path,
                                          const std::string& what);
-// DataError "<what> <path>: no such file" unless `path` is a regular file.
+// DataError "<what> <path>: no such file" (or "is a FIFO; expected a regular file", file_problem)
+// unless `path` is a regular file.
 void require_file(const std::filesystem::path& path, const std::string& what);
+
+template <class Read>
+bool FileProblems::attempt(Read&& read) {
+  try {
+    read();
+    return true;
+  } catch (const DataError& e) {
+    add(e.what());
+    return false;
+  }
+}
 
 }  // namespace wscsl

@@ -5,6 +5,8 @@
 // is ever run.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -13,6 +15,13 @@
 namespace wscsl {
 
 using TypePair = std::pair<std::string, std::string>;
+
+// Bounds a hostile pickle hits before it can exhaust memory (the released file has 66 pairs in a
+// few kilobytes): the file's size, the values it builds (stack pushes, memo references included)
+// and the bytes of type names its list holds, each memo reference counted.
+inline constexpr std::uintmax_t kMaxTypePairsPickleBytes = std::uintmax_t{1} << 20;
+inline constexpr std::size_t kMaxTypePairsPickleValues = 100000;
+inline constexpr std::size_t kMaxTypePairsTextBytes = std::size_t{1} << 20;
 
 // The pairs pickled in `bytes`, in list order. Throws DataError naming `file`, the byte offset and
 // what was expected.

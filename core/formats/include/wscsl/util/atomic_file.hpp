@@ -33,11 +33,27 @@ void remove_abandoned_writes(const std::filesystem::path& dir);
 inline constexpr std::uintmax_t kMaxBinaryFileBytes = std::uintmax_t{16} << 30;
 inline constexpr std::uintmax_t kMaxTextFileBytes = std::uintmax_t{512} << 20;
 
+// Why `path` cannot be read as a data file, as the end of a sentence that starts with the path:
+// "no such file", "is a FIFO; expected a regular file", "is a character device (a link to
+// /dev/zero); expected a regular file", "is a directory; ..."; empty for a regular file (links
+// followed).
+std::string file_problem(const std::filesystem::path& path);
+
+// Whether an optional data file is there: false when nothing is at `path`; DataError
+// "<path>: is a FIFO; expected a regular file" when something other than a regular file is.
+bool optional_file_present(const std::filesystem::path& path);
+
 // Reads a whole file, which must be a regular file (links followed: not a FIFO, a device or a
 // directory) of at most `max_bytes`, checked before anything is read. Throws wscsl::DataError
 // naming the file otherwise.
 std::string read_file(const std::filesystem::path& path,
                       std::uintmax_t max_bytes = kMaxBinaryFileBytes);
+
+// The size of the regular file `path`, refused as read_file refuses it when over `max_bytes`.
+std::uintmax_t checked_file_size(const std::filesystem::path& path, std::uintmax_t max_bytes);
+
+// The first `max_bytes` of the regular file `path` (all of it when it is shorter).
+std::string read_file_prefix(const std::filesystem::path& path, std::size_t max_bytes);
 
 // read_file for text, without a leading UTF-8 byte-order mark (spreadsheets write one).
 std::string read_text_file(const std::filesystem::path& path,

@@ -19,6 +19,14 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 // Values in messages: strings quoted, everything else as written.
 std::string quote_toml(std::string_view s);
 
+// Longest part of a value that a message quotes.
+inline constexpr std::size_t kMaxQuotedBytes = 200;
+
+// A value read from a data file, for a message: in single quotes, its control bytes, DEL, and bytes
+// that are not UTF-8 written as \x1b, and cut after about kMaxQuotedBytes bytes with an ellipsis
+// ('abc…' plus how many bytes were left out).
+std::string quoted_excerpt(std::string_view value);
+
 // A TOML key: bare when it can be, quoted otherwise.
 std::string toml_key(const std::string& key);
 

@@ -45,6 +45,9 @@ enum class Resource {
   // The condition ↔ embedding alignment of one strategy ("ot", "exact", "greedy"), published in
   // EvalContext::shared by an earlier evaluator.
   Alignment,
+  // A named coarse item type of an outfit dataset (DatasetInfo::item_types): checked against the
+  // dataset's types when the pipeline is built (`wscsl check`); no component provides it.
+  ItemType,
 };
 
 // "aux_term", "alignment", ...: the resource's name in `wscsl describe --json`.

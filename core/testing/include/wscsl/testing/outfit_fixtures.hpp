@@ -64,16 +64,23 @@ std::vector<NaivePair> naive_outfit_pairs(const OutfitFixture& f, const std::str
 OutfitFixture write_polyvore_outfits(const std::filesystem::path& root,
                                      const std::string& folder = "nondisjoint", int protocol = 2);
 
+// How Han's two test files are named: as the release's README spells them
+// (fashion-compatibility-prediction.txt, fill_in_the_blank_test.json) or as his scripts open them
+// (fashion_compatibility_prediction.txt, fill_in_blank_test.json).
+enum class MarylandSpelling { Readme, Scripts };
+
 // Maryland Polyvore under `root`: {train,valid,test}_no_dup.json (items with index, name, price,
 // likes, image, categoryid), images/<set_id>/<index>.jpg, category_types.csv (categoryid,type),
-// fill_in_the_blank_test.json (answers[0] right), fashion-compatibility-prediction.txt, and
+// Han's test files named by `spelling` (answers[0] right, blank_position 1-based), and
 // Vasileva-style same-type files same_type/compatibility_test.txt and
-// same_type/fill_in_blank_test.json (answer found by set_id). The returned test split holds Han's
-// questions and lines; `same_type` the others.
+// same_type/fill_in_blank_test.json (answer found by set_id, blank_position the blank item's
+// index, which skips). The returned test split holds Han's questions and lines; `same_type` the
+// others.
 struct MarylandFixture {
   OutfitFixture outfits;
   FixtureSplit same_type;  // its outfits and set_ids are empty
 };
-MarylandFixture write_maryland_polyvore(const std::filesystem::path& root);
+MarylandFixture write_maryland_polyvore(const std::filesystem::path& root,
+                                        MarylandSpelling spelling = MarylandSpelling::Readme);
 
 }  // namespace wscsl::testing
