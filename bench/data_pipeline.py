@@ -123,9 +123,9 @@ def descendants(root):
 
 
 def is_wscsl(pid):
+    # The processes --nproc starts run /proc/self/exe: their name is "exe", their binary wscsl.
     try:
-        with open(f"/proc/{pid}/comm") as f:
-            return f.read().strip() == "wscsl"
+        return os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "wscsl"
     except OSError:
         return False
 
