@@ -57,8 +57,9 @@ function(wscsl_add_plugin name)
     endif()
     add_dependencies(${name}_tests ${name})
     add_test(NAME plugin.${name} COMMAND ${name}_tests)
-    set_tests_properties(plugin.${name} PROPERTIES
-      ENVIRONMENT "WSCSL_PLUGIN_PATH=$<TARGET_FILE_DIR:${name}>")
+    # The image stores its tests build stay in the build tree, out of the user's cache.
+    set_tests_properties(plugin.${name} PROPERTIES ENVIRONMENT
+      "WSCSL_PLUGIN_PATH=$<TARGET_FILE_DIR:${name}>;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test_cache")
   endif()
 
   if(NOT ARG_NO_INSTALL)

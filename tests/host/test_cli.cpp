@@ -848,6 +848,43 @@ type = "retreival"
   fs::remove_all(dir);
 }
 
+TEST(Cli, CacheListsAndRemovesTheImageStores) {
+  namespace fs = std::filesystem;
+  const wscsl::testing::ScratchDir scratch("cli_cache");
+  const fs::path dir = scratch.path();
+  wscsl::testing::write_image_folder(dir / "folder");
+  std::ofstream(dir / "p.toml") << "[dataset]\ntype = \"image_folder\"\nroot = \"folder/images\"\n"
+                                   "attributes = \"folder/attributes.csv\"\nimage_size = 8\n"
+                                   "cache_dir = \"cache\"\n"
+                                   "train_triplets = 8\nval_triplets = 4\ntest_triplets = 4\n"
+                                   "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 1\n"
+                                   "[condition_module]\ntype = \"discovernet\"\n"
+                                   "[[losses]]\ntype = \"margin\"\n"
+                                   "[trainer]\nepochs = 1\nbatch_size = 4\nthreads = 1\n";
+  const Output trained = run_wscsl("train " + (dir / "p.toml").string() + " --run-dir " +
+                                   (dir / "run").string() + " --stop-after-steps 1");
+  ASSERT_EQ(trained.status, 0) << trained.text;
+  const std::string cache = " --cache-dir " + (dir / "cache").string();
+  const Output listed = run_wscsl("cache list" + cache);
+  EXPECT_EQ(listed.status, 0) << listed.text;
+  EXPECT_NE(listed.text.find("24 images of 8 px from " +
+                             fs::canonical(dir / "folder" / "images").string() + ", built "),
+            std::string::npos)
+      << listed.text;
+  EXPECT_NE(listed.text.find("1 store, "), std::string::npos) << listed.text;
+  const Output wrong = run_wscsl("cache remove p.toml" + cache);
+  EXPECT_EQ(wrong.status, 1);
+  EXPECT_NE(wrong.text.find("p.toml is not named as an image store (*.images)"), std::string::npos)
+      << wrong.text;
+  const Output removed = run_wscsl("cache remove --all" + cache);
+  EXPECT_EQ(removed.status, 0) << removed.text;
+  EXPECT_EQ(count_lines_starting(removed.text, "removed " + (dir / "cache").string()), 1u)
+      << removed.text;
+  const Output empty = run_wscsl("cache list" + cache);
+  EXPECT_EQ(empty.text, "no image stores in " + (dir / "cache").string() + "\n");
+  EXPECT_TRUE(fs::is_empty(dir / "cache"));
+}
+
 TEST(Cli, MakeTripletsAndExportWriteTheCsnLayout) {
   namespace fs = std::filesystem;
   const wscsl::testing::ScratchDir scratch("cli_triplets");

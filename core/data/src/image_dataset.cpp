@@ -1,17 +1,12 @@
 #include "wscsl/data/image_dataset.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <cstring>
-#include <exception>
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 #include <torch/types.h>
 
 #include "wscsl/data/csn_layout.hpp"
-#include "wscsl/data/resample.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/rng.hpp"
 
@@ -60,7 +55,6 @@ void check_condition_names(const std::vector<std::string>& names, const std::str
 ImageDataset::ImageDataset(const ImageDatasetOptions& options)
     : options_(options),
       bad_(options.max_bad_rows),
-      store_(3, options.image_size, options.image_size, options.cache_limit_mb * kMiB),
       mean_(torch::tensor({0.485, 0.456, 0.406}, torch::kFloat).view({1, 3, 1, 1})),
       std_(torch::tensor({0.229, 0.224, 0.225}, torch::kFloat).view({1, 3, 1, 1})) {}
 
@@ -79,72 +73,40 @@ DatasetInfo ImageDataset::image_info(std::vector<ConditionInfo> conditions,
 const ImageList& ImageDataset::image_list() {
   if (!images_) {
     images_ = std::make_unique<ImageList>(read_image_list(bad_));
-    unusable_.assign(images_->entries.size(), false);
+    reported_.assign(images_->entries.size(), false);
   }
   return *images_;
 }
 
-void ImageDataset::decode(const std::vector<std::int64_t>& ids) {
+void ImageDataset::check_images(const std::vector<std::int64_t>& ids) {
   const ImageList& list = image_list();
-  std::vector<std::int64_t> undecoded;
   const auto n = static_cast<std::int64_t>(list.entries.size());
-  for (std::int64_t id : ids) {
+  for (std::int64_t id : ids)
     if (id < 0 || id >= n)
       throw DataError(fmt::format("image id {} is out of range: {} lists {} images", id,
                                   list.index.string(), n));
-    if (!store_.contains(id) && !unusable_[static_cast<std::size_t>(id)]) undecoded.push_back(id);
+  if (!store_) {
+    ImageStoreOptions o;
+    o.image_size = options_.image_size;
+    o.max_image_pixels = options_.max_image_pixels;
+    o.decode_threads = options_.decode_threads;
+    o.cache_dir = image_cache_dir(options_.cache_dir);
+    o.limit_bytes = options_.cache_limit_mb * kMiB;
+    store_ = std::make_unique<ImageStore>(list, o);
   }
-  if (undecoded.empty()) return;
-  const std::vector<std::uint8_t*> slots = store_.allocate(undecoded);
-  std::vector<std::string> problems(undecoded.size());
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::atomic<bool> failed{false};
-  const auto work = [&] {
-    try {
-      for (std::size_t i = next++; i < undecoded.size() && !failed; i = next++) {
-        const ImageEntry& entry = list.entries[static_cast<std::size_t>(undecoded[i])];
-        const ResolvedPath file = resolve_under(list.folder, entry.file);
-        if (!file.problem.empty()) {
-          problems[i] = file.problem;
-          continue;
-        }
-        const DecodedImage decoded = read_image_file(file.path, options_.max_image_pixels);
-        if (!decoded.problem.empty()) {
-          problems[i] = fmt::format("image '{}': {}", entry.file, decoded.problem);
-          continue;
-        }
-        resize_and_center_crop(decoded.image, static_cast<int>(options_.image_size), slots[i]);
-      }
-    } catch (...) {
-      if (!failed.exchange(true)) failure = std::current_exception();
-    }
-  };
-  std::size_t threads = options_.decode_threads > 0
-                            ? static_cast<std::size_t>(options_.decode_threads)
-                            : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, undecoded.size());
-  std::vector<std::thread> workers;
-  for (std::size_t t = 1; t < threads; ++t)
-    workers.emplace_back(work);
-  work();
-  for (std::thread& w : workers)
-    w.join();
-  if (failure) std::rethrow_exception(failure);
-  decoded_ += static_cast<std::int64_t>(undecoded.size());
-  for (std::size_t i = 0; i < undecoded.size(); ++i) {
-    if (problems[i].empty()) continue;
-    const auto id = static_cast<std::size_t>(undecoded[i]);
-    unusable_[id] = true;
-    bad_.reject(list.index, list.entries[id].line, problems[i]);
+  for (std::int64_t id : ids) {
+    const auto i = static_cast<std::size_t>(id);
+    if (reported_[i] || !unusable(id)) continue;
+    reported_[i] = true;
+    bad_.reject(list.index, list.entries[i].line, store_->problem(id));
   }
 }
 
 std::vector<std::int64_t> ImageDataset::usable(const std::vector<std::int64_t>& ids) {
-  decode(ids);
+  check_images(ids);
   std::vector<std::int64_t> out;
   for (std::int64_t id : ids)
-    if (!unusable_[static_cast<std::size_t>(id)]) out.push_back(id);
+    if (!unusable(id)) out.push_back(id);
   return out;
 }
 
@@ -157,7 +119,7 @@ SplitData ImageDataset::load_split(const std::string& name) {
                                 flat.data_ptr<std::int64_t>() + flat.numel());
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  decode(ids);
+  check_images(ids);
   // Triplets that use an unusable image go with it.
   const auto count = data.triplets.size(0);
   at::Tensor keep = torch::ones({count}, torch::kBool);
@@ -166,7 +128,7 @@ SplitData ImageDataset::load_split(const std::string& name) {
   std::int64_t dropped = 0;
   for (std::int64_t i = 0; i < count; ++i)
     for (int j = 0; j < 3 && k[i]; ++j)
-      if (unusable_[static_cast<std::size_t>(t[i * 3 + j])]) k[i] = false, ++dropped;
+      if (unusable(t[i * 3 + j])) k[i] = false, ++dropped;
   if (dropped > 0) {
     const at::Tensor rows = keep.nonzero().reshape({-1});
     data.triplets = data.triplets.index_select(0, rows);
@@ -186,13 +148,13 @@ at::Tensor ImageDataset::load_images(const std::string&, const at::Tensor& ids,
   const at::Tensor flat = ids.contiguous();
   std::vector<std::int64_t> wanted(flat.data_ptr<std::int64_t>(),
                                    flat.data_ptr<std::int64_t>() + flat.numel());
-  decode(wanted);
+  check_images(wanted);
   for (std::int64_t id : wanted)
-    if (unusable_[static_cast<std::size_t>(id)])
+    if (unusable(id))
       throw DataError(fmt::format("image {} ({}:{}) is unusable and was skipped", id,
                                   list.index.string(),
                                   list.entries[static_cast<std::size_t>(id)].line));
-  at::Tensor batch = store_.gather(wanted);
+  at::Tensor batch = store_->gather(wanted);
   if (request.augment && options_.flip) {
     std::uint8_t* pixels = batch.data_ptr<std::uint8_t>();
     const std::int64_t size = options_.image_size;
@@ -200,7 +162,7 @@ at::Tensor ImageDataset::load_images(const std::string&, const at::Tensor& ids,
       const std::uint64_t draw = mix_seed(mix_seed(request.seed, request.first_position + i),
                                           static_cast<std::uint64_t>(wanted[i]));
       if (draw >> 63)
-        flip_horizontally(pixels + static_cast<std::int64_t>(i) * store_.image_bytes(), 3 * size,
+        flip_horizontally(pixels + static_cast<std::int64_t>(i) * store_->image_bytes(), 3 * size,
                           size);
     }
   }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bench/bench.hpp"
+#include "cache_command.hpp"
 #include "commands.hpp"
 #include "launcher.hpp"
 #include "triplet_files.hpp"
@@ -169,6 +170,20 @@ int main(int argc, char** argv) {
   describe_cmd->add_flag("--json", describe_json, "JSON output");
   describe_cmd->add_flag("--markdown", describe_markdown, "The options as a Markdown table");
 
+  CacheArgs cache;
+  auto* cache_cmd = app.add_subcommand(
+      "cache", "List or remove the stores of decoded images (dataset.cache_dir)");
+  cache_cmd->require_subcommand(1);
+  cache_cmd->fallthrough();  // --cache-dir after list or remove
+  cache_cmd->add_option("--cache-dir", cache.cache_dir,
+                        "The folder of the stores (default: $XDG_CACHE_HOME/wscsl, else "
+                        "~/.cache/wscsl)");
+  auto* cache_list_cmd = cache_cmd->add_subcommand("list", "Every store, its size and sources");
+  auto* cache_remove_cmd = cache_cmd->add_subcommand(
+      "remove", "Remove stores (later runs that need one build it again)");
+  cache_remove_cmd->add_option("stores", cache.stores, "Store files, or names in the folder");
+  cache_remove_cmd->add_flag("--all", cache.all, "Every store of the folder");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -224,6 +239,8 @@ int main(int argc, char** argv) {
     if (export_cmd->parsed()) return run_export(global, export_args, export_out);
     if (export_weights_cmd->parsed()) return run_export_weights(global, export_weights);
     if (plugins_cmd->parsed()) return run_plugins(global, plugins_json);
+    if (cache_list_cmd->parsed()) return run_cache_list(cache);
+    if (cache_remove_cmd->parsed()) return run_cache_remove(cache);
     if (describe_cmd->parsed())
       return run_describe(global, describe_what,
                           describe_json       ? DescribeFormat::Json

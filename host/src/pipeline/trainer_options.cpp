@@ -77,6 +77,9 @@ Schema<TrainerOptions> TrainerOptions::schema() {
   s.field("epochs", &O::epochs, "Passes over the training triplets.").min(1);
   s.field("batch_size", &O::batch_size, "Triplets per step.").min(1);
   s.field("drop_last", &O::drop_last, "Skip the last, smaller batch of an epoch.");
+  s.field("read_ahead", &O::read_ahead,
+          "Read the next batch on a background thread while the step trains on this one (the "
+          "batches are the same either way).");
   s.field("optimizer", &O::optimizer, "Optimiser.",
           EnumChoices<OptimizerKind>{
               {OptimizerKind::Adam, "adam", "Adam with beta1, beta2 and L2 weight decay"},

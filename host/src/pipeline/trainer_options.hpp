@@ -28,6 +28,7 @@ struct TrainerOptions {
   std::int64_t epochs = 5;
   std::int64_t batch_size = 64;
   bool drop_last = false;
+  bool read_ahead = true;
   OptimizerKind optimizer = OptimizerKind::Adam;
   double lr = 1e-3;
   double momentum = 0.9;

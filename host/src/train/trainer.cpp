@@ -117,6 +117,10 @@ class Loop {
     return parallel_.naming_failures(state_, [&] {
       const BatchShare share = parallel_.share_of(rows.size(0));
       const TripletBatch batch = data_.read(rows, share, state_.global_step).to(model_.device());
+      // The next batch of the epoch is read while this step trains.
+      if (o_.read_ahead && state_.step + 1 < data_.steps_per_epoch())
+        data_.read_ahead(state_.step + 1, parallel_.share_of(data_.batch_size(state_.step + 1)),
+                         state_.global_step + 1);
       const StepOutcome outcome = parallel_.step(step_, batch, share, stop_requested);
       const double loss = outcome.losses.total;
       if (!std::isfinite(loss))

@@ -40,16 +40,26 @@ TrainingData::TrainingData(const Pipeline& pipeline)
                             pipeline.condition_module->label()));
 }
 
+TrainingData::~TrainingData() {
+  drop_ahead();
+}
+
 std::int64_t TrainingData::last_batch_size() const {
   return count_ - (steps_ - 1) * batch_size_;
 }
 
+std::int64_t TrainingData::batch_size(std::int64_t step) const {
+  return std::min(batch_size_, count_ - step * batch_size_);
+}
+
 std::vector<std::int64_t> TrainingData::start_epoch(std::int64_t epoch) {
+  drop_ahead();
   const auto seed = static_cast<std::uint64_t>(pipeline_.trainer.seed);
   epoch_triplets_ =
       pipeline_.dataset->epoch_triplets("train", epoch, mix_seed(seed, kNegativeStream));
-  return seeded_permutation(
+  order_ = seeded_permutation(
       mix_seed(mix_seed(seed, kOrderStream), static_cast<std::uint64_t>(epoch)), count_);
+  return order_;
 }
 
 torch::Tensor TrainingData::batch_rows(const std::vector<std::int64_t>& order,
@@ -62,7 +72,37 @@ torch::Tensor TrainingData::batch_rows(const std::vector<std::int64_t>& order,
 }
 
 TripletBatch TrainingData::read(const torch::Tensor& rows, const BatchShare& share,
-                                std::int64_t global_step) const {
+                                std::int64_t global_step) {
+  const bool ahead = ahead_.batch.valid() && ahead_.global_step == global_step &&
+                     ahead_.share.first == share.first && ahead_.share.last == share.last &&
+                     ahead_.rows.equal(rows);
+  if (!ahead) {
+    drop_ahead();
+    return read_now(rows, share, global_step);
+  }
+  TripletBatch batch = ahead_.batch.get();  // rethrows what reading it threw
+  ahead_ = Ahead{};
+  return batch;
+}
+
+void TrainingData::read_ahead(std::int64_t step, const BatchShare& share,
+                              std::int64_t global_step) {
+  drop_ahead();
+  ahead_.rows = batch_rows(order_, step);
+  ahead_.share = share;
+  ahead_.global_step = global_step;
+  ahead_.batch = std::async(std::launch::async, [this, rows = ahead_.rows, share, global_step] {
+    return read_now(rows, share, global_step);
+  });
+}
+
+void TrainingData::drop_ahead() {
+  if (ahead_.batch.valid()) ahead_.batch.wait();
+  ahead_ = Ahead{};
+}
+
+TripletBatch TrainingData::read_now(const torch::Tensor& rows, const BatchShare& share,
+                                    std::int64_t global_step) const {
   const torch::Tensor shared_rows = rows.slice(0, share.first, share.last);
   const torch::Tensor triplets = epoch_triplets_.index_select(0, shared_rows);
   const std::uint64_t seed =

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -20,7 +21,7 @@ void fault_point(const char* point) {
   if (wanted.empty()) return;
   const std::size_t colon = wanted.find(':');
   if (wanted.compare(0, colon, point) != 0) return;
-  static long reached = 0;
+  static std::atomic<long> reached{0};  // points may be reached from several threads
   const long nth = colon == std::string::npos ? 1 : std::atol(wanted.c_str() + colon + 1);
   if (++reached == nth) ::kill(::getpid(), SIGKILL);
 }

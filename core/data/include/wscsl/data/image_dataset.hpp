@@ -1,7 +1,7 @@
 // The shared half of every dataset of image files (UT-Zappos-50k, Celeb-A, image folders): the
-// reference image pipeline, decoding each image once into a bounded uint8 store, strict checks of
-// every listed file, and skipping bad rows up to a limit. A concrete dataset only reads its index
-// files: the image list and each split's triplets.
+// reference image pipeline, decoding each image once into an on-disk store shared by every process
+// (image_store.hpp), strict checks of every listed file, and skipping bad rows up to a limit. A
+// concrete dataset only reads its index files: the image list and each split's triplets.
 //
 // Pipeline (CSN, SCE-Net and DiscoverNet, methods.md §1.2): decode as PIL's convert("RGB") →
 // Resize(image_size) with PIL's antialiased bilinear → CenterCrop(image_size) → in training an
@@ -29,7 +29,8 @@ struct ImageDatasetOptions {
   std::int64_t image_size = 112;
   Normalization normalize = Normalization::ImageNet;
   bool flip = true;
-  std::int64_t cache_limit_mb = 8192;
+  std::string cache_dir;
+  std::int64_t cache_limit_mb = 65536;
   std::int64_t decode_threads = 0;
   std::int64_t max_bad_rows = 0;
   std::int64_t max_image_pixels = kDefaultMaxImagePixels;
@@ -53,9 +54,14 @@ void add_image_options(Schema<O>& s) {
   s.field("flip", static_cast<bool O::*>(&B::flip),
           "Flip each training image horizontally with probability ½, independently per image "
           "(drawn from the step's seed, the image's place in the batch and its id).");
+  s.field("cache_dir", static_cast<std::string O::*>(&B::cache_dir),
+          "Folder of the decoded-image stores (each image decoded and resized once, kept as uint8 "
+          "on disk and shared by every process and later runs); empty: $XDG_CACHE_HOME/wscsl, "
+          "else ~/.cache/wscsl.")
+      .path();
   s.field("cache_limit_mb", static_cast<std::int64_t O::*>(&B::cache_limit_mb),
-          "Memory bound of the decoded-image cache in MiB (each image is decoded and resized once "
-          "per run and kept as uint8).")
+          "Largest decoded-image store in MiB this dataset may write to cache_dir (3 × "
+          "image_size² bytes per image).")
       .min(1);
   s.field("decode_threads", static_cast<std::int64_t O::*>(&B::decode_threads),
           "Threads decoding images; 0 uses every hardware thread. The result does not depend on "
@@ -83,28 +89,14 @@ std::int64_t per_split(const std::string& split, std::int64_t train, std::int64_
 void check_condition_names(const std::vector<std::string>& names, const std::string& field,
                            FieldChecker& c);
 
-// One image of the dataset: its file, relative to the image folder, and the index-file line that
-// lists it (for messages).
-struct ImageEntry {
-  std::string file;
-  std::int64_t line = 0;
-};
-
-// The dataset's images; the index in `entries` is the image id.
-struct ImageList {
-  std::filesystem::path folder;  // canonical image folder: no listed file may leave it
-  std::filesystem::path index;   // the file that lists them
-  std::vector<ImageEntry> entries;
-};
-
 class ImageDataset : public Dataset {
  public:
   ~ImageDataset() override;
 
   // The rows skipped so far (index-file rows and unusable images).
   const BadRows& bad_rows() const { return bad_; }
-  // Images decoded so far; each is decoded at most once.
-  std::int64_t decoded_images() const { return decoded_; }
+  // Images this process decoded into the store: 0 when the store was built already.
+  std::int64_t decoded_images() const { return store_ ? store_->decoded_images() : 0; }
 
  protected:
   explicit ImageDataset(const ImageDatasetOptions& options);
@@ -121,9 +113,9 @@ class ImageDataset : public Dataset {
 
   const ImageList& image_list();
   BadRows& bad_rows_budget() { return bad_; }
-  // Decodes `ids` into the store now and returns those that are usable (the others become bad
-  // rows of the image list): a dataset that draws its triplets checks its images first, so that
-  // no drawn triplet is lost to an unusable image.
+  // The ids among `ids` that are usable (the others become bad rows of the image list), opening
+  // or building the store first: a dataset that draws its triplets checks its images first, so
+  // that no drawn triplet is lost to an unusable image.
   std::vector<std::int64_t> usable(const std::vector<std::int64_t>& ids);
 
   SplitData load_split(const std::string& name) final;
@@ -131,16 +123,17 @@ class ImageDataset : public Dataset {
                          const ImageRequest& request) final;
 
  private:
-  // Decodes the ids not stored yet; unusable ones become bad rows of the image list.
-  void decode(const std::vector<std::int64_t>& ids);
+  // Opens the store on first use and checks `ids`; unusable ones become bad rows of the image list
+  // (each once).
+  void check_images(const std::vector<std::int64_t>& ids);
+  bool unusable(std::int64_t id) const { return !store_->problem(id).empty(); }
 
   ImageDatasetOptions options_;
   BadRows bad_;
   std::unique_ptr<ImageList> images_;
-  ImageStore store_;
-  std::vector<bool> unusable_;  // by image id
-  std::int64_t decoded_ = 0;
-  at::Tensor mean_, std_;  // [1, 3, 1, 1]
+  std::unique_ptr<ImageStore> store_;
+  std::vector<bool> reported_;  // by image id: unusable and counted as a bad row
+  at::Tensor mean_, std_;       // [1, 3, 1, 1]
 };
 
 }  // namespace wscsl

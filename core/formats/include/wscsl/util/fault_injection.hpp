@@ -16,6 +16,11 @@ inline constexpr const char* kAfterData = "checkpoint.after_data";      // archi
 inline constexpr const char* kAfterManifest =
     "checkpoint.after_manifest";                                        // manifest written, synced
 inline constexpr const char* kAfterRename = "checkpoint.after_rename";  // renamed over the old one
+
+// The points in building an image store (image_store.hpp).
+inline constexpr const char* kStoreImageWritten = "image_store.image_written";  // one more image
+inline constexpr const char* kStoreBeforeRename =
+    "image_store.before_rename";  // complete and synced, not yet in place
 }  // namespace faults
 
 }  // namespace wscsl
