@@ -114,11 +114,11 @@ def descendants(root):
             children.setdefault(int(fields[1]), []).append(int(entry))
         except OSError:
             continue
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
+    out, unvisited = [], [root]
+    while unvisited:
+        pid = unvisited.pop()
         out.append(pid)
-        todo.extend(children.get(pid, []))
+        unvisited.extend(children.get(pid, []))
     return out
 
 
