@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Builds wscsl against Debian 13's LibTorch 2.6, g++ 14 and OpenCV 4.10, and runs the whole test
-# suite there (the parity tests against Debian 13's PyTorch 2.6 and torchvision 0.21 included),
-# inside a Debian 13 root made with debootstrap on this Debian 12 machine. Two legs, each with its
-# own root, ccache and build directory, so that neither disturbs the other:
-#   (no argument)  LibTorch 2.6 for the CPU (libtorch-dev), in ./build-debian13;
+# Builds wscsl against Debian 13's LibTorch 2.6 and g++ 14, and runs the whole test suite there
+# (the parity tests against Debian 13's PyTorch 2.6 and torchvision 0.21 included), inside a
+# Debian 13 root made with debootstrap on this Debian 12 machine. Two legs, each with its own root,
+# ccache and build directory, so that neither disturbs the other:
+#   (no argument)  the portable build: a root with only a compiler, CMake and LibTorch 2.6 for the
+#                  CPU (libtorch-dev, which brings Protocol Buffers' development files), and every
+#                  other dependency (OpenCV, Boost, fmt, TOML++, nlohmann-json, CLI11, GoogleTest,
+#                  OpenSSL, Gloo's headers) from the dependency prefix that scripts/deps-prefix.sh
+#                  makes on this machine (once, in /var/cache/wscsl/deps), in ./build-debian13;
 #   --cuda         LibTorch 2.6 for CUDA 12.4 (libtorch-cuda-dev, from contrib) with Debian 13's
-#                  CUDA toolkit and NCCL (non-free), in ./build-debian13-cuda: about 3 GB to
-#                  download.
+#                  CUDA toolkit and NCCL (non-free) and Debian 13's packages of the other
+#                  dependencies (OpenCV 4.10), in ./build-debian13-cuda: about 3 GB to download.
 #                  Without a GPU the suite runs on the CPU, and the CUDA-specific checks
 #                  (device = "cuda", the plugin handshake) see a CUDA LibTorch with no GPU.
 #
@@ -21,7 +25,8 @@
 #              WSCSL_DEBIAN13_CCACHE (default /var/cache/wscsl/debian13-ccache),
 #              WSCSL_DEBIAN13_CUDA_ROOT (default /var/cache/wscsl/debian13-cuda),
 #              WSCSL_DEBIAN13_CUDA_CCACHE (default /var/cache/wscsl/debian13-cuda-ccache),
-#              WSCSL_DEBIAN13_MIRROR (default: the Debian mirror this machine's apt uses).
+#              WSCSL_DEBIAN13_MIRROR (default: the Debian mirror this machine's apt uses),
+#              WSCSL_DEPS_DIR (default /var/cache/wscsl/deps: the dependency prefix and its .tar.xz).
 set -euo pipefail
 checkout="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -45,8 +50,9 @@ if [ "$leg" = debian13 ]; then
   ccache_dir="${WSCSL_DEBIAN13_CCACHE:-/var/cache/wscsl/debian13-ccache}"
   components=main
   torch=(libtorch-dev)
-  gloo=(libgloo-dev)
+  libraries=()
   python_torch=(python3-torch)
+  deps_dir="${WSCSL_DEPS_DIR:-/var/cache/wscsl/deps}"
 else
   root_variable=WSCSL_DEBIAN13_CUDA_ROOT
   root="${WSCSL_DEBIAN13_CUDA_ROOT:-/var/cache/wscsl/debian13-cuda}"
@@ -56,15 +62,14 @@ else
   # (the c10d backend for GPUs), are in non-free.
   components=main,contrib,non-free,non-free-firmware
   torch=(libtorch-cuda-dev nvidia-cuda-toolkit libnccl-dev)
-  gloo=(libgloo-cuda-dev)
+  libraries=(libgloo-cuda-dev libboost-dev libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev
+    nlohmann-json3-dev libssl-dev libopencv-dev libgtest-dev libprotobuf-dev protobuf-compiler)
   python_torch=(python3-torch-cuda)
 fi
 # Debian 13's equivalents of scripts/setup.sh's packages (binutils: readelf for the SDK test).
 packages=(
   g++ cmake make ccache binutils
-  "${torch[@]}" libopenblas0-openmp "${gloo[@]}"
-  libboost-dev libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev nlohmann-json3-dev
-  libssl-dev libopencv-dev libgtest-dev libprotobuf-dev protobuf-compiler
+  "${torch[@]}" libopenblas0-openmp "${libraries[@]}"
   dataset-fashion-mnist
   "${python_torch[@]}" python3-torchvision python3-pil python3-protobuf python3-crc32c
 )
@@ -171,9 +176,15 @@ in_root() {
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
 }
 
-# The packages are installed once; the stamp holds the list, so a changed list installs again.
+# The packages are installed once; the stamp holds the list, so a changed list installs again,
+# and removes what the earlier list had and this one has not (with what only they needed).
 wanted="${packages[*]}"
-if [ "$(cat "$root/.wscsl-packages" 2>/dev/null)" != "$wanted" ]; then
+installed="$(cat "$root/.wscsl-packages" 2>/dev/null || true)"
+if [ "$installed" != "$wanted" ]; then
+  unwanted=()
+  for p in $installed; do
+    case " $wanted " in *" $p "*) ;; *) unwanted+=("$p") ;; esac
+  done
   echo "$leg: installing ${#packages[@]} packages and their dependencies"
   if [ "$leg" = debian13-cuda ]; then
     # nvidia-cudnn is only an installer that downloads cuDNN from NVIDIA once its licence is
@@ -190,12 +201,37 @@ if [ "$(cat "$root/.wscsl-packages" 2>/dev/null)" != "$wanted" ]; then
   in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
     "${packages[@]}" >>"$root.apt.log" 2>&1 ||
     fail "installing the Debian 13 packages failed (log: $root.apt.log)"
+  if [ ${#unwanted[@]} -gt 0 ]; then
+    echo "$leg: removing ${unwanted[*]}"
+    in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${unwanted[@]}" \
+      >>"$root.apt.log" 2>&1 &&
+      in_root env DEBIAN_FRONTEND=noninteractive apt-get autoremove --purge -y -q \
+        >>"$root.apt.log" 2>&1 ||
+      fail "removing the packages the leg no longer uses failed (log: $root.apt.log)"
+  fi
   in_root apt-get clean
   echo "$wanted" >"$root/.wscsl-packages"
 fi
 if [ "$leg" = debian13-cuda ]; then
   in_root bash /wscsl/scripts/cudnn-stand-in.sh ||
     fail "could not provide the libcudnn.so.9 that the CUDA LibTorch loads (scripts/cudnn-stand-in.sh)"
+fi
+
+configure=(-DCMAKE_BUILD_TYPE=Release -DWSCSL_WERROR=ON)
+if [ "$leg" = debian13 ]; then
+  # The portable build: what the root lacks comes from the dependency prefix, made on this machine
+  # and mounted where the root sees it. The build must have taken OpenCV, Boost, fmt and TOML++
+  # from it, not from a package the root gained through some dependency.
+  "$checkout/scripts/deps-prefix.sh" --out "$deps_dir/wscsl-deps" --work "$deps_dir/work" ||
+    fail "could not make the dependency prefix (scripts/deps-prefix.sh)"
+  mount_in_root /opt/wscsl-deps --bind "$deps_dir/wscsl-deps" -o ro
+  configure+=(-DWSCSL_DEPS_PREFIX=/opt/wscsl-deps)
+  checks="for found in OpenCV_DIR Boost_DIR fmt_DIR tomlplusplus_DIR GTest_DIR; do
+      grep -q \"^\$found:PATH=/opt/wscsl-deps/\" $build_dir/CMakeCache.txt ||
+        { echo \"$leg: the build did not take \$found from the dependency prefix\" >&2; exit 1; }
+    done"
+else
+  checks=true
 fi
 
 # The same ccache settings as scripts/build.sh; warnings are errors, as the leg's promise is a
@@ -205,7 +241,8 @@ in_root env CCACHE_DIR=/var/cache/wscsl-ccache CCACHE_BASEDIR=/wscsl \
   CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime \
   bash -c "set -euo pipefail
     cd /wscsl
-    cmake -S . -B $build_dir -DCMAKE_BUILD_TYPE=Release -DWSCSL_WERROR=ON >/dev/null
+    cmake -S . -B $build_dir ${configure[*]} >/dev/null
+    $checks
     cmake --build $build_dir -j $jobs
     cd $build_dir
     ctest --output-on-failure -j $jobs"

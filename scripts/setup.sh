@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs wscsl's build and run dependencies from Debian 12's archive. Idempotent: it does
 # nothing (and needs no network) when everything is already installed.
-# Usage: scripts/setup.sh [fuzz]   (fuzz: also clang and its libFuzzer and sanitizer runtimes)
+# Usage: scripts/setup.sh [fuzz | deps-prefix]
+#   fuzz:        also clang and its libFuzzer and sanitizer runtimes
+#   deps-prefix: only the tools scripts/deps-prefix.sh builds the dependency prefix with
 set -euo pipefail
 
 packages=(
@@ -18,9 +20,15 @@ packages=(
                                          # scripts/convert-weights.py
   python3-protobuf python3-crc32c        # the test's own reader of the event files
 )
-if [ "${1:-}" = "fuzz" ]; then
-  packages+=(clang libclang-rt-14-dev)
-fi
+case "${1:-}" in
+  "") ;;
+  fuzz) packages+=(clang libclang-rt-14-dev) ;;
+  deps-prefix) packages=(g++ cmake ninja-build nasm dpkg-dev xz-utils) ;;
+  *)
+    echo "setup: unknown argument '$1' (scripts/setup.sh [fuzz | deps-prefix])" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,8 +4,8 @@
 # need. Used by the host and by the GPU check (tests/device).
 #
 # Gloo: c10d's Gloo process group and DDP's Reducer ship in LibTorch; their headers need
-# USE_C10D_GLOO and Gloo's own headers (Debian: libgloo-dev; a PyTorch wheel ships none: set
-# WSCSL_GLOO_INCLUDE_DIR). Debian's LibTorch leaves out one header that reducer.hpp includes
+# USE_C10D_GLOO and Gloo's own headers (Debian: libgloo-dev; a PyTorch wheel ships none: the
+# dependency prefix has those matching LibTorch 1 and 2, or set WSCSL_GLOO_INCLUDE_DIR). Debian's LibTorch leaves out one header that reducer.hpp includes
 # (distributed autograd, unused here): <host_dir>/compat declares what it names.
 #
 # NCCL, for the collectives of CUDA tensors: c10d's NCCL backend ships in a CUDA LibTorch, and its
@@ -13,11 +13,13 @@
 # wheel, found through NCCL_ROOT). wscsl reaches it through LibTorch 2's per-device backends, so
 # LibTorch 1.13 builds, and CPU builds, have none (nccl_absent.cpp says so).
 function(wscsl_add_c10d target host_dir)
-  find_path(WSCSL_GLOO_INCLUDE_DIR gloo/algorithm.h HINTS ${TORCH_INCLUDE_DIRS})
+  find_path(WSCSL_GLOO_INCLUDE_DIR gloo/algorithm.h HINTS ${TORCH_INCLUDE_DIRS}
+    PATHS "${WSCSL_DEPS_PREFIX}/gloo/torch-${Torch_VERSION_MAJOR}")
   if(NOT WSCSL_GLOO_INCLUDE_DIR)
     message(FATAL_ERROR "Gloo's headers (gloo/algorithm.h) were not found: on Debian, install "
-                        "libgloo-dev (scripts/setup.sh does); elsewhere set "
-                        "WSCSL_GLOO_INCLUDE_DIR to the folder that holds gloo/")
+                        "libgloo-dev (scripts/setup.sh does); elsewhere build with the dependency "
+                        "prefix (scripts/build.sh --deps) or set WSCSL_GLOO_INCLUDE_DIR to the "
+                        "folder that holds gloo/")
   endif()
   find_path(WSCSL_TORCH_DIST_AUTOGRAD_DIR torch/csrc/distributed/autograd/context/context.h
     HINTS ${TORCH_INCLUDE_DIRS} NO_DEFAULT_PATH)

@@ -1,6 +1,7 @@
 # Proves that a plugin ships without rebuilding wscsl: install the SDK, build the out-of-tree
 # example against the *installed* package, run its tests, and train a pipeline with it using the
-# *installed* wscsl.  Arguments: BUILD_DIR, SOURCE_DIR, WORK_DIR.
+# *installed* wscsl.  Arguments: BUILD_DIR, SOURCE_DIR, WORK_DIR, TORCH_PREFIX_PATH (the build's
+# CMAKE_PREFIX_PATH, where a LibTorch outside the system's folders is, its entries joined by '|').
 file(REMOVE_RECURSE "${WORK_DIR}")
 
 function(run_step description)
@@ -33,6 +34,7 @@ foreach(shipped README.md CMakeLists.txt pipeline.toml)
   endif()
 endforeach()
 
+string(REPLACE "|" ";" torch_prefix_path "${TORCH_PREFIX_PATH}")
 find_program(ccache ccache)
 set(launcher "")
 if(ccache)
@@ -40,7 +42,7 @@ if(ccache)
 endif()
 run_step("configuring the out-of-tree plugin" ${CMAKE_COMMAND}
   -S "${example}" -B "${example}/build"
-  -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release ${launcher})
+  "-DCMAKE_PREFIX_PATH=${prefix};${torch_prefix_path}" -DCMAKE_BUILD_TYPE=Release ${launcher})
 run_step("building the out-of-tree plugin" ${CMAKE_COMMAND} --build "${example}/build" -j2)
 run_step("testing the out-of-tree plugin" ${CMAKE_CTEST_COMMAND} --test-dir "${example}/build"
   --output-on-failure)
