@@ -202,9 +202,10 @@ if [ "$installed" != "$wanted" ]; then
     "${packages[@]}" >>"$root.apt.log" 2>&1 ||
     fail "installing the Debian 13 packages failed (log: $root.apt.log)"
   if [ ${#unwanted[@]} -gt 0 ]; then
-    echo "$leg: removing ${unwanted[*]}"
-    in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "${unwanted[@]}" \
-      >>"$root.apt.log" 2>&1 &&
+    # Marked as installed for another package's sake, they go unless a wanted package needs them
+    # (libtorch-dev needs libprotobuf-dev and zlib1g-dev).
+    echo "$leg: removing what only ${unwanted[*]} needed"
+    in_root apt-mark auto "${unwanted[@]}" >>"$root.apt.log" 2>&1 &&
       in_root env DEBIAN_FRONTEND=noninteractive apt-get autoremove --purge -y -q \
         >>"$root.apt.log" 2>&1 ||
       fail "removing the packages the leg no longer uses failed (log: $root.apt.log)"
