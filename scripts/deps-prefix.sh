@@ -198,22 +198,28 @@ cp -r "$ssl/usr/include/openssl" "$stage/include/"
 cp "$ssl"/usr/include/x86_64-linux-gnu/openssl/*.h "$stage/include/openssl/"
 cp "$ssl/usr/lib/x86_64-linux-gnu/libcrypto.a" "$stage/lib/"
 
-# Protocol Buffers (TensorBoard's event files): the headers and static library, linked only into
-# executables, and protoc, which runs through a wrapper that finds its own shared libraries.
+# Protocol Buffers (TensorBoard's event files): the headers, the well-known .proto files and the
+# static library, linked only into executables; and protoc, in libexec/ (it finds the well-known
+# .proto files in ../include), run through a wrapper that gives it its own shared libraries.
 protobuf="$(unpack_binary libprotobuf-dev/bookworm)"
 cp -r "$protobuf/usr/include/google" "$stage/include/"
+[ -f "$stage/include/google/protobuf/struct.proto" ] ||
+  fail "libprotobuf-dev lacks the well-known .proto files (google/protobuf/struct.proto)"
 cp "$protobuf/usr/lib/x86_64-linux-gnu/libprotobuf.a" "$stage/lib/"
-mkdir -p "$stage/lib/protoc"
-cp "$(unpack_binary protobuf-compiler/bookworm)/usr/bin/protoc" "$stage/lib/protoc/"
+mkdir -p "$stage/lib/protoc" "$stage/libexec"
+cp "$(unpack_binary protobuf-compiler/bookworm)/usr/bin/protoc" "$stage/libexec/"
 cp -L "$(unpack_binary libprotoc32/bookworm)"/usr/lib/x86_64-linux-gnu/libprotoc.so.32 \
   "$(unpack_binary libprotobuf32/bookworm)"/usr/lib/x86_64-linux-gnu/libprotobuf.so.32 "$stage/lib/protoc/"
 cat >"$stage/bin/protoc" <<'EOF'
 #!/bin/sh
-here="$(dirname "$(readlink -f "$0")")/../lib/protoc"
-LD_LIBRARY_PATH="$here${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/protoc" "$@"
+prefix="$(dirname "$(readlink -f "$0")")/.."
+LD_LIBRARY_PATH="$prefix/lib/protoc${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$prefix/libexec/protoc" "$@"
 EOF
 chmod +x "$stage/bin/protoc"
-"$stage/bin/protoc" --version >/dev/null || fail "the prefix's protoc does not run"
+printf 'syntax = "proto3";\nimport "google/protobuf/struct.proto";\nmessage M { google.protobuf.Struct s = 1; }\n' \
+  >"$work/probe.proto"
+"$stage/bin/protoc" -I"$work" --cpp_out="$work" "$work/probe.proto" ||
+  fail "the prefix's protoc does not compile a .proto that imports a well-known type"
 
 # Gloo's headers, which c10d's headers include and PyTorch's wheels do not ship: Debian 12's
 # (what its LibTorch 1.13 is built with) and Debian 13's (its LibTorch 2.6; PyTorch 2.11's wheel
