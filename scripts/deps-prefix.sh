@@ -179,11 +179,19 @@ echo "deps-prefix: adding Boost's headers, OpenSSL, Protocol Buffers and Gloo's 
 boost="$(unpack_binary libboost1.74-dev/bookworm)"
 printf '#include <boost/%s>\n' crc.hpp dll/library_info.hpp dll/runtime_symbol_info.hpp \
   dll/shared_library.hpp >"$work/boost_probe.cpp"
-g++ -std=c++17 -DBOOST_DLL_USE_STD_FS -I"$boost/usr/include" -MM "$work/boost_probe.cpp" |
-  tr ' \\' '\n\n' | grep "^$boost/usr/include/boost/" | sort -u >"$work/boost_headers.txt"
-[ -s "$work/boost_headers.txt" ] || fail "no Boost header was found for Boost.DLL and Boost.CRC"
+# (-M, not -MM: Boost's configuration headers declare themselves system headers, and -MM leaves
+# out whatever they include.)
+boost_headers() {  # boost_headers <include folder>: the Boost headers the probe includes from it
+  g++ -std=c++17 -DBOOST_DLL_USE_STD_FS -I"$1" -M "$work/boost_probe.cpp" |
+    tr ' \\' '\n\n' | grep "/boost/" | sort -u
+}
+boost_headers "$boost/usr/include" | grep "^$boost/usr/include/boost/" >"$work/boost_headers.txt" ||
+  fail "no Boost header was found for Boost.DLL and Boost.CRC"
 (cd "$boost/usr/include" && sed "s|^$boost/usr/include/||" "$work/boost_headers.txt" |
   xargs cp --parents -t "$stage/include")
+if boost_headers "$stage/include" | grep -v "^$stage/include/boost/"; then
+  fail "the prefix lacks the Boost headers above, which Boost.DLL or Boost.CRC include"
+fi
 mkdir -p "$stage/lib/cmake"
 cp -r "$boost/usr/lib/x86_64-linux-gnu/cmake/Boost-1.74.0" \
   "$boost/usr/lib/x86_64-linux-gnu/cmake/boost_headers-1.74.0" \
