@@ -11,6 +11,7 @@
 
 #include "distributed/communicator.hpp"
 #include "pipelines.hpp"
+#include "train/autocast_scope.hpp"
 #include "train/data_parallel.hpp"
 #include "train/training_data.hpp"
 #include "train/training_model.hpp"
@@ -162,6 +163,66 @@ TEST(TrainingStep, ReportsEachLossTermUnweightedUnderItsLossName) {
   const double largest = std::max(both.terms[0].second, 0.25 * both.terms[1].second);
   EXPECT_NEAR(both.total, both.terms[0].second + 0.25 * both.terms[1].second,
               4 * std::numeric_limits<float>::epsilon() * largest);
+}
+
+TEST(AutocastScope, MultipliesInBfloat16InsideTheScopeOnly) {
+  const torch::Tensor a = torch::rand({4, 4});
+  {
+    const AutocastScope autocast(torch::kCPU);
+    EXPECT_EQ(torch::mm(a, a).scalar_type(), torch::kBFloat16);
+    { const AutocastScope nested(torch::kCPU); }
+    EXPECT_EQ(torch::mm(a, a).scalar_type(), torch::kBFloat16) << "a nested scope ended it";
+  }
+  EXPECT_EQ(torch::mm(a, a).scalar_type(), torch::kFloat);
+}
+
+// trainer.precision = "bf16-mixed" on the CPU (LibTorch's CPU autocast): the forward's products
+// run in bfloat16, so the loss differs from the float32 step's on the same parameters and batch —
+// but by no more than bfloat16's rounding allows. Each product on a distance's path rounds its two
+// inputs to bfloat16 (unit roundoff u = 2^-8): the backbone's two convolutions and linear layer
+// and the condition module's projection (4), and the set module's two layers behind the weights
+// that mix the distances (2). To first order a distance, or a weight, moves by at most 2u of its
+// size per product, the fused distance Σ_k p_k d_k by at most 2·(4 + 2)·u of itself, and the
+// margin hinge, 1-Lipschitz in each fused distance, moves the mean loss by at most
+// 12u · mean(d_close + d_far). Weights, gradients and the reported loss stay float32.
+TEST(TrainingStep, Bf16MixedStaysWithinBfloat16RoundingOfTheFloat32StepAndKeepsFloat32Weights) {
+  const Pipeline float32 = tiny_sgd();
+  const Pipeline bf16 = build_pipeline(
+      parse_toml(test::tiny_pipeline() +
+                     "optimizer = \"sgd\"\nmomentum = 0.0\nprecision = \"bf16-mixed\"\n",
+                 "p.toml"),
+      "p.toml", test::in_tree_plugins());
+  ASSERT_EQ(bf16.trainer.precision, Precision::Bf16Mixed);
+  TrainingModel float32_model(float32, float32.trainer.resolved_device());
+  TrainingModel bf16_model(bf16, bf16.trainer.resolved_device());
+  const TripletBatch batch = first_batch(float32, float32_model.device());
+  float32_model.module().train();
+  double distances = 0.0;
+  {
+    TripletInput in;
+    in.phi_anchor = float32.backbone->embed(batch.images.anchor);
+    in.phi_close = float32.backbone->embed(batch.images.close);
+    in.phi_far = float32.backbone->embed(batch.images.far);
+    in.psi_anchor = float32.condition_module->embed(in.phi_anchor);
+    in.psi_close = float32.condition_module->embed(in.phi_close);
+    in.psi_far = float32.condition_module->embed(in.phi_far);
+    const TripletScores scores = float32.condition_module->score(in);
+    distances = (scores.fused_close + scores.fused_far).mean().item<double>();
+  }
+  const std::vector<torch::Tensor> before = copies(bf16_model.parameters());
+  Unshared alone, alone_too;
+  const double float32_loss =
+      TrainingStep(float32, float32_model.optimizer()).take(batch, alone).total;
+  const double bf16_loss = TrainingStep(bf16, bf16_model.optimizer()).take(batch, alone_too).total;
+  EXPECT_NE(bf16_loss, float32_loss) << "the forward did not run under bfloat16 autocast";
+  EXPECT_LE(std::abs(bf16_loss - float32_loss), 12.0 * std::pow(2.0, -8) * distances);
+  std::size_t moved = 0;
+  const std::vector<torch::Tensor> after = copies(bf16_model.parameters());
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].scalar_type(), torch::kFloat) << "parameter " << i;
+    if (!torch::equal(after[i], before[i])) ++moved;
+  }
+  EXPECT_GT(moved, 0u);
 }
 
 TEST(TrainingStep, DifferentiatesTheLossItsSharingReturnsAndReportsTheBatchLossItGives) {

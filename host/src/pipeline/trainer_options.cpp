@@ -163,6 +163,14 @@ Schema<TrainerOptions> TrainerOptions::schema() {
           "With several processes: batch norm (wscsl::nn::BatchNorm2d, in every in-tree "
           "backbone) takes its training statistics over the whole batch of every process, as "
           "PyTorch's SyncBatchNorm; false: over each process's share.");
+  s.field("precision", &O::precision,
+          "The arithmetic of the training step's forward; weights, gradients, the optimiser's "
+          "state, checkpoints and evaluation stay float32.",
+          EnumChoices<Precision>{
+              {Precision::Float32, "32", "float32 throughout"},
+              {Precision::Bf16Mixed, "bf16-mixed",
+               "the forward and loss under LibTorch's bfloat16 autocast (matrix products and "
+               "convolutions in bfloat16), as Lightning's precision=\"bf16-mixed\""}});
   s.field("log_every", &O::log_every,
           "Steps between progress lines when the output is not a terminal, and between the "
           "points of TensorBoard's training scalars.")

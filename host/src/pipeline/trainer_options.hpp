@@ -17,6 +17,8 @@ enum class SelectMode { Max, Min };
 enum class DeviceKind { Auto, Cpu, Cuda };
 // trainer.collective_backend: how CUDA tensors are reduced (CollectiveBackend once resolved).
 enum class CollectiveBackendSetting { Auto, Gloo, Nccl };
+// trainer.precision: float32 throughout, or the training forward under bfloat16 autocast.
+enum class Precision { Float32, Bf16Mixed };
 
 // trainer.device: "auto", "cpu", "cuda" or "cuda:N".
 struct DeviceSetting {
@@ -48,6 +50,7 @@ struct TrainerOptions {
   std::int64_t collective_timeout_s = 300;
   CollectiveBackendSetting collective_backend = CollectiveBackendSetting::Auto;
   bool sync_batch_norm = false;
+  Precision precision = Precision::Float32;
   std::int64_t log_every = 100;
   bool tensorboard = true;
   std::int64_t eval_batch_size = 1024;

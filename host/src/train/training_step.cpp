@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "autocast_scope.hpp"
+
 namespace wscsl::host {
 
 TripletBatch TripletBatch::to(torch::Device device) const {
@@ -13,14 +15,29 @@ TripletBatch TripletBatch::to(torch::Device device) const {
 TrainingStep::TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer)
     : pipeline_(pipeline), optimizer_(optimizer) {}
 
-StepLosses TrainingStep::take(const TripletBatch& batch, LossSharing& sharing) {
+PipelineLoss TrainingStep::forward(const TripletBatch& batch) const {
   TripletInput in = embed_triplets(
       batch.images, [&](const torch::Tensor& images) { return pipeline_.backbone->embed(images); },
       [&](const torch::Tensor& phi) { return pipeline_.condition_module->embed(phi); });
   in.conditions = batch.conditions;
   encode_texts(pipeline_, batch.texts, in);
-  const PipelineLoss loss =
-      weighted_loss(pipeline_, in, score_triplets(pipeline_, in), batch.images);
+  return weighted_loss(pipeline_, in, score_triplets(pipeline_, in), batch.images);
+}
+
+StepLosses TrainingStep::take(const TripletBatch& batch, LossSharing& sharing) {
+  PipelineLoss loss;
+  if (pipeline_.trainer.precision == Precision::Bf16Mixed) {
+    {
+      const AutocastScope autocast(batch.images.anchor.device().type());
+      loss = forward(batch);
+    }
+    // The loss and its terms in float32, backward outside autocast, as PyTorch's AMP recipe.
+    loss.total = loss.total.to(torch::kFloat);
+    for (auto& [name, term] : loss.terms)
+      term = term.to(torch::kFloat);
+  } else {
+    loss = forward(batch);
+  }
   std::vector<torch::Tensor> terms;
   for (const auto& [name, term] : loss.terms)
     terms.push_back(term.detach());

@@ -61,6 +61,9 @@ class TrainingStep {
   StepLosses take(const TripletBatch& batch, LossSharing& sharing);
 
  private:
+  // The pipeline's weighted loss on `batch`, with the graph to differentiate.
+  PipelineLoss forward(const TripletBatch& batch) const;
+
   const Pipeline& pipeline_;
   torch::optim::Optimizer& optimizer_;
 };
