@@ -65,6 +65,23 @@ std::string read_text(const std::filesystem::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// An image folder in dir/folder and a small DiscoverNet pipeline on it, dir/p.toml, whose path it
+// returns; `dataset` adds keys to the [dataset] table, `tables` follows the loss.
+std::filesystem::path write_image_folder_pipeline(const std::filesystem::path& dir,
+                                                  const std::string& dataset = "",
+                                                  const std::string& tables = "") {
+  wscsl::testing::write_image_folder(dir / "folder");
+  std::ofstream(dir / "p.toml") << "[dataset]\ntype = \"image_folder\"\nroot = \"folder/images\"\n"
+                                   "attributes = \"folder/attributes.csv\"\nimage_size = 8\n"
+                                << dataset
+                                << "train_triplets = 8\nval_triplets = 4\ntest_triplets = 4\n"
+                                   "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 1\n"
+                                   "[condition_module]\ntype = \"discovernet\"\n"
+                                   "[[losses]]\ntype = \"margin\"\n"
+                                << tables;
+  return dir / "p.toml";
+}
+
 }  // namespace
 
 TEST(Cli, CheckPrintsEveryDiagnosticAndFails) {
@@ -852,16 +869,9 @@ TEST(Cli, CacheListsAndRemovesTheImageStores) {
   namespace fs = std::filesystem;
   const wscsl::testing::ScratchDir scratch("cli_cache");
   const fs::path dir = scratch.path();
-  wscsl::testing::write_image_folder(dir / "folder");
-  std::ofstream(dir / "p.toml") << "[dataset]\ntype = \"image_folder\"\nroot = \"folder/images\"\n"
-                                   "attributes = \"folder/attributes.csv\"\nimage_size = 8\n"
-                                   "cache_dir = \"cache\"\n"
-                                   "train_triplets = 8\nval_triplets = 4\ntest_triplets = 4\n"
-                                   "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 1\n"
-                                   "[condition_module]\ntype = \"discovernet\"\n"
-                                   "[[losses]]\ntype = \"margin\"\n"
-                                   "[trainer]\nepochs = 1\nbatch_size = 4\nthreads = 1\n";
-  const Output trained = run_wscsl("train " + (dir / "p.toml").string() + " --run-dir " +
+  const fs::path pipeline = write_image_folder_pipeline(
+      dir, "cache_dir = \"cache\"\n", "[trainer]\nepochs = 1\nbatch_size = 4\nthreads = 1\n");
+  const Output trained = run_wscsl("train " + pipeline.string() + " --run-dir " +
                                    (dir / "run").string() + " --stop-after-steps 1");
   ASSERT_EQ(trained.status, 0) << trained.text;
   const std::string cache = " --cache-dir " + (dir / "cache").string();
@@ -889,14 +899,7 @@ TEST(Cli, MakeTripletsAndExportWriteTheCsnLayout) {
   namespace fs = std::filesystem;
   const wscsl::testing::ScratchDir scratch("cli_triplets");
   const fs::path dir = scratch.path();
-  wscsl::testing::write_image_folder(dir / "folder");
-  std::ofstream(dir / "p.toml") << "[dataset]\ntype = \"image_folder\"\nroot = \"folder/images\"\n"
-                                   "attributes = \"folder/attributes.csv\"\nimage_size = 8\n"
-                                   "train_triplets = 8\nval_triplets = 4\ntest_triplets = 4\n"
-                                   "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 1\n"
-                                   "[condition_module]\ntype = \"discovernet\"\n"
-                                   "[[losses]]\ntype = \"margin\"\n";
-  const std::string pipeline = (dir / "p.toml").string();
+  const std::string pipeline = write_image_folder_pipeline(dir).string();
   const Output made = run_wscsl("make-triplets " + pipeline + " --out " + (dir / "made").string() +
                                 " --train 5 --val 2 --test 3 --seed 4 --half-reverse");
   EXPECT_EQ(made.status, 0) << made.text;
