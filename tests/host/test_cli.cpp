@@ -3,12 +3,9 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -23,6 +20,7 @@
 
 #include "distributed/communicator.hpp"
 #include "pipelines.hpp"
+#include "run_command.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/data/outfit_benchmark.hpp"
 #include "wscsl/plugin/toolchain.hpp"
@@ -31,26 +29,9 @@
 
 namespace {
 
-struct Output {
-  int status = -1;
-  std::string text;  // stdout and stderr
-};
-
-Output run_command(const std::string& command_line) {
-  const std::string command = command_line + " 2>&1";
-  Output out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe))
-    out.text += buffer.data();
-  const int raw = ::pclose(pipe);
-  out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return out;
-}
-
-Output run_wscsl(const std::string& arguments) {
-  return run_command("WSCSL_PLUGIN_PATH=" WSCSL_PLUGIN_DIR " " WSCSL_BINARY " " + arguments);
-}
+using wscsl::test::Output;
+using wscsl::test::run_command;
+using wscsl::test::run_wscsl;
 
 std::size_t count_lines_starting(const std::string& text, const std::string& prefix) {
   std::istringstream lines(text);
