@@ -67,6 +67,22 @@ std::string binunicode(const std::string& s) {
   return out + s;
 }
 
+// A list of 4,096 pairs of one `bytes`-long string, written once and memoised: the first pair
+// takes the string on the stack, the others only memo references.
+std::string memo_reference_bomb(std::size_t bytes) {
+  std::string bomb = "\x80\x02]" + binunicode(std::string(bytes, 't')) + std::string("q\x00", 2);
+  bomb += std::string(
+      "h\x00\x86"
+      "a",
+      4);
+  for (int i = 1; i < 4096; ++i)
+    bomb += std::string(
+        "h\x00h\x00\x86"
+        "a",
+        6);
+  return bomb + ".";
+}
+
 }  // namespace
 
 // The memory limit itself: an allocation past it is an OutOfMemory, not a machine out of memory.
@@ -84,18 +100,7 @@ TEST_F(HostileFiles, TheLimitStopsAnAllocationPastIt) {
 
 // The bomb: 4,096 memo references to one 4 MiB string, a 4 MiB file.
 TEST_F(HostileFiles, APickleLargerThanItsBoundIsRefusedBySize) {
-  std::string bomb = "\x80\x02]" + binunicode(std::string(4 << 20, 't')) + "q\x00";
-  // The first pair takes the string on the stack, the others only memo references.
-  bomb += std::string(
-      "h\x00\x86"
-      "a",
-      4);
-  for (int i = 1; i < 4096; ++i)
-    bomb += std::string(
-        "h\x00h\x00\x86"
-        "a",
-        6);
-  write("typespaces.p", bomb + ".");
+  write("typespaces.p", memo_reference_bomb(4 << 20));
   expect_refused(
       [&] { read_type_pairs_pickle(file("typespaces.p")); },
       {file("typespaces.p").string(),
@@ -104,19 +109,7 @@ TEST_F(HostileFiles, APickleLargerThanItsBoundIsRefusedBySize) {
 
 // The same within the file's bound: 512 KiB referenced 4,096 times would be 4 GiB of names.
 TEST_F(HostileFiles, MemoReferencesAreCountedAgainstTheTextBound) {
-  std::string bomb =
-      "\x80\x02]" + binunicode(std::string(512 << 10, 't')) + std::string("q\x00", 2);
-  // The first pair takes the string on the stack, the others only memo references.
-  bomb += std::string(
-      "h\x00\x86"
-      "a",
-      4);
-  for (int i = 1; i < 4096; ++i)
-    bomb += std::string(
-        "h\x00h\x00\x86"
-        "a",
-        6);
-  write("typespaces.p", bomb + ".");
+  write("typespaces.p", memo_reference_bomb(512 << 10));
   expect_refused(
       [&] { read_type_pairs_pickle(file("typespaces.p")); },
       {file("typespaces.p").string(),

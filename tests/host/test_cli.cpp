@@ -3,12 +3,9 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -23,6 +20,7 @@
 
 #include "distributed/communicator.hpp"
 #include "pipelines.hpp"
+#include "run_command.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/data/outfit_benchmark.hpp"
 #include "wscsl/plugin/toolchain.hpp"
@@ -31,26 +29,9 @@
 
 namespace {
 
-struct Output {
-  int status = -1;
-  std::string text;  // stdout and stderr
-};
-
-Output run_command(const std::string& command_line) {
-  const std::string command = command_line + " 2>&1";
-  Output out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe))
-    out.text += buffer.data();
-  const int raw = ::pclose(pipe);
-  out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return out;
-}
-
-Output run_wscsl(const std::string& arguments) {
-  return run_command("WSCSL_PLUGIN_PATH=" WSCSL_PLUGIN_DIR " " WSCSL_BINARY " " + arguments);
-}
+using wscsl::test::Output;
+using wscsl::test::run_command;
+using wscsl::test::run_wscsl;
 
 std::size_t count_lines_starting(const std::string& text, const std::string& prefix) {
   std::istringstream lines(text);
@@ -63,6 +44,23 @@ std::size_t count_lines_starting(const std::string& text, const std::string& pre
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// An image folder in dir/folder and a small DiscoverNet pipeline on it, dir/p.toml, whose path it
+// returns; `dataset` adds keys to the [dataset] table, `tables` follows the loss.
+std::filesystem::path write_image_folder_pipeline(const std::filesystem::path& dir,
+                                                  const std::string& dataset = "",
+                                                  const std::string& tables = "") {
+  wscsl::testing::write_image_folder(dir / "folder");
+  std::ofstream(dir / "p.toml") << "[dataset]\ntype = \"image_folder\"\nroot = \"folder/images\"\n"
+                                   "attributes = \"folder/attributes.csv\"\nimage_size = 8\n"
+                                << dataset
+                                << "train_triplets = 8\nval_triplets = 4\ntest_triplets = 4\n"
+                                   "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 1\n"
+                                   "[condition_module]\ntype = \"discovernet\"\n"
+                                   "[[losses]]\ntype = \"margin\"\n"
+                                << tables;
+  return dir / "p.toml";
 }
 
 }  // namespace
@@ -852,16 +850,9 @@ TEST(Cli, CacheListsAndRemovesTheImageStores) {
   namespace fs = std::filesystem;
   const wscsl::testing::ScratchDir scratch("cli_cache");
   const fs::path dir = scratch.path();
-  wscsl::testing::write_image_folder(dir / "folder");
-  std::ofstream(dir / "p.toml") << "[dataset]\ntype = \"image_folder\"\nroot = \"folder/images\"\n"
-                                   "attributes = \"folder/attributes.csv\"\nimage_size = 8\n"
-                                   "cache_dir = \"cache\"\n"
-                                   "train_triplets = 8\nval_triplets = 4\ntest_triplets = 4\n"
-                                   "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 1\n"
-                                   "[condition_module]\ntype = \"discovernet\"\n"
-                                   "[[losses]]\ntype = \"margin\"\n"
-                                   "[trainer]\nepochs = 1\nbatch_size = 4\nthreads = 1\n";
-  const Output trained = run_wscsl("train " + (dir / "p.toml").string() + " --run-dir " +
+  const fs::path pipeline = write_image_folder_pipeline(
+      dir, "cache_dir = \"cache\"\n", "[trainer]\nepochs = 1\nbatch_size = 4\nthreads = 1\n");
+  const Output trained = run_wscsl("train " + pipeline.string() + " --run-dir " +
                                    (dir / "run").string() + " --stop-after-steps 1");
   ASSERT_EQ(trained.status, 0) << trained.text;
   const std::string cache = " --cache-dir " + (dir / "cache").string();
@@ -889,14 +880,7 @@ TEST(Cli, MakeTripletsAndExportWriteTheCsnLayout) {
   namespace fs = std::filesystem;
   const wscsl::testing::ScratchDir scratch("cli_triplets");
   const fs::path dir = scratch.path();
-  wscsl::testing::write_image_folder(dir / "folder");
-  std::ofstream(dir / "p.toml") << "[dataset]\ntype = \"image_folder\"\nroot = \"folder/images\"\n"
-                                   "attributes = \"folder/attributes.csv\"\nimage_size = 8\n"
-                                   "train_triplets = 8\nval_triplets = 4\ntest_triplets = 4\n"
-                                   "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 1\n"
-                                   "[condition_module]\ntype = \"discovernet\"\n"
-                                   "[[losses]]\ntype = \"margin\"\n";
-  const std::string pipeline = (dir / "p.toml").string();
+  const std::string pipeline = write_image_folder_pipeline(dir).string();
   const Output made = run_wscsl("make-triplets " + pipeline + " --out " + (dir / "made").string() +
                                 " --train 5 --val 2 --test 3 --seed 4 --half-reverse");
   EXPECT_EQ(made.status, 0) << made.text;

@@ -4,10 +4,7 @@
 // same-type questions with index-valued blank positions) passes `check`, trains and evaluates; a
 // broken test-split file is refused by `check`, before anything trains.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -17,27 +14,14 @@
 #include "wscsl/testing/image_fixtures.hpp"
 #include "wscsl/testing/outfit_fixtures.hpp"
 
+#include "run_command.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Output {
-  int status = -1;
-  std::string text;  // stdout and stderr
-};
-
-Output run_wscsl(const std::string& arguments) {
-  const std::string command =
-      "WSCSL_PLUGIN_PATH=" WSCSL_PLUGIN_DIR " " WSCSL_BINARY " " + arguments + " 2>&1";
-  Output out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe))
-    out.text += buffer.data();
-  const int raw = ::pclose(pipe);
-  out.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return out;
-}
+using wscsl::test::Output;
+using wscsl::test::run_wscsl;
 
 // A small type-aware model scored by both outfit tasks; `dataset` is the [dataset] table's body.
 std::string pipeline(const std::string& dataset, bool validate) {
