@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Scripted equivalents of the default pipeline's native plugins, for bench/torchscript_overhead.sh:
+"""Scripted equivalents of the default pipeline's native plugins, for bench/torchscript_overhead.sh
+(bench/eager_reference.py trains them eagerly beside wscsl on a GPU):
 convnet (strided 16-32-64 stages of 3×3 conv → BN → ReLU, channels-last, mean pool, Linear to 64)
 and DiscoverNet-Set (K linear projections of φ, L2-normalised; g = the 2-pair set module with its
 anchors, not trained, as the released code). Writes OUT/convnet.pt, OUT/discovernet_set.pt and

@@ -12,6 +12,7 @@
 #include "evaluation/evaluation.hpp"
 #include "pipelines.hpp"
 #include "train/data_parallel.hpp"
+#include "train/device_check.hpp"
 #include "train/training_data.hpp"
 #include "train/training_model.hpp"
 #include "train/training_step.hpp"
@@ -291,4 +292,48 @@ field = "title"
   const EmbeddingTable table = embed_split(p, "test", 64);
   EXPECT_EQ(table.texts.at("label").features.size(1), 6);
   EXPECT_TRUE(table.texts.at("label").present.all().item<bool>());  // every item has a category
+}
+
+// The trainer's device check (train/device_check.hpp) reaches every component that holds tensors:
+// the text encoders, the condition module's masks and the losses, each named when one of its
+// tensors is elsewhere than the model's device (the meta device here).
+TEST(Text, TheDeviceCheckReachesTheEncodersTheMasksAndTheLosses) {
+  const Pipeline whole = build(text_pipeline(kTwoEncoders));
+  const std::vector<ModelComponent> components = model_components(whole);
+  ASSERT_EQ(components.size(), 6u);  // backbone, 2 text encoders, condition module, 2 losses
+  EXPECT_EQ(components[1].label, whole.text_encoders[0].encoder->label());
+  EXPECT_EQ(components[2].label, whole.text_encoders[1].encoder->label());
+  EXPECT_EQ(components[5].label, whole.losses[1].loss->label());
+  EXPECT_NO_THROW(require_on_device(components, torch::kCPU));
+
+  for (std::size_t i = 0; i < components.size(); ++i) {
+    const Pipeline p = build(text_pipeline(kTwoEncoders));
+    const std::vector<std::shared_ptr<torch::nn::Module>> modules = {
+        p.backbone,         p.text_encoders[0].encoder, p.text_encoders[1].encoder,
+        p.condition_module, p.losses[0].loss,           p.losses[1].loss};
+    modules[i]->register_buffer("stray", torch::zeros({1}, torch::kMeta));
+    try {
+      require_on_device(model_components(p), torch::kCPU);
+      ADD_FAILURE() << components[i].label << ": a buffer on the meta device passed the check";
+    } catch (const Error& e) {
+      EXPECT_NE(
+          std::string(e.what()).find(components[i].label + " holds its buffer 'stray' on meta"),
+          std::string::npos)
+          << e.what();
+    }
+  }
+
+  // A parameter in SCE-Net's masks module, made on another device.
+  const Pipeline masked = build(text_pipeline(kTwoEncoders));
+  masked.condition_module->named_children()["masks"]->register_parameter(
+      "stray", torch::zeros({1}, torch::kMeta));
+  try {
+    require_on_device(model_components(masked), torch::kCPU);
+    ADD_FAILURE() << "a mask parameter on the meta device passed the check";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(masked.condition_module->label() +
+                                         " holds its parameter 'masks.stray' on meta"),
+              std::string::npos)
+        << e.what();
+  }
 }

@@ -12,6 +12,7 @@
 
 #include "checkpointing.hpp"
 #include "data_parallel.hpp"
+#include "device_check.hpp"
 #include "progress.hpp"
 #include "run_writer.hpp"
 #include "training_data.hpp"
@@ -40,6 +41,13 @@ std::string epoch_summary(std::int64_t epoch, std::int64_t epochs, double loss, 
   return s;
 }
 
+// Whether every tensor of the pipeline's model is on `device`: true, else throws
+// (device_check.hpp).
+bool on_device(const Pipeline& pipeline, torch::Device device) {
+  require_on_device(model_components(pipeline), device);
+  return true;
+}
+
 // The epochs of a run: its collaborators are made in the order the run needs them — the model on
 // its device, where the run starts (writing or reading the run directory), the checks of the
 // data, then the other processes of the job.
@@ -55,6 +63,7 @@ class Loop {
         writer_(run_writer(run, pipeline, placement, comm)),
         checkpoints_(pipeline, run, *writer_, model_),
         state_(checkpoints_.start(request.resume, placement, request.out)),
+        model_on_device_(on_device(pipeline, model_.device())),
         data_(pipeline),
         parallel_(comm, model_, data_.last_batch_size(), o_.sync_batch_norm),
         step_(pipeline, model_.optimizer()) {}
@@ -117,6 +126,10 @@ class Loop {
     return parallel_.naming_failures(state_, [&] {
       const BatchShare share = parallel_.share_of(rows.size(0));
       const TripletBatch batch = data_.read(rows, share, state_.global_step).to(model_.device());
+      if (!batch_checked_) {
+        require_on_device(batch, model_.device());
+        batch_checked_ = true;
+      }
       // The next batch of the epoch is read while this step trains.
       if (o_.read_ahead && state_.step + 1 < data_.steps_per_epoch())
         data_.read_ahead(state_.step + 1, parallel_.share_of(data_.batch_size(state_.step + 1)),
@@ -179,9 +192,13 @@ class Loop {
   std::unique_ptr<RunWriter> writer_;
   Checkpointing checkpoints_;
   TrainingState state_;
+  // The model is on its device, a checkpoint's tensors included, before the processes exchange
+  // parameters.
+  [[maybe_unused]] const bool model_on_device_;
   TrainingData data_;
   DataParallel parallel_;
   TrainingStep step_;
+  bool batch_checked_ = false;  // the first batch of this process is on the model's device
 };
 
 }  // namespace
