@@ -250,7 +250,7 @@ TripletScores SceAttention::score_impl(const TripletInput& in) {
 
 }  // namespace wscsl::sce_attention
 
-WSCSL_PLUGIN(sce_attention, "0.2.0",
+WSCSL_PLUGIN(sce_attention, "0.3.0",
              "SCE-Net masks with a condition-weight branch (Tan et al., ICCV 2019)") {
   registrar.add<wscsl::ConditionModule, wscsl::sce_attention::SceAttention>("sce_attention");
 }
