@@ -26,9 +26,10 @@ namespace {
 constexpr double kLr = 0.01;  // the tiny pipeline's
 
 // The tiny pipeline with plain SGD: a step moves each parameter by -lr times its gradient. Every
-// build initialises the same parameters (the pipeline's seed).
-Pipeline tiny_sgd() {
-  const std::string text = test::tiny_pipeline() + "optimizer = \"sgd\"\nmomentum = 0.0\n";
+// build initialises the same parameters (the pipeline's seed). `trainer` adds [trainer] lines.
+Pipeline tiny_sgd(const std::string& trainer = "") {
+  const std::string text =
+      test::tiny_pipeline() + "optimizer = \"sgd\"\nmomentum = 0.0\n" + trainer;
   return build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
 }
 
@@ -66,8 +67,8 @@ class Rescaled : public LossSharing {
   double factor_, reported_;
 };
 
-// The pipeline's weighted loss of `batch`, computed here from the components' interfaces.
-torch::Tensor loss_by_hand(const Pipeline& p, const TripletBatch& batch) {
+// The components' features of `batch`, computed here from their interfaces.
+TripletInput input_by_hand(const Pipeline& p, const TripletBatch& batch) {
   TripletInput in;
   in.phi_anchor = p.backbone->embed(batch.images.anchor);
   in.phi_close = p.backbone->embed(batch.images.close);
@@ -76,6 +77,12 @@ torch::Tensor loss_by_hand(const Pipeline& p, const TripletBatch& batch) {
   in.psi_close = p.condition_module->embed(in.phi_close);
   in.psi_far = p.condition_module->embed(in.phi_far);
   in.conditions = batch.conditions;
+  return in;
+}
+
+// The pipeline's weighted loss of `batch`, computed here from the components' interfaces.
+torch::Tensor loss_by_hand(const Pipeline& p, const TripletBatch& batch) {
+  const TripletInput in = input_by_hand(p, batch);
   const TripletScores scores = p.condition_module->score(in);
   torch::Tensor total;
   for (const WeightedLoss& l : p.losses)
@@ -187,28 +194,14 @@ TEST(AutocastScope, MultipliesInBfloat16InsideTheScopeOnly) {
 // 12u · mean(d_close + d_far). Weights, gradients and the reported loss stay float32.
 TEST(TrainingStep, Bf16MixedStaysWithinBfloat16RoundingOfTheFloat32StepAndKeepsFloat32Weights) {
   const Pipeline float32 = tiny_sgd();
-  const Pipeline bf16 = build_pipeline(
-      parse_toml(test::tiny_pipeline() +
-                     "optimizer = \"sgd\"\nmomentum = 0.0\nprecision = \"bf16-mixed\"\n",
-                 "p.toml"),
-      "p.toml", test::in_tree_plugins());
+  const Pipeline bf16 = tiny_sgd("precision = \"bf16-mixed\"\n");
   ASSERT_EQ(bf16.trainer.precision, Precision::Bf16Mixed);
   TrainingModel float32_model(float32, float32.trainer.resolved_device());
   TrainingModel bf16_model(bf16, bf16.trainer.resolved_device());
   const TripletBatch batch = first_batch(float32, float32_model.device());
   float32_model.module().train();
-  double distances = 0.0;
-  {
-    TripletInput in;
-    in.phi_anchor = float32.backbone->embed(batch.images.anchor);
-    in.phi_close = float32.backbone->embed(batch.images.close);
-    in.phi_far = float32.backbone->embed(batch.images.far);
-    in.psi_anchor = float32.condition_module->embed(in.phi_anchor);
-    in.psi_close = float32.condition_module->embed(in.phi_close);
-    in.psi_far = float32.condition_module->embed(in.phi_far);
-    const TripletScores scores = float32.condition_module->score(in);
-    distances = (scores.fused_close + scores.fused_far).mean().item<double>();
-  }
+  const TripletScores scores = float32.condition_module->score(input_by_hand(float32, batch));
+  const double distances = (scores.fused_close + scores.fused_far).mean().item<double>();
   const std::vector<torch::Tensor> before = copies(bf16_model.parameters());
   Unshared alone, alone_too;
   const double float32_loss =
