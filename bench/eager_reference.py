@@ -8,8 +8,9 @@ tripletlists/<condition>_tripletlist_train.txt ("anchor far close"): the pixels 
 the same run (scripts/gpu_run.sh), and for the default net its very triplets. The images are decoded once into a uint8 array in host
 memory (as wscsl's image store holds them); every step gathers its 64 triplets' images by role,
 converts them to float32 on the CPU (/255, and for 112 px ImageNet's normalisation and a flip with
-probability ½, as `image_folder` does), copies them to the device as wscsl does (pageable memory,
-blocking), and takes a step: φ of each role in its own call (batch-norm statistics per role, as
+probability ½, as `image_folder` does), copies them to the device as wscsl does (on a GPU from
+pinned memory, without blocking, as PyTorch's DataLoader(pin_memory=True) with .to(non_blocking=True)
+does; wscsl reads its next batch while the step computes, this loop between steps), and takes a step: φ of each role in its own call (batch-norm statistics per role, as
 wscsl's trainer), DiscoverNet-Set's fused distances, the margin loss, Adam. The loss is read back
 every step, as wscsl reads it for its log.
 
@@ -21,12 +22,17 @@ Models (the modules of bench/torchscript_equivalents.py, imported, not copied):
 Both: K = 4 embeddings (the four conditions), margin 0.2, Adam (lr 1e-3, β 0.9 / 0.999); the
 set module's g and anchors untrained (buffers), as in the default pipeline.
 
+With --precision bf16-mixed the forward and the loss run under torch.autocast in bfloat16 (the
+weights, gradients and Adam's state in float32, the loss cast to float32 before backward), as
+wscsl's trainer.precision = "bf16-mixed".
+
 It warms up, then times N steps with torch.cuda.synchronize() around them (on a GPU), and prints
 one JSON line: model, device, steps, seconds, steps_per_s, data_s (the part of those seconds spent
 making batches on the CPU and copying them), torch's version, first and last loss.
 
 Usage: eager_reference.py EXPORT_DIR --model default|resnet18 [--device cuda|cpu] [--steps N]
                           [--warmup N] [--batch 64] [--threads T] [--seed S]
+                          [--precision 32|bf16-mixed]
 """
 import argparse
 import glob
@@ -142,6 +148,7 @@ def main():
     parser.add_argument("--batch", type=int, default=64, help="triplets per step")
     parser.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: keep)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--precision", choices=["32", "bf16-mixed"], default="32")
     args = parser.parse_args()
     warmup = args.warmup if args.warmup is not None else max(5, args.steps // 5)
     if args.threads > 0:
@@ -177,13 +184,17 @@ def main():
     def step(i):
         nonlocal data_seconds
         start = time.perf_counter()
-        anchor, close, far = (x.to(device) for x in
-                              make_batch(images, triplets, i, args.batch, normalize, flip,
-                                         generator))
+        batch = make_batch(images, triplets, i, args.batch, normalize, flip, generator)
+        if device.type == "cuda":
+            batch = [x.pin_memory() for x in batch]
+        anchor, close, far = (x.to(device, non_blocking=True) for x in batch)
         data_seconds += time.perf_counter() - start
-        phi_a, phi_c, phi_f = backbone(anchor), backbone(close), backbone(far)
-        d_close, d_far = fused_distances(module, phi_a, phi_c, phi_f)
-        loss = F.margin_ranking_loss(d_far, d_close, torch.ones_like(d_far), margin=margin)
+        with torch.autocast(device.type, dtype=torch.bfloat16,
+                            enabled=args.precision == "bf16-mixed"):
+            phi_a, phi_c, phi_f = backbone(anchor), backbone(close), backbone(far)
+            d_close, d_far = fused_distances(module, phi_a, phi_c, phi_f)
+            loss = F.margin_ranking_loss(d_far, d_close, torch.ones_like(d_far), margin=margin)
+        loss = loss.float()
         optimiser.zero_grad(set_to_none=False)
         loss.backward()
         optimiser.step()
@@ -201,7 +212,8 @@ def main():
     sync()
     seconds = time.perf_counter() - start
     print(json.dumps({
-        "model": args.model, "device": str(device), "steps": args.steps, "warmup": warmup,
+        "model": args.model, "precision": args.precision, "device": str(device),
+        "steps": args.steps, "warmup": warmup,
         "batch": args.batch, "seconds": round(seconds, 6),
         "steps_per_s": round(args.steps / seconds, 4), "data_s": round(data_seconds, 6),
         "torch": torch.__version__, "threads": torch.get_num_threads(),

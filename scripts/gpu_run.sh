@@ -240,11 +240,10 @@ write_summary() {
       echo "not measured (yet)"
     fi
     echo
-    echo "Data wait: wscsl reports no time a step waits for data. TensorBoard's"
-    echo "\`train/steps_per_s\` and the progress line's it/s count reading the batch and the step"
-    echo "together, and \`metrics.jsonl\`'s \`seconds\` is the whole epoch; so no data-wait figure is"
-    echo "given here. The eager reference's \`data_s\` (the time its own loop spends making"
-    echo "and copying batches) is in the speed log."
+    echo "data_seconds: for wscsl, the part of its timed epoch that the steps waited for their batch"
+    echo "(read ahead on a background thread, pinned, queued to the device: \`metrics.jsonl\`'s"
+    echo "\`data_seconds\`); for PyTorch eager, the time its loop spends making, pinning and queueing"
+    echo "batches between steps."
     echo
     echo "## Tests"
     echo "- device, collectives, numerics (\`$device_tests\`): $(junit_counts "$out/junit-device.xml")"
@@ -288,6 +287,7 @@ if [ -z "$python" ]; then
 fi
 {
   echo "commit: ${commit:-unknown}"
+  echo "user: $(id -un 2>/dev/null) (uid $(id -u))"
   echo "host: $(uname -n); cores: $(nproc); $(free -g | awk '/^Mem:/ { print "memory: " $2 " GiB" }')"
   # shellcheck disable=SC1091
   (. /etc/os-release 2>/dev/null && echo "system: $PRETTY_NAME; $(ldd --version 2>/dev/null | head -n 1)")
@@ -379,6 +379,9 @@ else
   # build.sh configures (its own python3 for --torch python) and builds the targets asked for.
   python_dir="$(dirname "$(command -v "$python")")"
   export PATH="$python_dir:$PATH"
+  # CMake 4 (pip's) refuses package configuration files that ask for compatibility with CMake
+  # older than 3.5, as some of the prefix's Debian 12 ones may; earlier CMake ignores this.
+  export CMAKE_POLICY_VERSION_MINIMUM=3.5
   # Ninja where there is one (pip's), for a fresh build folder.
   if command -v ninja >/dev/null && [ ! -f "$build/CMakeCache.txt" ]; then export CMAKE_GENERATOR=Ninja; fi
   run_logged build.log "$(limit 330)" scripts/build.sh "${build_args[@]}" --target runtime
@@ -573,26 +576,33 @@ if ! skip_if_late nccl 20; then
 fi
 
 # --- (f) speed beside PyTorch eager -------------------------------------------------------------
-# wscsl_rate <run dir> <steps>: steps / seconds of the second epoch (the first warms up).
+# wscsl_rate <run dir> <steps>: steps / seconds of the second epoch (the first warms up), its
+# seconds, and the part of them its steps waited for data.
 wscsl_rate() {
-  local s
+  local s d
   s=$(epoch_seconds "$1/metrics.jsonl" 2)
-  [ -n "$s" ] && awk -v n="$2" -v s="$s" 'BEGIN { printf "%.4f %.6f", n / s, s }'
+  d=$(sed -n 2p "$1/metrics.jsonl" | grep -o '"data_seconds": *[0-9.e+-]*' | sed 's/.*: *//')
+  [ -n "$s" ] && awk -v n="$2" -v s="$s" -v d="$d" \
+    'BEGIN { printf "%.4f %.6f %s", n / s, s, (d == "" ? "?" : sprintf("%.6f", d)) }'
 }
 json_field() { grep -o "\"$2\": *[^,}]*" <<<"$1" | head -n 1 | sed 's/^[^:]*: *//; s/"//g'; }
-speed_row() {  # speed_row <net> <wscsl rate> <wscsl seconds> <eager json> <steps> <batch>
-  local net=$1 rate=$2 secs=$3 eager=$4 steps=$5 batch=$6 erate esecs edata ratio
+# speed_row <net> <precision> <wscsl rate> <wscsl seconds> <wscsl data seconds> <eager json>
+#           <steps> <batch>
+speed_row() {
+  local net=$1 precision=$2 rate=$3 secs=$4 data=$5 eager=$6 steps=$7 batch=$8 erate esecs edata ratio
   erate=$(json_field "$eager" steps_per_s)
   esecs=$(json_field "$eager" seconds)
   edata=$(json_field "$eager" data_s)
   ratio=$(awk -v a="$rate" -v b="$erate" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "" }')
-  echo "$net,wscsl,$device,$batch,$steps,$secs,$rate,$ratio," >>"$out/speed.csv"
-  echo "$net,pytorch-eager,$device,$batch,$steps,$esecs,$erate,1.00,$edata" >>"$out/speed.csv"
+  echo "$net,$precision,wscsl,$device,$batch,$steps,$secs,$rate,$ratio,$data" >>"$out/speed.csv"
+  echo "$net,$precision,pytorch-eager,$device,$batch,$steps,$esecs,$erate,1.00,$edata" >>"$out/speed.csv"
   if [ -n "$ratio" ]; then
-    check PASS "speed: $net measured" "wscsl $rate steps/s, eager $erate, ratio $ratio"
+    check PASS "speed: $net ($precision) measured" "wscsl $rate steps/s (data wait $data s of $secs), eager $erate, ratio $ratio"
   else
-    check FAIL "speed: $net measured" "wscsl '$rate', eager '$erate'"
+    check FAIL "speed: $net ($precision) measured" "wscsl '$rate', eager '$erate'"
   fi
+  # The issue's targets are for float32; bfloat16 is measured beside them.
+  [ "$precision" = 32 ] || return 0
   # The issue's targets on the GPU: 1.3× eager on the default net, 1.0× on ResNet-18 at 112 px.
   local target
   target=$([ "$net" = default ] && echo 1.3 || echo 1.0)
@@ -607,7 +617,7 @@ speed_row() {  # speed_row <net> <wscsl rate> <wscsl seconds> <eager json> <step
 
 if ! skip_if_late speed 40; then
   begin speed "steps/s of wscsl and PyTorch eager: the default net, ResNet-18 at 112 px"
-  echo "net,implementation,device,batch,steps,seconds,steps_per_s,ratio_to_eager,eager_data_seconds" >"$out/speed.csv"
+  echo "net,precision,implementation,device,batch,steps,seconds,steps_per_s,ratio_to_eager,data_seconds" >"$out/speed.csv"
   st=0
   crb="$work/crb"
   triplets=$((speed_steps > resnet_speed_steps ? speed_steps : resnet_speed_steps))
@@ -622,21 +632,33 @@ if ! skip_if_late speed 40; then
   # threads_of <train log>: the threads wscsl's run line reports, for PyTorch to take as many.
   threads_of() { sed -n 's/^run .* — \([0-9]*\) threads.*/\1/p' "$logs/$1" | head -n 1; }
 
+  # speed_pair <net> <precision> <steps> <batch> <wscsl train arguments...>: wscsl's rate on the
+  # device, then PyTorch eager's on as many threads, and their row.
+  speed_pair() {
+    local net=$1 precision=$2 steps=$3 batch=$4 name="speed-$1-$2" rate secs data eager_json
+    shift 4
+    rm -rf "$work/runs/$name"
+    run_logged "$name-wscsl.log" "$(limit 150)" "$wscsl" train "$@" --run-dir "$work/runs/$name" \
+      --set "trainer.precision=\"$precision\"" || { st=$?; note_failure "$name-wscsl.log"; }
+    read -r rate secs data <<<"$(wscsl_rate "$work/runs/$name" "$steps")"
+    run_logged "$name-eager.log" "$(limit 150)" "${eager[@]}" --model "$net" --precision "$precision" \
+      --threads "$(threads_of "$name-wscsl.log")" --batch "$batch" --steps "$steps" \
+      --warmup $((steps / 2 > 2 ? steps / 2 : 2)) || { st=$?; note_failure "$name-eager.log"; }
+    eager_json=$(grep '^{' "$logs/$name-eager.log" | tail -n 1)
+    speed_row "$net" "$precision" "${rate:-}" "${secs:-}" "${data:-}" "$eager_json" "$steps" "$batch"
+    local eager_device
+    eager_device=$(json_field "$eager_json" device)
+    if [[ "$eager_device" == "$device"* ]]; then check PASS "speed: the eager reference ran on $device" "$name: $eager_device"; else
+      check FAIL "speed: the eager reference ran on $device" "$name: '$eager_device'"; fi
+    [ ! -f "$work/runs/$name/resolved.toml" ] || device_checks "$name" "$work/runs/$name" "$name-wscsl.log"
+    speed_rates+=("$net $precision: ${rate:-?}")
+  }
+  speed_rates=()
   # The default net: the default pipeline as written but for the sizes (one thread, as written).
-  rm -rf "$work/runs/speed-default"
-  run_logged speed-default-wscsl.log "$(limit 120)" "$wscsl" train examples/pipelines/default.toml \
-    --run-dir "$work/runs/speed-default" "${crb_args[@]}" \
-    --set dataset.train_triplets=$((speed_steps * 64)) --set trainer.epochs=2 \
-    --set trainer.validate=false --set trainer.evaluate_after=false \
-    --set trainer.log_every="$speed_steps" --set trainer.device="$device" || { st=$?; note_failure speed-default-wscsl.log; }
-  read -r d_rate d_secs <<<"$(wscsl_rate "$work/runs/speed-default" "$speed_steps")"
-  run_logged speed-default-eager.log "$(limit 120)" "${eager[@]}" --model default \
-    --threads "$(threads_of speed-default-wscsl.log)" \
-    --steps "$speed_steps" --warmup $((speed_steps / 2 > 2 ? speed_steps / 2 : 2)) || { st=$?; note_failure speed-default-eager.log; }
-  speed_row default "${d_rate:-}" "${d_secs:-}" "$(grep '^{' "$logs/speed-default-eager.log" | tail -n 1)" "$speed_steps" 64
-  eager_device=$(json_field "$(grep '^{' "$logs/speed-default-eager.log" | tail -n 1)" device)
-  if [[ "$eager_device" == "$device"* ]]; then check PASS "speed: the eager reference ran on $device" "$eager_device"; else
-    check FAIL "speed: the eager reference ran on $device" "'$eager_device'"; fi
+  default_args=(examples/pipelines/default.toml "${crb_args[@]}"
+    --set dataset.train_triplets=$((speed_steps * 64)) --set trainer.epochs=2
+    --set trainer.validate=false --set trainer.evaluate_after=false
+    --set trainer.log_every="$speed_steps" --set trainer.device="$device")
 
   # ResNet-18 at 112 px on the same images, upscaled (image_folder), its triplets drawn from their
   # labels by the rule of the benchmark's.
@@ -673,18 +695,12 @@ evaluate_after = false
 log_every = $resnet_speed_steps
 device = "$device"
 TOML
-  rm -rf "$work/runs/speed-resnet"
-  run_logged speed-resnet-wscsl.log "$(limit 150)" "$wscsl" train "$work/resnet.toml" \
-    --run-dir "$work/runs/speed-resnet" || { st=$?; note_failure speed-resnet-wscsl.log; }
-  read -r r_rate r_secs <<<"$(wscsl_rate "$work/runs/speed-resnet" "$resnet_speed_steps")"
-  run_logged speed-resnet-eager.log "$(limit 150)" "${eager[@]}" --model resnet18 \
-    --threads "$(threads_of speed-resnet-wscsl.log)" --batch "$resnet_batch" --steps "$resnet_speed_steps" --warmup $((resnet_speed_steps / 2 > 2 ? resnet_speed_steps / 2 : 2)) ||
-    { st=$?; note_failure speed-resnet-eager.log; }
-  speed_row resnet18_112 "${r_rate:-}" "${r_secs:-}" "$(grep '^{' "$logs/speed-resnet-eager.log" | tail -n 1)" "$resnet_speed_steps" "$resnet_batch"
-  for run in speed-default speed-resnet; do
-    [ ! -f "$work/runs/$run/resolved.toml" ] || device_checks "$run" "$work/runs/$run" "$run-wscsl.log"
+  # float32 first (the issue's targets), then bfloat16 mixed precision.
+  for precision in 32 bf16-mixed; do
+    speed_pair default "$precision" "$speed_steps" 64 "${default_args[@]}"
+    speed_pair resnet18 "$precision" "$resnet_speed_steps" "$resnet_batch" "$work/resnet.toml"
   done
-  end "$(status_word $st)" "default: wscsl ${d_rate:-?} steps/s; ResNet-18 112 px: wscsl ${r_rate:-?} steps/s (speed.csv)"
+  end "$(status_word $st)" "wscsl steps/s: ${speed_rates[*]} (speed.csv)"
 fi
 
 # --- (c) the tests ------------------------------------------------------------------------------

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include <nlohmann/json.hpp>
+#include "metrics_log.hpp"
 
 namespace wscsl::test {
 
@@ -21,18 +21,6 @@ inline std::string read_text(const std::filesystem::path& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// metrics.jsonl without its wall-clock field.
-inline std::string metrics_without_time(const std::filesystem::path& file) {
-  std::istringstream in(read_text(file));
-  std::string out, line;
-  while (std::getline(in, line)) {
-    nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(line);
-    parsed.erase("seconds");
-    out += parsed.dump() + "\n";
-  }
-  return out;
 }
 
 struct Finished {

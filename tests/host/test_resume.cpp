@@ -13,6 +13,7 @@
 #include <torch/optim/adam.h>
 
 #include "pipelines.hpp"
+#include "metrics_log.hpp"
 #include "train/trainer.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/util/atomic_file.hpp"
@@ -20,6 +21,7 @@
 namespace fs = std::filesystem;
 using namespace wscsl;
 using namespace wscsl::host;
+using wscsl::test::metrics_without_time;
 
 namespace {
 
@@ -60,18 +62,6 @@ std::map<std::string, torch::Tensor> weights(const fs::path& checkpoint) {
   return out;
 }
 
-// metrics.jsonl without the wall-clock field.
-std::string metrics_without_time(const fs::path& file) {
-  std::istringstream in(read_file(file));
-  std::string out, line;
-  while (std::getline(in, line)) {
-    nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(line);
-    EXPECT_EQ(parsed.erase("seconds"), 1u) << line;
-    out += parsed.dump() + "\n";
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST(Resume, InterruptedRunsContinueBitForBit) {
@@ -81,6 +71,13 @@ TEST(Resume, InterruptedRunsContinueBitForBit) {
   ASSERT_TRUE(reference.test.has_value());
   const std::string expected_steps = read_file(straight / "steps.tsv");
   ASSERT_EQ(std::count(expected_steps.begin(), expected_steps.end(), '\n'), 10);  // 2 × 5 steps
+  // Each epoch's line says how long its steps waited for data: a part of its seconds.
+  std::istringstream epochs(read_file(straight / "metrics.jsonl"));
+  for (std::string line; std::getline(epochs, line);) {
+    const auto parsed = nlohmann::json::parse(line);
+    EXPECT_GT(parsed.at("data_seconds").get<double>(), 0.0) << line;
+    EXPECT_LT(parsed.at("data_seconds").get<double>(), parsed.at("seconds").get<double>()) << line;
+  }
 
   // Stopped mid-epoch (step 3 of epoch 2) and at an epoch boundary, then resumed.
   for (std::int64_t stop : {8, 5}) {

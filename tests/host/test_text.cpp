@@ -141,7 +141,7 @@ TEST(Text, EncodersAreNamedAfterTheirFieldUnlessNamed) {
 
 TEST(Text, ATrainingStepEncodesEachRolesTextsAndTrainsTheEncoders) {
   Pipeline p = build(text_pipeline(kTwoEncoders));
-  TrainingData data(p);
+  TrainingData data(p, torch::kCPU);
   const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
   const TripletBatch batch = data.read(rows, share_of(rows.size(0), 0, 1), 0);
   ASSERT_EQ(batch.texts.size(), 2u);  // one entry per field read
@@ -282,7 +282,7 @@ field = "title"
                                                (scratch.path() / "model.pt").string()));
   text.replace(text.find("embedding_dim = 8"), 17, "embedding_dim = 6");
   Pipeline p = build(text);
-  TrainingData data(p);
+  TrainingData data(p, torch::kCPU);
   const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
   TrainingModel model(p, p.trainer.resolved_device());
   TrainingStep step(p, model.optimizer());

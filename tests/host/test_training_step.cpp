@@ -35,7 +35,7 @@ Pipeline tiny_sgd(const std::string& trainer = "") {
 
 // The first batch of the first epoch, whole, on `device`.
 TripletBatch first_batch(const Pipeline& pipeline, torch::Device device) {
-  TrainingData data(pipeline);
+  TrainingData data(pipeline, torch::kCPU);
   const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
   return data.read(rows, share_of(rows.size(0), 0, 1), 0).to(device);
 }

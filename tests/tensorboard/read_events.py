@@ -20,7 +20,8 @@ import sys
 
 import crc32c
 
-TIME_DEPENDENT = {"train/steps_per_s", "train/triplets_per_s", "epoch/seconds"}
+TIME_DEPENDENT = {"train/steps_per_s", "train/triplets_per_s", "epoch/seconds",
+                  "epoch/data_seconds"}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 

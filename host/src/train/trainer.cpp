@@ -64,7 +64,7 @@ class Loop {
         checkpoints_(pipeline, run, *writer_, model_),
         state_(checkpoints_.start(request.resume, placement, request.out)),
         model_on_device_(on_device(pipeline, model_.device())),
-        data_(pipeline),
+        data_(pipeline, model_.device()),
         parallel_(comm, model_, data_.last_batch_size(), o_.sync_batch_norm),
         step_(pipeline, model_.optimizer()) {}
 
@@ -77,6 +77,7 @@ class Loop {
       const std::vector<std::int64_t> order = data_.start_epoch(state_.epoch);
       model_.module().train();
       const auto epoch_start = std::chrono::steady_clock::now();
+      epoch_data_seconds_ = 0;
       const std::int64_t steps = data_.steps_per_epoch();
       Progress progress(fmt::format("epoch {}/{}", state_.epoch + 1, o_.epochs), steps, state_.step,
                         o_.log_every, request_.out);
@@ -125,7 +126,10 @@ class Loop {
   StepOutcome step(const torch::Tensor& rows) {
     return parallel_.naming_failures(state_, [&] {
       const BatchShare share = parallel_.share_of(rows.size(0));
+      const auto wait_start = std::chrono::steady_clock::now();
       const TripletBatch batch = data_.read(rows, share, state_.global_step).to(model_.device());
+      epoch_data_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count();
       if (!batch_checked_) {
         require_on_device(batch, model_.device());
         batch_checked_ = true;
@@ -155,7 +159,8 @@ class Loop {
         {"epoch", static_cast<double>(state_.epoch + 1)},
         {"lr", lr},
         {"loss", state_.epoch_loss_count ? state_.epoch_loss_sum / state_.epoch_loss_count : NAN},
-        {"seconds", seconds}};
+        {"seconds", seconds},
+        {"data_seconds", epoch_data_seconds_}};
     std::optional<EvaluationResult> validation;
     bool best = false;
     if (o_.validate && !p_.evaluators.empty()) validation = parallel_.validate(p_);
@@ -199,6 +204,9 @@ class Loop {
   DataParallel parallel_;
   TrainingStep step_;
   bool batch_checked_ = false;  // the first batch of this process is on the model's device
+  // The part of this epoch's seconds (of this session, when it resumed within the epoch) that the
+  // steps waited for their batch to be read and queued to the device.
+  double epoch_data_seconds_ = 0;
 };
 
 }  // namespace

@@ -22,14 +22,15 @@ double BatchShare::fraction() const {
   return static_cast<double>(last - first) / static_cast<double>(size);
 }
 
-TrainingData::TrainingData(const Pipeline& pipeline)
+TrainingData::TrainingData(const Pipeline& pipeline, torch::Device device)
     : pipeline_(pipeline),
       split_(pipeline.dataset->split("train")),
       count_(split_.triplets.size(0)),
       batch_size_(pipeline.trainer.batch_size),
       steps_(pipeline.trainer.drop_last ? count_ / batch_size_
                                         : (count_ + batch_size_ - 1) / batch_size_),
-      conditioned_(pipeline.condition_module->supervision() == Supervision::Conditioned) {
+      conditioned_(pipeline.condition_module->supervision() == Supervision::Conditioned),
+      pinned_(device.is_cuda()) {
   if (batch_size_ > count_)
     throw Error(
         fmt::format("trainer.batch_size = {} is larger than the training split, which "
@@ -117,7 +118,7 @@ TripletBatch TrainingData::read_now(const torch::Tensor& rows, const BatchShare&
                      {},
                      triplet_texts(pipeline_, split_, triplets)};
   if (conditioned_) batch.conditions = split_.conditions.index_select(0, shared_rows);
-  return batch;
+  return pinned_ ? batch.pinned() : batch;
 }
 
 }  // namespace wscsl::host

@@ -2,7 +2,8 @@
 // depends on the seed and the epoch only, cut into batches; and the images of a share of a batch,
 // augmented by their position in the whole batch, so that the augmentation does not depend on how
 // many processes share it. The next batch can be read ahead on a background thread while the step
-// trains on this one.
+// trains on this one; for a GPU the batches are read into page-locked memory, which the GPU copies
+// from while the host goes on.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,8 @@ class TrainingData {
  public:
   // Throws Error when trainer.batch_size exceeds the split, or when the condition module trains
   // with conditions and the split has none.
-  explicit TrainingData(const Pipeline& pipeline);
+  // `device` is where the batches go: for a GPU they are read into page-locked memory.
+  TrainingData(const Pipeline& pipeline, torch::Device device);
   // Waits for a batch being read ahead.
   ~TrainingData();
 
@@ -74,6 +76,7 @@ class TrainingData {
   std::int64_t batch_size_;
   std::int64_t steps_;
   bool conditioned_;
+  bool pinned_;
 };
 
 }  // namespace wscsl::host

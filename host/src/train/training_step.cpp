@@ -7,8 +7,19 @@
 namespace wscsl::host {
 
 TripletBatch TripletBatch::to(torch::Device device) const {
-  return {{images.anchor.to(device), images.close.to(device), images.far.to(device)},
-          conditions.defined() ? conditions.to(device) : conditions,
+  // To a GPU the copy is queued on the current stream and the host goes on; from pinned memory
+  // (TrainingData pins for a GPU) it overlaps with the work queued before it.
+  const bool non_blocking = device.is_cuda();
+  const auto moved = [&](const torch::Tensor& t) {
+    return t.defined() ? t.to(device, t.scalar_type(), non_blocking) : t;
+  };
+  return {{moved(images.anchor), moved(images.close), moved(images.far)}, moved(conditions), texts};
+}
+
+TripletBatch TripletBatch::pinned() const {
+  const auto pinned = [](const torch::Tensor& t) { return t.defined() ? t.pin_memory() : t; };
+  return {{pinned(images.anchor), pinned(images.close), pinned(images.far)},
+          pinned(conditions),
           texts};
 }
 

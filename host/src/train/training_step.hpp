@@ -24,6 +24,9 @@ struct TripletBatch {
 
   // The same batch with every tensor on `device`.
   TripletBatch to(torch::Device device) const;
+  // The same batch in page-locked host memory, which a GPU copies from without the host waiting
+  // (needs a CUDA LibTorch and a GPU).
+  TripletBatch pinned() const;
 };
 
 // The loss of a whole batch, and each of its terms (unweighted), in the order of
