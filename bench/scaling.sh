@@ -23,6 +23,7 @@ case "$part" in
     ;;
 esac
 source bench/common.sh
+source bench/resnet18_crb.sh
 
 # write_section <name> <text>: replaces section <name> of docs/benchmarks.md (appended if absent).
 write_section() {
@@ -43,27 +44,7 @@ default_rate() {  # <train arguments...>: steps/s of the default pipeline, best 
 # `train_triplets` are drawn from the labels.
 "$wscsl" export examples/pipelines/default.toml --out "$work/crb" --set dataset.train_items=4000 \
   --set dataset.val_items=500 --set dataset.test_items=500 >/dev/null
-cat >"$work/resnet.toml" <<TOML
-[dataset]
-type = "image_folder"
-root = "$work/crb/images"
-attributes = "$work/crb/attributes.csv"
-conditions = ["category", "color", "rotation", "background"]
-image_size = 112
-
-[backbone]
-type = "resnet18_trunk"
-embedding_dim = 64
-
-[condition_module]
-type = "discovernet"
-
-[[losses]]
-type = "margin"
-
-[trainer]
-batch_size = 64
-TOML
+resnet18_crb_pipeline "$work/crb" >"$work/resnet.toml"
 resnet_steps=$((steps / 30 > 4 ? steps / 30 : 4))
 resnet_rate() {  # <train arguments...>: steps/s of the ResNet-18 pipeline (one epoch's time)
   rm -rf "$work/resnet"

@@ -667,43 +667,19 @@ if ! skip_if_late speed 40; then
 
   # ResNet-18 at 112 px on the same images, upscaled (image_folder), its triplets drawn from their
   # labels by the rule of the benchmark's.
-  cat >"$work/resnet.toml" <<TOML
-[dataset]
-type = "image_folder"
-root = "$crb/images"
-attributes = "$crb/attributes.csv"
-conditions = ["category", "color", "rotation", "background"]
-image_size = 112
-cache_dir = "$work/cache"
-train_triplets = $((resnet_speed_steps * resnet_batch))
-
-[backbone]
-type = "resnet18_trunk"
-embedding_dim = 64
-
-[condition_module]
-type = "discovernet"
-pairs = 2
-
-[[losses]]
-type = "margin"
-margin = 0.2
-
-[trainer]
-epochs = 2
-batch_size = $resnet_batch
-threads = $resnet_threads
-optimizer = "adam"
-lr = 1e-3
-validate = false
-evaluate_after = false
-log_every = $resnet_speed_steps
-device = "$device"
-TOML
+  source bench/resnet18_crb.sh
+  resnet18_crb_pipeline "$crb" >"$work/resnet.toml"
+  # Two pair tokens, the eager reference's DiscoverNet-Set.
+  resnet_args=("$work/resnet.toml" --set dataset.cache_dir="$work/cache"
+    --set dataset.train_triplets=$((resnet_speed_steps * resnet_batch))
+    --set condition_module.pairs=2 --set trainer.epochs=2 --set trainer.batch_size="$resnet_batch"
+    --set trainer.threads="$resnet_threads" --set 'trainer.optimizer="adam"' --set trainer.lr=1e-3
+    --set trainer.validate=false --set trainer.evaluate_after=false
+    --set trainer.log_every="$resnet_speed_steps" --set trainer.device="$device")
   # float32 first (the issue's targets), then bfloat16 mixed precision.
   for precision in 32 bf16-mixed; do
     speed_pair default "$precision" "$speed_steps" 64 "${default_args[@]}"
-    speed_pair resnet18 "$precision" "$resnet_speed_steps" "$resnet_batch" "$work/resnet.toml"
+    speed_pair resnet18 "$precision" "$resnet_speed_steps" "$resnet_batch" "${resnet_args[@]}"
   done
   end "$(status_word $st)" "wscsl steps/s: ${speed_rates[*]} (speed.csv)"
 fi

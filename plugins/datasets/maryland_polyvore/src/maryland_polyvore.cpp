@@ -37,6 +37,19 @@ fs::path released_file(const fs::path& root, const std::array<const char*, 2>& n
                   what, (root / names[0]).string(), (root / names[1]).string()));
 }
 
+namespace {
+
+// The file an option names (relative to `root`), else the one of the release that is there.
+fs::path chosen_file(const fs::path& root, const std::string& option,
+                     const std::array<const char*, 2>& released_names, const std::string& what) {
+  const fs::path file =
+      option.empty() ? released_file(root, released_names, what) : under_root(root, option);
+  require_file(file, what);
+  return file;
+}
+
+}  // namespace
+
 std::map<std::int64_t, std::string> read_category_types(const fs::path& file) {
   require_file(file, "Maryland Polyvore category types");
   BadRows strict;
@@ -126,18 +139,12 @@ MarylandPolyvore::MarylandPolyvore(const Options& options)
       require_file(root_ / fmt::format("{}_no_dup.json", split), "Maryland Polyvore outfits");
     });
   missing.attempt([&] {
-    compatibility_file_ =
-        options.same_type_compatibility.empty()
-            ? released_file(root_, kCompatibilityFiles, "Maryland Polyvore compatibility lines")
-            : under_root(root_, options.same_type_compatibility);
-    require_file(compatibility_file_, "Maryland Polyvore compatibility lines");
+    compatibility_file_ = chosen_file(root_, options.same_type_compatibility, kCompatibilityFiles,
+                                      "Maryland Polyvore compatibility lines");
   });
   missing.attempt([&] {
-    blank_file_ =
-        options.same_type_fitb.empty()
-            ? released_file(root_, kBlankFiles, "Maryland Polyvore fill-in-the-blank questions")
-            : under_root(root_, options.same_type_fitb);
-    require_file(blank_file_, "Maryland Polyvore fill-in-the-blank questions");
+    blank_file_ = chosen_file(root_, options.same_type_fitb, kBlankFiles,
+                              "Maryland Polyvore fill-in-the-blank questions");
   });
   missing.throw_if_any();
   // Han's file: answers[0] is right; Vasileva's same-type file: the candidate of the set_id.
