@@ -163,6 +163,27 @@ TEST_F(EventFiles, AnEpochThatEndedAfterTheCheckpointGoes) {
   EXPECT_EQ(scalars(), (std::vector<std::pair<std::string, std::int64_t>>{{"train/loss", 5}}));
 }
 
+TEST_F(EventFiles, AWholeRecordThatIsNotAnEventIsKept) {
+  fs::path file;
+  {
+    EventLog log(dir_);
+    log.training(9, {{"loss", 1.0}});
+    log.flush();
+    file = log.file();
+  }
+  // Field number 0 makes the bytes no protocol-buffer message.
+  const std::string foreign("\x00\x01foreign", 9);
+  tensorboard::Event probe;
+  ASSERT_FALSE(probe.ParseFromString(foreign));
+  std::ofstream(file, std::ios::binary | std::ios::app) << tfrecord(foreign);
+
+  truncate_event_files(dir_, 0, 5);  // covers none of the file's scalars
+  ASSERT_TRUE(fs::exists(file));
+  const TFRecords read = read_tfrecords(file);
+  EXPECT_EQ(read.problem, "");
+  EXPECT_EQ(read.records.back(), foreign);
+}
+
 TEST_F(EventFiles, APictureMustBeAWholePng) {
   write_bytes(dir_ / "cut.png", tiny_png().substr(0, 40));
   EventLog log(dir_);

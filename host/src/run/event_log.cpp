@@ -196,15 +196,21 @@ std::vector<fs::path> event_files(const fs::path& dir) {
 void truncate_event_files(const fs::path& dir, std::int64_t epochs_done, std::int64_t global_step) {
   for (const fs::path& file : event_files(dir)) {
     std::string kept;
-    bool any_scalar = false;
+    bool keep_file = false;
     for (const std::string& record : read_tfrecords(file).records) {
       tb::Event e;
-      if (!e.ParseFromString(record) || !covered(e, epochs_done, global_step)) continue;
-      any_scalar = any_scalar || has_scalars(e);
+      // A whole record that is not an Event is not wscsl's to judge: it stays, and so does its file.
+      if (!e.ParseFromString(record)) {
+        keep_file = true;
+        kept += tfrecord(record);
+        continue;
+      }
+      if (!covered(e, epochs_done, global_step)) continue;
+      keep_file = keep_file || has_scalars(e);
       kept += tfrecord(record);
     }
     std::error_code ec;
-    if (any_scalar)
+    if (keep_file)
       write_file_atomically(file, kept);
     else if (!fs::remove(file, ec) && ec)
       throw Error(fmt::format("cannot remove {}: {}", file.string(), ec.message()));

@@ -52,8 +52,9 @@ class EventLog {
 
 // Keeps in the event files of `dir` what a checkpoint after `epochs_done` epochs and `global_step`
 // steps covers: the training scalars up to that step, the metrics of the epochs done, the
-// hyperparameters; the test metrics and pictures go (the resumed run logs them again). A file left
-// with no scalar is removed; a record cut short by a killed process ends its file.
+// hyperparameters; the test metrics and pictures go (the resumed run logs them again). A whole
+// record that is not an Event stays where it was. A file left with no scalar and no such record is
+// removed; a record cut short by a killed process ends its file.
 void truncate_event_files(const std::filesystem::path& dir, std::int64_t epochs_done,
                           std::int64_t global_step);
 

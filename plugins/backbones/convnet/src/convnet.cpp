@@ -6,6 +6,9 @@
 
 #include <torch/nn/init.h>
 #include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/pooling.h>
 
 #include "wscsl/config/image_fields.hpp"
 #include "wscsl/config/limits.hpp"

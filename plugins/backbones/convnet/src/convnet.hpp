@@ -4,6 +4,9 @@
 
 #include <cstdint>
 
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/linear.h>
+
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::convnet {
