@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
+#include "built_pipeline.hpp"
 #include "cli/triplet_files.hpp"
 #include "pipelines.hpp"
 #include "train/trainer.hpp"
-#include "wscsl/config/toml.hpp"
 #include "wscsl/data/csn_layout.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
 
@@ -35,7 +35,7 @@ batch_size = 4
 threads = 1
 log_every = 1000
 )";
-    return build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+    return test::built_pipeline(text);
   }
 
   // Trains two steps and checks they ran and the model is still finite.

@@ -9,20 +9,15 @@
 
 #include <torch/torch.h>
 
+#include "built_pipeline.hpp"
 #include "pipelines.hpp"
 #include "train/device_check.hpp"
-#include "wscsl/config/toml.hpp"
 #include "wscsl/error.hpp"
 
 using namespace wscsl;
 using namespace wscsl::host;
 
 namespace {
-
-Pipeline tiny() {
-  return build_pipeline(parse_toml(test::tiny_pipeline(), "tiny.toml"), "tiny.toml",
-                        test::in_tree_plugins());
-}
 
 // The message of the Error that `check` throws, or "" when it throws none.
 template <class Check>
@@ -42,7 +37,7 @@ void expect_contains(const std::string& text, const std::string& part) {
 }  // namespace
 
 TEST(DeviceCheck, TheComponentsAreTheModelsAndOnItsDeviceTheyPass) {
-  const Pipeline p = tiny();
+  const Pipeline p = test::built_tiny_pipeline();
   const std::vector<ModelComponent> components = model_components(p);
   ASSERT_EQ(components.size(), 3u);  // backbone, condition module, one loss
   EXPECT_EQ(components[0].label, p.backbone->label());
@@ -59,7 +54,7 @@ TEST(DeviceCheck, TheComponentsAreTheModelsAndOnItsDeviceTheyPass) {
 // A parameter made on another device than the model's (here the meta device: LibTorch 1.13 cannot
 // move one there in place), deep in a component: in the set module g of DiscoverNet.
 TEST(DeviceCheck, AParameterOnAnotherDeviceIsNamedWithItsComponentAndDevice) {
-  const Pipeline p = tiny();
+  const Pipeline p = test::built_tiny_pipeline();
   p.condition_module->named_children()["g"]->register_parameter("stray",
                                                                 torch::zeros({2}, torch::kMeta));
   const std::string message = refusal([&] { require_on_device(model_components(p), torch::kCPU); });
@@ -70,7 +65,7 @@ TEST(DeviceCheck, AParameterOnAnotherDeviceIsNamedWithItsComponentAndDevice) {
 }
 
 TEST(DeviceCheck, ABufferLeftOnAnotherDeviceIsNamed) {
-  const Pipeline p = tiny();
+  const Pipeline p = test::built_tiny_pipeline();
   p.backbone->register_buffer("stray", torch::zeros({2}, torch::kMeta));
   const std::string message = refusal([&] { require_on_device(model_components(p), torch::kCPU); });
   expect_contains(message, p.backbone->label() + " holds its buffer 'stray' on meta");
@@ -78,7 +73,7 @@ TEST(DeviceCheck, ABufferLeftOnAnotherDeviceIsNamed) {
 
 // The placement's device is not where the model is: its first tensor is named.
 TEST(DeviceCheck, AModelOnAnotherDeviceThanThePlacementIsRefused) {
-  const Pipeline p = tiny();
+  const Pipeline p = test::built_tiny_pipeline();
   const std::string message =
       refusal([&] { require_on_device(model_components(p), torch::Device(torch::kMeta)); });
   expect_contains(message, p.backbone->label() + " holds its parameter '");

@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "built_pipeline.hpp"
 #include "cli/npy.hpp"
 #include "evaluation/evaluation.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipelines.hpp"
 #include "run/curves.hpp"
-#include "wscsl/config/toml.hpp"
 #include "wscsl/plot/canvas.hpp"
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/util/rng.hpp"
@@ -22,16 +22,14 @@ using namespace wscsl::host;
 TEST(Evaluation, ASplitOfTwentyThousandTripletsEmbedsEachOfItsFiveThousandImagesOnce) {
   // The tiny pipeline's evaluators (and two more) on a 5,000-image, 20,000-triplet test split:
   // the backbone sees every image exactly once, however many triplets reference it.
-  Pipeline pipeline = build_pipeline(parse_toml(test::tiny_pipeline() + R"(
+  Pipeline pipeline = test::built_pipeline(test::tiny_pipeline() + R"(
 [[evaluators]]
 type = "reversed_triplets"
 
 [[evaluators]]
 type = "retrieval"
 queries = 100
-)",
-                                                "p.toml"),
-                                     "p.toml", test::in_tree_plugins());
+)");
   const std::int64_t images = 5000, triplets = 20000;
   DatasetInfo info = wscsl::testing::dataset_info({"a", "b"});
   info.height = info.width = 2;

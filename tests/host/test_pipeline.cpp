@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <torch/cuda.h>
 
+#include "built_pipeline.hpp"
 #include "distributed/placement.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipelines.hpp"
@@ -21,7 +22,7 @@ namespace {
 
 Diagnostics build_errors(const std::string& text) {
   try {
-    build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+    test::built_pipeline(text);
   } catch (const ConfigError& e) {
     return e.diagnostics();
   }
@@ -53,8 +54,7 @@ TEST(Pipeline, ThreeMistakesGiveThreeDiagnosticsAtTheirPositions) {
 }
 
 TEST(Pipeline, BuildsEveryComponentAndResolvesDefaults) {
-  const Pipeline p = build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml",
-                                    test::in_tree_plugins());
+  const Pipeline p = test::built_pipeline(test::tiny_pipeline());
   EXPECT_EQ(p.backbone->embedding_dim(), 8);
   EXPECT_EQ(p.condition_module->num_embeddings(), 4);  // from the dataset's conditions
   EXPECT_EQ(p.losses.size(), 1u);
@@ -68,14 +68,12 @@ TEST(Pipeline, BuildsEveryComponentAndResolvesDefaults) {
 }
 
 TEST(Pipeline, ASecondEvaluatorOfATypeHasItsNameInItsBenchColumns) {
-  const Pipeline p = build_pipeline(parse_toml(test::tiny_pipeline() + R"(
+  const Pipeline p = test::built_pipeline(test::tiny_pipeline() + R"(
 [[evaluators]]
 type = "alignment"
 name = "strict"
 ties = "strict"
-)",
-                                               "p.toml"),
-                                    "p.toml", test::in_tree_plugins());
+)");
   std::map<std::string, std::string> column_of;
   for (const DeclaredMetric& m : declared_metrics(p))
     column_of[m.name] = m.column;
@@ -86,14 +84,12 @@ ties = "strict"
 }
 
 TEST(Pipeline, ResolvedTomlIsAValidPipelineThatResolvesToItself) {
-  const Pipeline p = build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml",
-                                    test::in_tree_plugins());
+  const Pipeline p = test::built_pipeline(test::tiny_pipeline());
   const std::string text = resolved_toml(p, place(p.trainer, World{}));
   EXPECT_NE(text.find("[provenance]"), std::string::npos);
   EXPECT_NE(text.find("threads = 2"), std::string::npos);
   EXPECT_NE(text.find("processes = 1"), std::string::npos);
-  const Pipeline again =
-      build_pipeline(parse_toml(text, "resolved.toml"), "resolved.toml", test::in_tree_plugins());
+  const Pipeline again = test::built_pipeline(text, "resolved.toml");
   EXPECT_EQ(again.resolved, p.resolved);
 }
 
@@ -226,7 +222,7 @@ TEST(Contracts, LossesGetOnlyWhatTheyNeed) {
   std::string text = test::tiny_pipeline();
   text.replace(text.find("type = \"margin\""), 15,
                "type = \"margin\"\n\n[[losses]]\ntype = \"semantic_regularizer\"");
-  const Pipeline p = build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+  const Pipeline p = test::built_pipeline(text);
   EXPECT_TRUE(p.losses_need(Resource::ReversedScores));
   EXPECT_FALSE(p.losses_need(Resource::TrainingImages));
   EXPECT_FALSE(p.losses[0].loss->contract().needs_resource(Resource::ReversedScores));
@@ -306,15 +302,12 @@ TEST(Pipeline, TrainerDeviceAcceptsItsFormsAndNamesThemWhenMisspelled) {
 
   for (const char* spelled : {"cpu", "auto"}) {
     const auto [text, line] = with_device("\"" + std::string(spelled) + "\"");
-    const Pipeline p =
-        build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+    const Pipeline p = test::built_pipeline(text);
     EXPECT_EQ(p.resolved.find("trainer")->find("device")->as_string(), spelled);
   }
-  const Pipeline cpu = build_pipeline(parse_toml(with_device("\"cpu\"").first, "p.toml"), "p.toml",
-                                      test::in_tree_plugins());
+  const Pipeline cpu = test::built_pipeline(with_device("\"cpu\"").first);
   EXPECT_EQ(cpu.trainer.resolved_device(), torch::Device(torch::kCPU));
-  const Pipeline automatic = build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml",
-                                            test::in_tree_plugins());
+  const Pipeline automatic = test::built_pipeline(test::tiny_pipeline());
   EXPECT_EQ(automatic.trainer.device.kind, DeviceKind::Auto);
   EXPECT_EQ(automatic.trainer.resolved_device().type(),
             torch::cuda::is_available() ? torch::kCUDA : torch::kCPU);
@@ -398,7 +391,7 @@ TEST(Pipeline, LossWeightsAndNamesAreHostKeys) {
   std::string text = test::tiny_pipeline();
   text.replace(text.find("type = \"margin\""), 15,
                "type = \"margin\"\nweight = 0.5\nname = \"hinge\"\nmargin = 0.3");
-  const Pipeline p = build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+  const Pipeline p = test::built_pipeline(text);
   EXPECT_EQ(p.losses[0].weight, 0.5);
   EXPECT_EQ(p.losses[0].name, "hinge");
   std::string bad = test::tiny_pipeline();
@@ -514,7 +507,7 @@ TEST(Pipeline, AnOptionWithoutEffectIsReportedAtItsLine) {
       "[trainer] 'select_mode' = \"min\" has no effect: it is read only with a select_metric");
 
   const std::string quick = with_trainer("validate = false");
-  const Pipeline p = build_pipeline(parse_toml(quick, "p.toml"), "p.toml", test::in_tree_plugins());
+  const Pipeline p = test::built_pipeline(quick);
   ASSERT_EQ(p.warnings.all().size(), 1u) << p.warnings.format();
   EXPECT_EQ(p.warnings.all()[0].severity, Diagnostic::Severity::Warning);
   EXPECT_EQ(p.warnings.all()[0].where.str(), position_of(quick, "\"alignment/ot_accuracy\""));
@@ -546,8 +539,7 @@ TEST(Pipeline, AnEarlierRunsRecordWithOptionsThatAreNotReadStillOpens) {
   std::string text = test::tiny_pipeline();
   text.replace(text.find("[trainer]"), 9, "[trainer]\nmomentum = 0.9\nstep_size = 30");
   text += "\n[provenance]\nwscsl = \"0.1.0\"\n";
-  const Pipeline p =
-      build_pipeline(parse_toml(text, "resolved.toml"), "resolved.toml", test::in_tree_plugins());
+  const Pipeline p = test::built_pipeline(text, "resolved.toml");
   EXPECT_TRUE(p.warnings.empty()) << p.warnings.format();
   EXPECT_EQ(p.resolved.find("trainer")->find("momentum"), nullptr);
 }

@@ -1,19 +1,14 @@
 // The probe of `wscsl check` (host/src/pipeline/probe.hpp).
 #include <gtest/gtest.h>
 
+#include "built_pipeline.hpp"
 #include "pipeline/probe.hpp"
 #include "pipelines.hpp"
-#include "wscsl/config/toml.hpp"
 
 using namespace wscsl;
 using namespace wscsl::host;
 
 namespace {
-
-Pipeline tiny() {
-  return build_pipeline(parse_toml(test::tiny_pipeline(), "p.toml"), "p.toml",
-                        test::in_tree_plugins());
-}
 
 std::vector<torch::Tensor> copies(const std::vector<torch::Tensor>& tensors) {
   std::vector<torch::Tensor> out;
@@ -31,7 +26,7 @@ void expect_equal(const std::vector<torch::Tensor>& a, const std::vector<torch::
 }  // namespace
 
 TEST(Probe, RunsEveryComponentAndLeavesTheModelAndTheRandomStreamAsTheyWere) {
-  const Pipeline p = tiny();
+  const Pipeline p = test::built_tiny_pipeline();
   const auto model = p.model();
   const std::vector<torch::Tensor> parameters = copies(model->parameters());
   const std::vector<torch::Tensor> buffers = copies(model->buffers());
@@ -51,7 +46,8 @@ TEST(Probe, RunsEveryComponentAndLeavesTheModelAndTheRandomStreamAsTheyWere) {
 }
 
 TEST(Probe, ASkippedComponentIsReplacedByRandomTensorsOfItsDeclaredShapes) {
-  const ProbeReport report = probe_pipeline(tiny(), {Kind::Backbone, Kind::ConditionModule});
+  const ProbeReport report =
+      probe_pipeline(test::built_tiny_pipeline(), {Kind::Backbone, Kind::ConditionModule});
   EXPECT_EQ(report.ran,
             (std::vector<std::string>{"φ skipped (random [4, 8])", "ψ skipped (random [4, 4, 8])",
                                       "weights skipped (random [4, 4])", "loss 'margin'"}));

@@ -12,10 +12,10 @@
 #include <torch/cuda.h>
 #include <torch/optim/adam.h>
 
-#include "pipelines.hpp"
+#include "built_pipeline.hpp"
 #include "metrics_log.hpp"
+#include "pipelines.hpp"
 #include "train/trainer.hpp"
-#include "wscsl/config/toml.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
 namespace fs = std::filesystem;
@@ -32,13 +32,8 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-Pipeline tiny() {
-  return build_pipeline(parse_toml(test::tiny_pipeline(), "tiny.toml"), "tiny.toml",
-                        test::in_tree_plugins());
-}
-
 TrainResult run(const fs::path& dir, bool resume, std::int64_t stop_after = 0) {
-  Pipeline p = tiny();
+  Pipeline p = test::built_tiny_pipeline();
   const RunDirectory run = resume ? RunDirectory::open(dir) : RunDirectory::create(dir);
   TrainRequest request;
   request.resume = resume;
@@ -51,7 +46,7 @@ TrainResult run(const fs::path& dir, bool resume, std::int64_t stop_after = 0) {
 
 // Every model tensor of a checkpoint, by name.
 std::map<std::string, torch::Tensor> weights(const fs::path& checkpoint) {
-  Pipeline p = tiny();
+  Pipeline p = test::built_tiny_pipeline();
   auto model = p.model();
   load_checkpoint(checkpoint, *model, nullptr, false, torch::kCPU);
   std::map<std::string, torch::Tensor> out;
@@ -126,7 +121,7 @@ TEST(Checkpoint, DamagedBytesAreRefusedBeforeLoading) {
   run(dir, false, 3);
   const fs::path last = dir / "checkpoints" / "last.pt";
   const std::string good = read_file(last);
-  Pipeline p = tiny();
+  Pipeline p = test::built_tiny_pipeline();
   auto model = p.model();
   EXPECT_NO_THROW(load_checkpoint(last, *model, nullptr, false, torch::kCPU));
   const auto refusal = [&](std::string bytes) {
@@ -197,7 +192,7 @@ TEST(Checkpoint, CorruptOrForeignFilesAreClearErrors) {
   const fs::path dir = fresh_dir("corrupt");
   fs::create_directories(dir);
   write_file_atomically(dir / "bad.pt", "not a checkpoint");
-  Pipeline p = tiny();
+  Pipeline p = test::built_tiny_pipeline();
   auto model = p.model();
   try {
     load_checkpoint(dir / "bad.pt", *model, nullptr, false, torch::kCPU);
@@ -217,7 +212,7 @@ TEST(Checkpoint, LoadsOntoTheDeviceAskedForWhateverDeviceWroteIt) {
   fs::create_directories(dir);
   const torch::Device written_on =
       torch::cuda::is_available() ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
-  Pipeline trained = tiny();
+  Pipeline trained = test::built_tiny_pipeline();
   auto model = trained.model();
   model->to(written_on);
   std::vector<torch::Tensor> trainable;
@@ -233,7 +228,7 @@ TEST(Checkpoint, LoadsOntoTheDeviceAskedForWhateverDeviceWroteIt) {
   save_checkpoint(dir / "written.pt", *model, &adam, state);
 
   for (const torch::Device device : {torch::Device(torch::kCPU), written_on}) {
-    Pipeline fresh = tiny();
+    Pipeline fresh = test::built_tiny_pipeline();
     auto loaded = fresh.model();
     std::vector<torch::Tensor> to_train;
     for (const torch::Tensor& p : loaded->parameters())

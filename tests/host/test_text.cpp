@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "built_pipeline.hpp"
 #include "evaluation/evaluation.hpp"
 #include "pipelines.hpp"
 #include "train/data_parallel.hpp"
@@ -16,7 +17,6 @@
 #include "train/training_data.hpp"
 #include "train/training_model.hpp"
 #include "train/training_step.hpp"
-#include "wscsl/config/toml.hpp"
 #include "wscsl/data/outfit_benchmark.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
 
@@ -93,7 +93,7 @@ field = "title"
 )";
 
 Pipeline build(const std::string& text) {
-  return build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+  return test::built_pipeline(text);
 }
 
 // One process alone: the loss is differentiated as it is.

@@ -9,6 +9,7 @@
 
 #include <torch/autograd.h>
 
+#include "built_pipeline.hpp"
 #include "distributed/communicator.hpp"
 #include "pipelines.hpp"
 #include "train/autocast_scope.hpp"
@@ -16,7 +17,6 @@
 #include "train/training_data.hpp"
 #include "train/training_model.hpp"
 #include "train/training_step.hpp"
-#include "wscsl/config/toml.hpp"
 
 using namespace wscsl;
 using namespace wscsl::host;
@@ -30,7 +30,7 @@ constexpr double kLr = 0.01;  // the tiny pipeline's
 Pipeline tiny_sgd(const std::string& trainer = "") {
   const std::string text =
       test::tiny_pipeline() + "optimizer = \"sgd\"\nmomentum = 0.0\n" + trainer;
-  return build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+  return test::built_pipeline(text);
 }
 
 // The first batch of the first epoch, whole, on `device`.
@@ -154,8 +154,7 @@ TEST(TrainingStep, ReportsEachLossTermUnweightedUnderItsLossName) {
   const std::string text = test::tiny_pipeline() +
                            "optimizer = \"sgd\"\nmomentum = 0.0\n\n[[losses]]\nname = \"wide\"\n"
                            "type = \"margin\"\nmargin = 0.5\nweight = 0.25\n";
-  const Pipeline two =
-      build_pipeline(parse_toml(text, "p.toml"), "p.toml", test::in_tree_plugins());
+  const Pipeline two = test::built_pipeline(text);
   TrainingModel two_model(two, two.trainer.resolved_device());
   const TripletBatch batch = first_batch(single, single_model.device());
   Unshared alone, alone_too;
