@@ -387,7 +387,8 @@ else
   # Past a failing translation unit the rest is still built (-k), so that one plugin's error
   # leaves the phases that do not need it to run.
   keep_going=(-k)
-  [ "${CMAKE_GENERATOR:-}" != Ninja ] || keep_going=(-k 0)
+  generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null)
+  [ "${generator:-${CMAKE_GENERATOR:-}}" != Ninja ] || keep_going=(-k 0)
   run_logged build.log "$(limit 330)" scripts/build.sh "${build_args[@]}" --target runtime -- "${keep_going[@]}"
   st=$?
   warnings=$(grep -c 'warning:' "$logs/build.log")
