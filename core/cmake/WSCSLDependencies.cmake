@@ -23,8 +23,15 @@ function(wscsl_find_fmt)
   set(torch_fmt "${TORCH_INSTALL_PREFIX}/include")
   if(TORCH_INSTALL_PREFIX AND NOT TORCH_INSTALL_PREFIX MATCHES "^/usr(/local)?/?$"
      AND EXISTS "${torch_fmt}/fmt/format.h")
+    # A folder holding only fmt/ of LibTorch's include folder: the libraries built without LibTorch
+    # must not see its other headers (an older Protocol Buffers' among them).
+    set(fmt_only "${CMAKE_BINARY_DIR}/wscsl_torch_fmt")
+    if(NOT IS_SYMLINK "${fmt_only}/fmt")
+      file(MAKE_DIRECTORY "${fmt_only}")
+      file(CREATE_LINK "${torch_fmt}/fmt" "${fmt_only}/fmt" SYMBOLIC)
+    endif()
     add_library(fmt::fmt INTERFACE IMPORTED GLOBAL)
-    set_target_properties(fmt::fmt PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${torch_fmt}"
+    set_target_properties(fmt::fmt PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${fmt_only}"
       INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY)
     message(STATUS "fmt: the headers LibTorch ships (${torch_fmt}/fmt), header-only")
   else()

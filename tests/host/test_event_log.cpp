@@ -1,5 +1,6 @@
 // TensorBoard's event files (host/src/run/tfrecord.hpp, event_log.hpp): the TFRecord framing and
-// its checksums, what a resumed run keeps of the files, and the hyperparameters of a pipeline.
+// its checksums, and what a resumed run keeps of the files. Built without LibTorch, as the event
+// log is (host/CMakeLists.txt).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -12,9 +13,7 @@
 #include "run/event_log.hpp"
 #include "run/tfrecord.hpp"
 #include "tensorboard_events.pb.h"
-#include "train/tensorboard_log.hpp"
-#include "wscsl/config/toml.hpp"
-#include "wscsl/util/atomic_file.hpp"
+#include "wscsl/error.hpp"
 
 namespace fs = std::filesystem;
 using namespace wscsl;
@@ -194,27 +193,4 @@ TEST_F(EventFiles, APictureMustBeAWholePng) {
     EXPECT_NE(std::string(e.what()).find("cut.png is not a whole PNG"), std::string::npos)
         << e.what();
   }
-}
-
-TEST(HParams, ThePipelinesOptionsFlattenedByTheirPath) {
-  const ConfigNode root = parse_toml(
-      "[trainer]\nlr = 0.5\nseed = 3\nvalidate = true\n[dataset]\ntype = \"fashion_crb\"\n"
-      "[[losses]]\ntype = \"margin\"\n[[losses]]\ntype = \"logistic\"\n"
-      "[backbone]\nsizes = [1, 2]\n",
-      "p.toml");
-  const std::map<std::string, HParamValue> h = pipeline_hparams(root);
-  EXPECT_EQ(h.at("trainer.lr"), HParamValue(0.5));
-  EXPECT_EQ(h.at("trainer.seed"), HParamValue(3.0));
-  EXPECT_EQ(h.at("trainer.validate"), HParamValue(true));
-  EXPECT_EQ(h.at("dataset.type"), HParamValue(std::string("fashion_crb")));
-  EXPECT_EQ(h.at("losses.1.type"), HParamValue(std::string("logistic")));
-  EXPECT_EQ(h.at("backbone.sizes"), HParamValue(std::string("[1, 2]")));
-}
-
-TEST(HParams, RunsThatDifferOnlyInTheirSeedShareAGroup) {
-  std::map<std::string, HParamValue> a = {{"trainer.seed", 1.0}, {"trainer.lr", 0.5}};
-  std::map<std::string, HParamValue> b = {{"trainer.seed", 2.0}, {"trainer.lr", 0.5}};
-  std::map<std::string, HParamValue> c = {{"trainer.seed", 1.0}, {"trainer.lr", 0.25}};
-  EXPECT_EQ(hparams_group(a), hparams_group(b));
-  EXPECT_NE(hparams_group(a), hparams_group(c));
 }

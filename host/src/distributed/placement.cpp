@@ -1,6 +1,7 @@
 #include "placement.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include <fmt/format.h>
 #include <torch/cuda.h>
@@ -17,7 +18,9 @@ Placement place(const TrainerOptions& trainer, const World& world) {
     p.threads = std::max(1, p.threads / world.local_size);
   p.device = trainer.resolved_device();
   if (world.size > 1 && p.device.is_cuda() && !p.device.has_index()) {
-    if (static_cast<std::size_t>(world.local_rank) >= torch::cuda::device_count())
+    // device_count() is a size_t in LibTorch 1.13 and 2.6, a c10::DeviceIndex in 2.11.
+    if (static_cast<std::int64_t>(world.local_rank) >=
+        static_cast<std::int64_t>(torch::cuda::device_count()))
       throw Error(fmt::format("rank {} is process {} of its machine, which has {} visible GPU(s)",
                               world.rank, world.local_rank, torch::cuda::device_count()));
     p.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(world.local_rank));
