@@ -1,6 +1,7 @@
 """Reads wscsl's TensorBoard event files independently of wscsl's own code: TFRecord framing with
-every CRC-32C checked (Debian's python3-crc32c), Event messages decoded by Debian's python3-protobuf
-with the message definitions compiled by protoc.
+every CRC-32C checked (Debian's python3-crc32c, else TensorBoard's own masked CRC-32C where
+TensorBoard is installed without it, as on the GPU machines), Event messages decoded by
+python3-protobuf with the message definitions compiled by protoc.
 
   read_events.py PROTO_DIR check RUN --steps S --epochs E --log-every K [--pictures P]
                  [--only-term LOSS/TERM]
@@ -18,7 +19,15 @@ import os
 import struct
 import sys
 
-import crc32c
+try:
+    import crc32c
+
+    def masked_crc32c(data):
+        crc = crc32c.crc32c(data)
+        return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+except ImportError:
+    from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import masked_crc32c
 
 TIME_DEPENDENT = {"train/steps_per_s", "train/triplets_per_s", "epoch/seconds",
                   "epoch/data_seconds"}
@@ -27,10 +36,6 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 def fail(message):
     sys.exit(f"read_events: {message}")
-
-
-def masked(crc):
-    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
 def records(path):
@@ -42,13 +47,13 @@ def records(path):
         header = data[at : at + 8]
         (length,) = struct.unpack("<Q", header)
         (length_crc,) = struct.unpack("<I", data[at + 8 : at + 12])
-        if masked(crc32c.crc32c(header)) != length_crc:
+        if masked_crc32c(header) != length_crc:
             fail(f"{path}: the length at byte {at} fails its CRC-32C")
         payload = data[at + 12 : at + 12 + length]
         if len(payload) != length or len(data) < at + 16 + length:
             fail(f"{path}: the record at byte {at} is cut short")
         (data_crc,) = struct.unpack("<I", data[at + 12 + length : at + 16 + length])
-        if masked(crc32c.crc32c(payload)) != data_crc:
+        if masked_crc32c(payload) != data_crc:
             fail(f"{path}: the record at byte {at} fails its data's CRC-32C")
         yield payload
         at += 16 + length
