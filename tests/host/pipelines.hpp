@@ -66,4 +66,9 @@ log_every = 1000
 )";
 }
 
+// A [trainer] line for the tiny pipeline (whose last table is [trainer]) in the tests that compare
+// runs bit for bit, which only the CPU promises (docs/reliability.md): on a machine with a GPU,
+// "auto" would train there.
+inline constexpr const char* kOnTheCpu = "device = \"cpu\"\n";
+
 }  // namespace wscsl::test

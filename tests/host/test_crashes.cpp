@@ -49,7 +49,7 @@ class Crashes : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     pipeline_ = dir_ / "tiny.toml";
-    std::ofstream(pipeline_) << wscsl::test::tiny_pipeline();
+    std::ofstream(pipeline_) << wscsl::test::tiny_pipeline() + wscsl::test::kOnTheCpu;
     const auto start = std::chrono::steady_clock::now();
     const Finished reference =
         Launch(continue_run(pipeline_, dir_ / "reference"), "", dir_ / "reference.log").wait();
@@ -162,7 +162,7 @@ TEST(Checkpoint, NonFiniteWeightsAreNeverCommitted) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path pipeline = dir / "tiny.toml";
-  std::ofstream(pipeline) << wscsl::test::tiny_pipeline();
+  std::ofstream(pipeline) << wscsl::test::tiny_pipeline() + wscsl::test::kOnTheCpu;
   const fs::path run = dir / "run";
   const std::string sgd = " --set trainer.optimizer=sgd --set trainer.checkpoint_every=1";
   const Finished first = Launch("train " + pipeline.string() + " --run-dir " + run.string() + sgd +
@@ -196,7 +196,7 @@ TEST(Checkpoint, AFailedWriteLosesNothing) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path pipeline = dir / "tiny.toml";
-  std::ofstream(pipeline) << wscsl::test::tiny_pipeline();
+  std::ofstream(pipeline) << wscsl::test::tiny_pipeline() + wscsl::test::kOnTheCpu;
   const std::string every = " --set trainer.checkpoint_every=1";
   const fs::path reference = dir / "reference";
   ASSERT_EQ(Launch("train " + pipeline.string() + " --run-dir " + reference.string() + every, "",

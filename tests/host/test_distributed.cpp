@@ -41,7 +41,7 @@ std::string pipeline_text() {
   std::string text = wscsl::test::tiny_pipeline();
   const std::string dim = "embedding_dim = 8\n";
   text.replace(text.find(dim), dim.size(), dim + "normalization = \"none\"\n");
-  return text + "\n";
+  return text + wscsl::test::kOnTheCpu + "\n";
 }
 
 // 10 epochs of 5 steps of 32 triplets.
@@ -202,7 +202,7 @@ class Distributed : public ::testing::Test {
     two_step_ =
         Launch(first_step(dir_ / "two_step") + " --nproc 2", "", dir_ / "two_step.log").wait();
     const fs::path batch_norm = dir_ / "batch_norm.toml";
-    std::ofstream(batch_norm) << wscsl::test::tiny_pipeline();
+    std::ofstream(batch_norm) << wscsl::test::tiny_pipeline() + wscsl::test::kOnTheCpu;
     const auto first_bn_step = [&](const std::string& run) {
       return "train " + batch_norm.string() + " --run-dir " + (dir_ / run).string() + kOneStep;
     };

@@ -33,7 +33,7 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 TrainResult run(const fs::path& dir, bool resume, std::int64_t stop_after = 0) {
-  Pipeline p = test::built_tiny_pipeline();
+  Pipeline p = test::built_pipeline(test::tiny_pipeline() + test::kOnTheCpu);
   const RunDirectory run = resume ? RunDirectory::open(dir) : RunDirectory::create(dir);
   TrainRequest request;
   request.resume = resume;
@@ -46,7 +46,7 @@ TrainResult run(const fs::path& dir, bool resume, std::int64_t stop_after = 0) {
 
 // Every model tensor of a checkpoint, by name.
 std::map<std::string, torch::Tensor> weights(const fs::path& checkpoint) {
-  Pipeline p = test::built_tiny_pipeline();
+  Pipeline p = test::built_pipeline(test::tiny_pipeline() + test::kOnTheCpu);
   auto model = p.model();
   load_checkpoint(checkpoint, *model, nullptr, false, torch::kCPU);
   std::map<std::string, torch::Tensor> out;
@@ -121,7 +121,7 @@ TEST(Checkpoint, DamagedBytesAreRefusedBeforeLoading) {
   run(dir, false, 3);
   const fs::path last = dir / "checkpoints" / "last.pt";
   const std::string good = read_file(last);
-  Pipeline p = test::built_tiny_pipeline();
+  Pipeline p = test::built_pipeline(test::tiny_pipeline() + test::kOnTheCpu);
   auto model = p.model();
   EXPECT_NO_THROW(load_checkpoint(last, *model, nullptr, false, torch::kCPU));
   const auto refusal = [&](std::string bytes) {
@@ -192,7 +192,7 @@ TEST(Checkpoint, CorruptOrForeignFilesAreClearErrors) {
   const fs::path dir = fresh_dir("corrupt");
   fs::create_directories(dir);
   write_file_atomically(dir / "bad.pt", "not a checkpoint");
-  Pipeline p = test::built_tiny_pipeline();
+  Pipeline p = test::built_pipeline(test::tiny_pipeline() + test::kOnTheCpu);
   auto model = p.model();
   try {
     load_checkpoint(dir / "bad.pt", *model, nullptr, false, torch::kCPU);
