@@ -11,9 +11,10 @@ rm -rf "$out"
 mkdir -p "$out"
 "$python" "$root/bench/torchscript_equivalents.py" "$out/scripts" "$root/examples/pipelines/default.toml"
 pipeline="$out/scripts/scripted_both.toml"
+# On the CPU, which alone promises that the resumed run's losses are the whole run's, bit for bit.
 small=(--set dataset.train_items=256 --set dataset.val_items=96 --set dataset.test_items=96
   --set dataset.train_triplets=320 --set dataset.val_triplets=64 --set dataset.test_triplets=64
-  --set trainer.epochs=2)
+  --set trainer.epochs=2 --set trainer.device=cpu)
 "$wscsl" check "$pipeline" "${small[@]}"
 "$wscsl" train "$pipeline" --run-dir "$out/whole" "${small[@]}"
 "$wscsl" train "$pipeline" --run-dir "$out/resumed" "${small[@]}" --stop-after-steps 7

@@ -12,11 +12,13 @@ read_events=("$python" "$root/tests/tensorboard/read_events.py" "$proto")
 rm -rf "$out"
 mkdir -p "$out"
 pipeline="$root/examples/pipelines/default.toml"
-# 2 epochs of 5 steps, a checkpoint and the training scalars at every step.
+# 2 epochs of 5 steps, a checkpoint and the training scalars at every step; on the CPU, which alone
+# promises that the resumed run logs the whole run's very values (and two processes would need two
+# GPUs).
 small=(--set dataset.train_items=256 --set dataset.val_items=96 --set dataset.test_items=96
   --set dataset.train_triplets=320 --set dataset.val_triplets=64 --set dataset.test_triplets=64
   --set trainer.epochs=2 --set trainer.threads=1 --set trainer.log_every=1
-  --set trainer.checkpoint_every=1)
+  --set trainer.checkpoint_every=1 --set trainer.device=cpu)
 # With an evaluator that draws: its picture is logged beside curves.png.
 {
   cat "$pipeline"
