@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <torch/nn/modules/conv.h>
+
 #include "wscsl/testing/harness.hpp"
 
 using namespace wscsl;

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include <torch/nn/modules/linear.h>
+
 #include "triplet_summary.hpp"
 #include "wscsl/sdk.hpp"
 
