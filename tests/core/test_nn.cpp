@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include <torch/nn/modules/batchnorm.h>
+
 #include "wscsl/error.hpp"
 #include "wscsl/nn/batch_norm.hpp"
 #include "wscsl/nn/condition_masks.hpp"

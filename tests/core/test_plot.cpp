@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <torch/types.h>
+
 #include "wscsl/error.hpp"
 #include "wscsl/plot/canvas.hpp"
 #include "wscsl/plot/chart.hpp"
