@@ -1,26 +1,28 @@
 #include "training_step.hpp"
 
 #include <cmath>
+#include <functional>
 
 #include "autocast_scope.hpp"
 
 namespace wscsl::host {
 
+TripletBatch TripletBatch::with_each_tensor(
+    const std::function<torch::Tensor(const torch::Tensor&)>& f) const {
+  const auto apply = [&](const torch::Tensor& t) { return t.defined() ? f(t) : t; };
+  return {{apply(images.anchor), apply(images.close), apply(images.far)}, apply(conditions), texts};
+}
+
 TripletBatch TripletBatch::to(torch::Device device) const {
   // To a GPU the copy is queued on the current stream and the host goes on; from pinned memory
   // (TrainingData pins for a GPU) it overlaps with the work queued before it.
   const bool non_blocking = device.is_cuda();
-  const auto moved = [&](const torch::Tensor& t) {
-    return t.defined() ? t.to(device, t.scalar_type(), non_blocking) : t;
-  };
-  return {{moved(images.anchor), moved(images.close), moved(images.far)}, moved(conditions), texts};
+  return with_each_tensor(
+      [&](const torch::Tensor& t) { return t.to(device, t.scalar_type(), non_blocking); });
 }
 
 TripletBatch TripletBatch::pinned() const {
-  const auto pinned = [](const torch::Tensor& t) { return t.defined() ? t.pin_memory() : t; };
-  return {{pinned(images.anchor), pinned(images.close), pinned(images.far)},
-          pinned(conditions),
-          texts};
+  return with_each_tensor([](const torch::Tensor& t) { return t.pin_memory(); });
 }
 
 TrainingStep::TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer)

@@ -4,6 +4,7 @@
 // LossSharing (train/data_parallel.hpp).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,8 @@ struct TripletBatch {
   // The same batch in page-locked host memory, which a GPU copies from without the host waiting
   // (needs a CUDA LibTorch and a GPU).
   TripletBatch pinned() const;
+  // The same batch with `f` applied to each of its defined tensors (the texts as they are).
+  TripletBatch with_each_tensor(const std::function<torch::Tensor(const torch::Tensor&)>& f) const;
 };
 
 // The loss of a whole batch, and each of its terms (unweighted), in the order of
