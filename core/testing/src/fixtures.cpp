@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "wscsl/error.hpp"
+#include "wscsl/nn/scoring.hpp"
 #include "wscsl/nn/state_dict.hpp"
 
 namespace wscsl::testing {
@@ -16,20 +17,18 @@ TableModule::TableModule(std::int64_t num_embeddings, std::int64_t dim, std::vec
     : k_(num_embeddings),
       e_(dim),
       weights_(torch::tensor(weights, torch::kFloat)),
-      supervision_(supervision) {}
+      supervision_(supervision) {
+  set_contract(pair_scoring());
+}
 
 torch::Tensor TableModule::embed_impl(const torch::Tensor& phi) {
   return phi.reshape({phi.size(0), k_, e_});
 }
 
-TripletScores TableModule::score_impl(const TripletInput& in) {
-  TripletScores s;
-  s.close_distances = distances(in.psi_anchor, in.psi_close);
-  s.far_distances = distances(in.psi_anchor, in.psi_far);
-  s.weights = weights_.unsqueeze(0).expand({in.psi_anchor.size(0), k_});
-  s.fused_close = (s.weights * s.close_distances).sum(1);
-  s.fused_far = (s.weights * s.far_distances).sum(1);
-  return s;
+ComparisonScores TableModule::score_impl(const ItemFeatures& items, const Comparisons& c) {
+  return nn::expected_distances(member_distances(*this, items, c.second, c.first),
+                                member_distances(*this, items, c.third, c.first),
+                                weights_.unsqueeze(0).expand({c.size(), k_}));
 }
 
 FixedDataset::FixedDataset(DatasetInfo info, std::map<std::string, SplitData> splits)
@@ -60,14 +59,15 @@ EmbeddingTable make_table(const std::string& split, const torch::Tensor& psi,
                           const std::vector<std::int64_t>& conditions) {
   EmbeddingTable t;
   t.split = split;
-  t.psi = psi.to(torch::kFloat);
-  t.phi = t.psi.reshape({psi.size(0), -1});
+  t.items.psi = psi.to(torch::kFloat);
+  t.items.phi = t.items.psi.reshape({psi.size(0), -1});
   t.image_ids = torch::arange(psi.size(0), torch::kLong);
-  t.triplets = torch::empty({static_cast<std::int64_t>(triplets.size()), 3}, torch::kLong);
+  torch::Tensor rows = torch::empty({static_cast<std::int64_t>(triplets.size()), 3}, torch::kLong);
   for (std::size_t i = 0; i < triplets.size(); ++i)
     for (int j = 0; j < 3; ++j)
-      t.triplets[static_cast<std::int64_t>(i)][j] = triplets[i][static_cast<std::size_t>(j)];
-  t.conditions = torch::tensor(conditions, torch::kLong);
+      rows[static_cast<std::int64_t>(i)][j] = triplets[i][static_cast<std::size_t>(j)];
+  t.triplets = Comparisons::triplets(rows);
+  t.triplets.conditions = torch::tensor(conditions, torch::kLong);
   return t;
 }
 
@@ -116,18 +116,33 @@ DatasetInfo dataset_info(const std::vector<std::string>& condition_names) {
   return info;
 }
 
-TripletInput random_triplets(ConditionModule& module, std::int64_t batch, std::int64_t dim,
-                             bool with_conditions) {
-  TripletInput in;
-  in.phi_anchor = torch::randn({batch, dim});
-  in.phi_close = torch::randn({batch, dim});
-  in.phi_far = torch::randn({batch, dim});
-  in.psi_anchor = module.embed(in.phi_anchor);
-  in.psi_close = module.embed(in.phi_close);
-  in.psi_far = module.embed(in.phi_far);
+RandomTriplets random_triplets(ConditionModule& module, std::int64_t batch, std::int64_t dim,
+                               bool with_conditions) {
+  std::vector<ItemFeatures> roles;
+  for (int role = 0; role < 3; ++role) {
+    ItemFeatures items;
+    items.phi = torch::randn({batch, dim});
+    roles.push_back(std::move(items));
+  }
+  for (ItemFeatures& items : roles)
+    items.psi = module.embed(items.phi);
+  RandomTriplets out{ItemFeatures::concatenated(roles),
+                     Comparisons::triplets_by_role(batch, torch::kCPU)};
   if (with_conditions)
-    in.conditions = torch::randint(module.num_embeddings(), {batch}, torch::kLong);
-  return in;
+    out.comparisons.conditions = torch::randint(module.num_embeddings(), {batch}, torch::kLong);
+  return out;
+}
+
+Contract pair_scoring() {
+  Contract c;
+  c.provides = {{Resource::PairScores}};
+  return c;
+}
+
+torch::Tensor member_distances(ConditionModule& module, const ItemFeatures& items,
+                               const torch::Tensor& members, const torch::Tensor& first) {
+  if (!members.defined()) return {};
+  return module.distances(items.psi.index_select(0, first), items.psi.index_select(0, members));
 }
 
 TextFeatures unit_text_features(const std::vector<bool>& present, std::int64_t dim) {

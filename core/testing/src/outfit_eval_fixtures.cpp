@@ -1,5 +1,7 @@
 #include "wscsl/testing/outfit_eval_fixtures.hpp"
 
+#include "wscsl/nn/scoring.hpp"
+
 namespace wscsl::testing {
 
 IdLists id_lists(const std::vector<std::vector<std::int64_t>>& lists) {
@@ -33,14 +35,14 @@ torch::Tensor ConditionPicker::embed_impl(const torch::Tensor& phi) {
   return phi.reshape({phi.size(0), k_, e_});
 }
 
-TripletScores ConditionPicker::score_impl(const TripletInput& in) {
-  TripletScores s;
-  s.close_distances = distances(in.psi_anchor, in.psi_close);
-  s.far_distances = distances(in.psi_anchor, in.psi_far);
-  s.weights = torch::one_hot(in.conditions, k_).to(torch::kFloat);
-  s.fused_close = (s.weights * s.close_distances).sum(1);
-  s.fused_far = (s.weights * s.far_distances).sum(1);
-  return s;
+ConditionPicker::ConditionPicker(std::int64_t k, std::int64_t e) : k_(k), e_(e) {
+  set_contract(pair_scoring());
+}
+
+ComparisonScores ConditionPicker::score_impl(const ItemFeatures& items, const Comparisons& c) {
+  return nn::expected_distances(member_distances(*this, items, c.second, c.first),
+                                member_distances(*this, items, c.third, c.first),
+                                torch::one_hot(c.conditions, k_).to(torch::kFloat));
 }
 
 }  // namespace wscsl::testing

@@ -107,17 +107,14 @@ torch::Tensor PairScorer::conditions(const ItemPairs& pairs) const {
 torch::Tensor PairScorer::distances(const ItemPairs& pairs) const {
   torch::NoGradGuard no_grad;
   const std::int64_t total = pairs.first.size(0);
-  const torch::Tensor first = table_.rows_of(pairs.first), second = table_.rows_of(pairs.second);
-  const bool conditioned = module_.supervision() == Supervision::Conditioned;
-  const torch::Tensor conditions = conditioned ? this->conditions(pairs) : torch::Tensor();
+  Comparisons all = Comparisons::pairs(table_.rows_of(pairs.first), table_.rows_of(pairs.second));
+  if (module_.supervision() == Supervision::Conditioned) all.conditions = conditions(pairs);
   const torch::Device device = nn::device_of(module_);
+  const ItemFeatures items = table_.items.to(device);
   std::vector<torch::Tensor> parts;
   for (std::int64_t begin = 0; begin < total; begin += batch_size_) {
-    const std::int64_t end = std::min(total, begin + batch_size_);
-    const torch::Tensor u = first.slice(0, begin, end), v = second.slice(0, begin, end);
-    TripletInput in = table_.gather(u, v, v).to(device);
-    if (conditioned) in.conditions = conditions.slice(0, begin, end).to(device);
-    parts.push_back(module_.score(in).fused_close.to(torch::kCPU).to(torch::kDouble));
+    const Comparisons some = all.slice(begin, std::min(total, begin + batch_size_)).to(device);
+    parts.push_back(module_.score(items, some).fused_second.to(torch::kCPU).to(torch::kDouble));
   }
   return parts.empty() ? torch::zeros({0}, torch::kDouble) : torch::cat(parts);
 }

@@ -48,23 +48,15 @@ ConditionAccuracy accuracy_by_condition(const torch::Tensor& correctness,
   return {accuracy, counts};
 }
 
-TripletInput gather_triplets(const EmbeddingTable& table, const torch::Tensor& triplet_indices) {
-  const torch::Tensor t = table.triplets.index_select(0, triplet_indices);
-  const torch::Tensor a = t.select(1, 0), p = t.select(1, 1), n = t.select(1, 2);
-  TripletInput in = table.gather(a, p, n);
-  if (table.conditions.defined()) in.conditions = table.conditions.index_select(0, triplet_indices);
-  return in;
-}
-
 namespace {
 
+// Calls f(comparisons) for the table's triplets, `batch_size` at a time, on `device`.
 template <class F>
-void for_each_batch(const EmbeddingTable& table, std::int64_t batch_size, F&& f) {
-  const std::int64_t total = table.triplets.size(0);
-  for (std::int64_t begin = 0; begin < total; begin += batch_size) {
-    const std::int64_t end = std::min(total, begin + batch_size);
-    f(torch::arange(begin, end, table.triplets.options()));
-  }
+void for_each_batch(const EmbeddingTable& table, std::int64_t batch_size, torch::Device device,
+                    F&& f) {
+  const std::int64_t total = table.triplets.size();
+  for (std::int64_t begin = 0; begin < total; begin += batch_size)
+    f(table.triplets.slice(begin, std::min(total, begin + batch_size)).to(device));
 }
 
 }  // namespace
@@ -73,15 +65,16 @@ std::pair<torch::Tensor, torch::Tensor> embedding_distances(ConditionModule& mod
                                                             const EmbeddingTable& table,
                                                             std::int64_t batch_size) {
   torch::NoGradGuard no_grad;
-  const torch::Device device = nn::device_of(module), home = table.psi.device();
+  const torch::Device device = nn::device_of(module), home = table.items.psi.device();
+  const torch::Tensor psi = table.items.psi.to(device);
   std::vector<torch::Tensor> close, far;
-  for_each_batch(table, batch_size, [&](const torch::Tensor& rows) {
-    const TripletInput in = gather_triplets(table, rows).to(device);
-    close.push_back(module.distances(in.psi_anchor, in.psi_close).to(home));
-    far.push_back(module.distances(in.psi_anchor, in.psi_far).to(home));
+  for_each_batch(table, batch_size, device, [&](const Comparisons& c) {
+    const torch::Tensor anchor = psi.index_select(0, c.first);
+    close.push_back(module.distances(anchor, psi.index_select(0, c.second)).to(home));
+    far.push_back(module.distances(anchor, psi.index_select(0, c.third)).to(home));
   });
   if (close.empty()) {
-    const auto empty = torch::zeros({0, module.num_embeddings()}, table.psi.options());
+    const auto empty = torch::zeros({0, module.num_embeddings()}, table.items.psi.options());
     return {empty, empty};
   }
   return {torch::cat(close), torch::cat(far)};
@@ -92,18 +85,19 @@ std::pair<torch::Tensor, torch::Tensor> fused_distances(ConditionModule& module,
                                                         std::int64_t batch_size,
                                                         bool with_conditions, TripletOrder order) {
   torch::NoGradGuard no_grad;
-  const torch::Device device = nn::device_of(module), home = table.psi.device();
+  const torch::Device device = nn::device_of(module), home = table.items.psi.device();
+  const ItemFeatures items = table.items.to(device);
   std::vector<torch::Tensor> close, far;
-  for_each_batch(table, batch_size, [&](const torch::Tensor& rows) {
-    TripletInput in = gather_triplets(table, rows).to(device);
-    if (!with_conditions) in.conditions = torch::Tensor();
-    if (order == TripletOrder::Reversed) in = in.reversed();
-    const TripletScores s = module.score(in);
-    close.push_back(s.fused_close.to(home));
-    far.push_back(s.fused_far.to(home));
+  for_each_batch(table, batch_size, device, [&](Comparisons c) {
+    if (!with_conditions) c = c.without_conditions();
+    if (order == TripletOrder::Reversed) c = c.reversed();
+    const ComparisonScores s = module.score(items, c);
+    close.push_back(s.fused_second.to(home));
+    far.push_back(s.fused_third.to(home));
   });
   if (close.empty())
-    return {torch::zeros({0}, table.psi.options()), torch::zeros({0}, table.psi.options())};
+    return {torch::zeros({0}, table.items.psi.options()),
+            torch::zeros({0}, table.items.psi.options())};
   return {torch::cat(close), torch::cat(far)};
 }
 
@@ -145,7 +139,7 @@ bool gives_conditions(PredictionMode mode, const ConditionModule& module,
     case PredictionMode::ConditionFree:
       break;
   }
-  if (given && !table.conditions.defined())
+  if (given && !table.triplets.conditions.defined())
     throw Error(
         fmt::format("{}: split '{}' has no triplet conditions to give", evaluator, table.split));
   return given;

@@ -6,12 +6,13 @@
 
 namespace wscsl::nn {
 
-TripletScores expected_distances(torch::Tensor close, torch::Tensor far, torch::Tensor weights) {
-  TripletScores s;
-  s.fused_close = (weights * close).sum(1);
-  s.fused_far = (weights * far).sum(1);
-  s.close_distances = std::move(close);
-  s.far_distances = std::move(far);
+ComparisonScores expected_distances(torch::Tensor second, torch::Tensor third,
+                                    torch::Tensor weights) {
+  ComparisonScores s;
+  s.fused_second = (weights * second).sum(1);
+  if (third.defined()) s.fused_third = (weights * third).sum(1);
+  s.second_distances = std::move(second);
+  s.third_distances = std::move(third);
   s.weights = std::move(weights);
   return s;
 }

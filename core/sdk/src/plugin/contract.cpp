@@ -28,6 +28,8 @@ std::string resource_name(Resource resource) {
       return "training_images";
     case Resource::Alignment:
       return "alignment";
+    case Resource::PairScores:
+      return "pair_scores";
     case Resource::ItemType:
       return "item_type";
   }
@@ -60,6 +62,8 @@ std::string describe_resource(Resource resource, const std::string& name) {
       return "the triplets' images";
     case Resource::Alignment:
       return fmt::format("the alignment of embeddings with conditions ({})", name);
+    case Resource::PairScores:
+      return "the scores of pairs of items";
     case Resource::ItemType:
       return fmt::format("the item type '{}'", name);
   }

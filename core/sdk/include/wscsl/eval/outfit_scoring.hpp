@@ -27,9 +27,9 @@ ItemPairs pairs_within(const IdLists& lists);
 // order; owner = q · A + a.
 ItemPairs question_candidate_pairs(const BlankQuestions& blanks);
 
-// Distances of item pairs of one split under a condition module, which scores every pair (u, v)
-// as the triplet (u, v, v) from the embeddings computed once per image and predicts with
-// fused_close. A conditioned module is shown the pair's condition, the type pair
+// Distances of item pairs of one split under a condition module, which scores the pairs (u, v)
+// from the embeddings computed once per image (a module that provides Resource::PairScores) and
+// predicts with fused_second. A conditioned module is shown the pair's condition, the type pair
 // OutfitData::type_pair_conditions[type u][type v] (so type-aware masks select the pair's
 // subspace); a weakly supervised module is shown none.
 class PairScorer {

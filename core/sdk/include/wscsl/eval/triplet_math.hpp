@@ -36,9 +36,6 @@ ConditionAccuracy accuracy_by_condition(const torch::Tensor& correctness,
                                         const torch::Tensor& conditions,
                                         std::int64_t num_conditions);
 
-// The module's input for the given triplets (row indices into table.triplets), from the table.
-TripletInput gather_triplets(const EmbeddingTable& table, const torch::Tensor& triplet_indices);
-
 // d_k(anchor, close) and d_k(anchor, far) under every embedding for all triplets: two [T, K].
 std::pair<torch::Tensor, torch::Tensor> embedding_distances(ConditionModule& module,
                                                             const EmbeddingTable& table,

@@ -1,4 +1,4 @@
-// Building TripletScores from per-embedding distances: the ways condition modules fuse them.
+// Building ComparisonScores from per-embedding distances: the ways condition modules fuse them.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +11,12 @@ namespace wscsl::nn {
 
 // Expected distances under condition weights: fused = Σ_k w_k d_k (DiscoverNet's Eq. 6). With
 // one-hot weights this selects one embedding's distances exactly.
-// close, far, weights: [B, K].
-TripletScores expected_distances(torch::Tensor close, torch::Tensor far, torch::Tensor weights);
+// second, third, weights: [B, K]; `third` undefined for pairs.
+ComparisonScores expected_distances(torch::Tensor second, torch::Tensor third,
+                                    torch::Tensor weights);
 
-// The one-hot weights [B, K] of the triplets' conditions [B] (supervised selection). Throws Error
-// naming the offending value when a condition is outside [0, K).
+// The one-hot weights [B, K] of the comparisons' conditions [B] (supervised selection). Throws
+// Error naming the offending value when a condition is outside [0, K).
 torch::Tensor condition_one_hot(const torch::Tensor& conditions, std::int64_t num_embeddings);
 
 }  // namespace wscsl::nn

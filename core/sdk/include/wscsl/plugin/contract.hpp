@@ -32,11 +32,11 @@ enum class Resource {
   // A named text field of every item (SplitData::texts), e.g. "title": a dataset provides it.
   ItemText,
   // The features of a named text encoder of the pipeline ([[text_encoders]] name = ...), given to
-  // condition modules and losses in TripletInput::texts and to evaluators in EmbeddingTable::texts.
+  // condition modules, losses and evaluators in ItemFeatures::texts.
   TextFeatures,
   // φ is a Gaussian posterior [μ, log σ²] of 2·L values (a VAE encoder backbone).
   GaussianPosterior,
-  // A named per-triplet tensor in TripletScores::aux (a condition module, e.g. "mask_l1").
+  // A named per-comparison tensor in ComparisonScores::aux (a condition module, e.g. "mask_l1").
   AuxTerm,
   // The scores of the reversed triplets (the trainer computes them for losses that need them).
   ReversedScores,
@@ -45,6 +45,9 @@ enum class Resource {
   // The condition ↔ embedding alignment of one strategy ("ot", "exact", "greedy"), published in
   // EvalContext::shared by an earlier evaluator.
   Alignment,
+  // Scores of pairs of items (Comparisons without a third item): a condition module that can score
+  // a pair on its own provides them; the outfit evaluators need them.
+  PairScores,
   // A named coarse item type of an outfit dataset (DatasetInfo::item_types): checked against the
   // dataset's types when the pipeline is built (`wscsl check`); no component provides it.
   ItemType,

@@ -14,27 +14,20 @@
 
 namespace wscsl {
 
-// One split, embedded once per unique image. Its tensors are on the CPU: the host copies the
-// embeddings back from the training device.
+// One split, embedded once per unique image: its items and the split's triplets among them. Its
+// tensors are on the CPU: the host copies the embeddings back from the training device.
 struct EmbeddingTable {
   std::string split;
-  torch::Tensor image_ids;   // [M] dataset image id of each row, ascending
-  torch::Tensor phi;         // [M, D]
-  torch::Tensor psi;         // [M, K, E]
-  torch::Tensor factors;     // [M, F] per-row factor labels, or undefined
-  torch::Tensor triplets;    // [T, 3] row indices (anchor, close, far)
-  torch::Tensor conditions;  // [T] condition of each triplet, or undefined
-  torch::Tensor reversed;    // [T] bool, SplitData::reversed: shown reversed by the source file
-  // By text encoder name: the text features of every row (Resource::TextFeatures).
-  std::map<std::string, TextFeatures> texts;
+  torch::Tensor image_ids;  // [M] dataset image id of each row, ascending
+  ItemFeatures items;       // [M] rows: φ, ψ and every text encoder's features
+  torch::Tensor factors;    // [M, F] per-row factor labels, or undefined
+  // The split's triplets as rows of `items`, with their conditions where the split has them.
+  Comparisons triplets;
+  torch::Tensor reversed;  // [T] bool, SplitData::reversed: shown reversed by the source file
 
   // The rows of dataset image ids (any shape, int64), e.g. of an outfit's items. Every image the
   // split's triplets and outfits reference has a row; an id without one is a ComponentError.
   torch::Tensor rows_of(const torch::Tensor& ids) const;
-  // What a condition module scores for the triplets of rows (anchor, close, far), each [B] int64:
-  // φ, ψ and the text features of those rows (no conditions).
-  TripletInput gather(const torch::Tensor& anchor, const torch::Tensor& close,
-                      const torch::Tensor& far) const;
 };
 
 struct Metric {

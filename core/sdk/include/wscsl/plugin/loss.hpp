@@ -1,5 +1,5 @@
-// Loss: a triplet batch's scores → named scalar terms; the host sums them with the pipeline's
-// weights.
+// Loss: the scores of a batch's comparisons → named scalar terms; the host sums them with the
+// pipeline's weights.
 #pragma once
 
 #include <map>
@@ -13,18 +13,15 @@
 
 namespace wscsl {
 
-// The images [B, C, H, W] of a training batch's triplets.
-struct TripletImages {
-  torch::Tensor anchor, close, far;
-};
-
-// What a loss reads. The optional parts are given only to a loss whose contract needs them:
+// What a loss reads: the batch's items, its comparisons (the training triplets) and their scores.
+// The optional parts are given only to a loss whose contract needs them:
 // Need{Resource::ReversedScores} and Need{Resource::TrainingImages}.
 struct LossInput {
-  const TripletInput& triplets;
-  const TripletScores& scores;
-  const TripletScores* reversed = nullptr;  // the reversed triplets' scores, without gradient
-  const TripletImages* images = nullptr;    // set only while training
+  const ItemFeatures& items;
+  const Comparisons& comparisons;
+  const ComparisonScores& scores;
+  const ComparisonScores* reversed = nullptr;  // of comparisons.reversed(), without gradient
+  const torch::Tensor* images = nullptr;       // [N, C, H, W] each item's image, while training
 };
 
 class Loss : public Component, public torch::nn::Module {

@@ -14,8 +14,8 @@
 
 namespace wscsl::testing {
 
-// ψ is φ reshaped to [B, K, E] (so a test controls every embedding directly); the triplet weights
-// are a fixed vector, the fused distances Σ_k w_k d_k.
+// ψ is φ reshaped to [B, K, E] (so a test controls every embedding directly); the weights of
+// every comparison are a fixed vector, the fused distances Σ_k w_k d_k. It scores pairs too.
 class TableModule final : public ConditionModule {
  public:
   TableModule(std::int64_t num_embeddings, std::int64_t dim, std::vector<double> weights,
@@ -26,7 +26,7 @@ class TableModule final : public ConditionModule {
 
  protected:
   torch::Tensor embed_impl(const torch::Tensor& phi) override;
-  TripletScores score_impl(const TripletInput& input) override;
+  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override;
 
  private:
   std::int64_t k_, e_;
@@ -95,10 +95,23 @@ double metric(const EvalReport& report, const std::string& name);
 // DatasetInfo with the given condition names (3×32×32 images, splits train/val/test).
 DatasetInfo dataset_info(const std::vector<std::string>& condition_names);
 
-// A batch of `batch` triplets with standard-normal φ [B, dim], embedded by `module`; with
+// A batch of `batch` triplets laid out by role (Comparisons::triplets_by_role) with
+// standard-normal φ [3B, dim] (anchors, then close, then far items), embedded by `module`; with
 // `with_conditions`, conditions drawn uniformly from [0, K).
-TripletInput random_triplets(ConditionModule& module, std::int64_t batch, std::int64_t dim,
-                             bool with_conditions = false);
+struct RandomTriplets {
+  ItemFeatures items;
+  Comparisons comparisons;
+};
+RandomTriplets random_triplets(ConditionModule& module, std::int64_t batch, std::int64_t dim,
+                               bool with_conditions = false);
+
+// The contract of a test module that scores pairs as well as triplets.
+Contract pair_scoring();
+
+// d_k(first, member) of every comparison under `module`, [B, K]; undefined when `members` is (the
+// third item of pairs).
+torch::Tensor member_distances(ConditionModule& module, const ItemFeatures& items,
+                               const torch::Tensor& members, const torch::Tensor& first);
 
 // Text features as a text encoder gives them: one row per entry of `present`, a random unit
 // vector of `dim` values where the item has text and zeros where it has none.

@@ -26,14 +26,14 @@ FixedDataset three_type_outfit_dataset(std::int64_t images, std::optional<Outfit
 // its condition's embedding.
 class ConditionPicker final : public ConditionModule {
  public:
-  ConditionPicker(std::int64_t k, std::int64_t e) : k_(k), e_(e) {}
+  ConditionPicker(std::int64_t k, std::int64_t e);
   std::int64_t num_embeddings() const override { return k_; }
   std::int64_t output_dim() const override { return e_; }
   Supervision supervision() const override { return Supervision::Conditioned; }
 
  protected:
   torch::Tensor embed_impl(const torch::Tensor& phi) override;
-  TripletScores score_impl(const TripletInput& in) override;
+  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override;
 
  private:
   std::int64_t k_, e_;

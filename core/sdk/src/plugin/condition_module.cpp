@@ -1,0 +1,108 @@
+// The non-virtual half of ConditionModule: what it is given and what it returns are checked.
+#include <set>
+
+#include "checks.hpp"
+#include "wscsl/plugin/condition_module.hpp"
+#include "wscsl/util/text.hpp"
+
+namespace wscsl {
+
+using detail::broke_contract;
+using detail::expect_floating;
+using detail::guarded;
+using detail::who;
+
+ConditionModule::~ConditionModule() = default;
+
+namespace {
+
+void check_long_vector(const Component& c, const char* name, const torch::Tensor& t, int64_t b) {
+  if (!t.defined() || t.dim() != 1 || t.size(0) != b || t.scalar_type() != at::kLong)
+    throw ComponentError(fmt::format("{}: the comparisons' {} must be int64 [{}], got {}", who(c),
+                                     name, b, dtype_and_shape_of(t)));
+}
+
+// Item rows [B] int64 within [0, items).
+void check_rows(const Component& c, const char* name, const torch::Tensor& rows, int64_t b,
+                int64_t items) {
+  check_long_vector(c, (std::string(name) + " rows").c_str(), rows, b);
+  if (b > 0 && (rows.min().item<int64_t>() < 0 || rows.max().item<int64_t>() >= items))
+    throw ComponentError(fmt::format("{}: the comparisons' {} rows must lie in [0, {}), the items",
+                                     who(c), name, items));
+}
+
+void check_input(const ConditionModule& m, const ItemFeatures& items, const Comparisons& c) {
+  const int64_t b = c.size();
+  check_rows(m, "first", c.first, b, items.size());
+  check_rows(m, "second", c.second, b, items.size());
+  if (c.are_triplets()) {
+    check_rows(m, "third", c.third, b, items.size());
+  } else if (!m.contract().provides_resource(Resource::PairScores, "")) {
+    throw ComponentError(fmt::format(
+        "{} scores triplets only (its contract does not provide {}), and was given pairs", who(m),
+        describe_resource(Resource::PairScores, "")));
+  }
+  if (m.supervision() == Supervision::Conditioned && !c.conditions.defined())
+    throw ComponentError(fmt::format(
+        "{} needs the condition of every triplet, and this dataset split provides none", who(m)));
+  if (c.conditions.defined()) check_long_vector(m, "conditions", c.conditions, b);
+  for (const std::string& name : m.contract().needed_names(Resource::TextFeatures))
+    if (!items.texts.count(name))
+      throw ComponentError(fmt::format("{} needs {}, and its input has none", who(m),
+                                       describe_resource(Resource::TextFeatures, name)));
+}
+
+}  // namespace
+
+torch::Tensor ConditionModule::embed(const torch::Tensor& phi) {
+  if (!phi.defined() || phi.dim() != 2)
+    throw ComponentError(fmt::format("{}: expected φ [B, D], got {}", who(*this), shape_of(phi)));
+  torch::Tensor psi = guarded(*this, "embed", [&] { return embed_impl(phi); });
+  expect_floating(*this, "ψ", psi, {phi.size(0), num_embeddings(), output_dim()});
+  return psi;
+}
+
+ComparisonScores ConditionModule::score(const ItemFeatures& items, const Comparisons& comparisons) {
+  check_input(*this, items, comparisons);
+  ComparisonScores s = guarded(*this, "score", [&] { return score_impl(items, comparisons); });
+  const int64_t b = comparisons.size(), k = num_embeddings();
+  expect_floating(*this, "second_distances", s.second_distances, {b, k});
+  expect_floating(*this, "weights", s.weights, {b, k});
+  expect_floating(*this, "fused_second", s.fused_second, {b});
+  if (comparisons.are_triplets()) {
+    expect_floating(*this, "third_distances", s.third_distances, {b, k});
+    expect_floating(*this, "fused_third", s.fused_third, {b});
+  } else if (s.third_distances.defined() || s.fused_third.defined()) {
+    broke_contract(*this, "it returned distances to a third item for pairs");
+  }
+  const std::vector<std::string> declared_list = contract().provided_names(Resource::AuxTerm);
+  const std::set<std::string> declared(declared_list.begin(), declared_list.end());
+  std::set<std::string> given;
+  for (const auto& [name, value] : s.aux) {
+    given.insert(name);
+    expect_floating(*this, ("aux term '" + name + "'").c_str(), value, {b});
+  }
+  if (given != declared)
+    broke_contract(*this, fmt::format("it returned the aux terms [{}] but declares [{}]",
+                                      join({given.begin(), given.end()}, ", "),
+                                      join({declared.begin(), declared.end()}, ", ")));
+  return s;
+}
+
+torch::Tensor ConditionModule::distances(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {
+  if (!psi_a.defined() || psi_a.dim() != 3 || !psi_a.sizes().equals(psi_b.sizes()))
+    throw ComponentError(
+        fmt::format("{}: distances need two ψ of equal shape [B, K, E], got {} "
+                    "and {}",
+                    who(*this), shape_of(psi_a), shape_of(psi_b)));
+  torch::Tensor d = guarded(*this, "distances", [&] { return distances_impl(psi_a, psi_b); });
+  expect_floating(*this, "distances", d, {psi_a.size(0), psi_a.size(1)});
+  return d;
+}
+
+torch::Tensor ConditionModule::distances_impl(const torch::Tensor& psi_a,
+                                              const torch::Tensor& psi_b) {
+  return (psi_a - psi_b).norm(2, {-1});
+}
+
+}  // namespace wscsl
