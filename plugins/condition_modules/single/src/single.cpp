@@ -24,10 +24,18 @@ torch::Tensor Single::distances_impl(const torch::Tensor& psi_a, const torch::Te
   return nn::pairwise_distance(psi_a, psi_b);
 }
 
-TripletScores Single::score_impl(const TripletInput& in) {
-  return nn::expected_distances(distances(in.psi_anchor, in.psi_close),
-                                distances(in.psi_anchor, in.psi_far),
-                                torch::ones({in.phi_anchor.size(0), 1}, in.phi_anchor.options()));
+Contract Single::contract_of(const Options&) {
+  Contract c;
+  c.provides.push_back({Resource::PairScores});
+  return c;
+}
+
+ComparisonScores Single::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
+  const ComparedItems in = gather(items, comparisons);
+  return nn::expected_distances(
+      distances(in.first.psi, in.second.psi),
+      comparisons.are_triplets() ? distances(in.first.psi, in.third.psi) : torch::Tensor(),
+      torch::ones({in.first.phi.size(0), 1}, in.first.phi.options()));
 }
 
 }  // namespace wscsl::single

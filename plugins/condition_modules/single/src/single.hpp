@@ -16,6 +16,7 @@ class Single final : public ConditionModule {
  public:
   using Options = SingleOptions;
   static Schema<Options> schema();
+  static Contract contract_of(const Options& options);
   explicit Single(const Options& options) : d_(options.input_dim) {}
 
   std::int64_t num_embeddings() const override { return 1; }
@@ -23,7 +24,7 @@ class Single final : public ConditionModule {
 
  protected:
   torch::Tensor embed_impl(const torch::Tensor& phi) override;
-  TripletScores score_impl(const TripletInput& input) override;
+  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
   torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
 
  private:
