@@ -24,7 +24,7 @@ Schema<CsnMasksOptions> CsnMasks::schema() {
 
 Contract CsnMasks::contract_of(const Options&) {
   Contract c;
-  c.provides = {{Resource::AuxTerm, "mask_l1"}};
+  c.provides = {{Resource::AuxTerm, "mask_l1"}, {Resource::PairScores}};
   c.needs = {{Resource::TripletConditions}};
   return c;
 }
@@ -42,11 +42,13 @@ torch::Tensor CsnMasks::distances_impl(const torch::Tensor& psi_a, const torch::
   return nn::pairwise_distance(psi_a, psi_b);
 }
 
-TripletScores CsnMasks::score_impl(const TripletInput& in) {
-  TripletScores s = nn::expected_distances(distances(in.psi_anchor, in.psi_close),
-                                           distances(in.psi_anchor, in.psi_far),
-                                           nn::condition_one_hot(in.conditions, num_embeddings()));
-  s.aux["mask_l1"] = masks_->l1_norms().index_select(0, in.conditions);
+ComparisonScores CsnMasks::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
+  const ComparedItems in = gather(items, comparisons);
+  ComparisonScores s = nn::expected_distances(
+      distances(in.first.psi, in.second.psi),
+      comparisons.are_triplets() ? distances(in.first.psi, in.third.psi) : torch::Tensor(),
+      nn::condition_one_hot(comparisons.conditions, num_embeddings()));
+  s.aux["mask_l1"] = masks_->l1_norms().index_select(0, comparisons.conditions);
   return s;
 }
 

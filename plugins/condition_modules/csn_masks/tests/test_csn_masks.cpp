@@ -22,21 +22,22 @@ TEST(CsnMasks, TheTripletsConditionSelectsItsMaskAsANaiveLoopDoes) {
     EXPECT_EQ(m->supervision(), Supervision::Conditioned);
     const torch::Tensor weight = parameter(*m, "masks.weight");
     const bool relu = std::string(init) != "\"fixed\"";
-    const TripletInput in = wscsl::testing::random_triplets(*m, 10, 8, true);
-    const TripletScores s = m->score(in);
+    const auto t = wscsl::testing::random_triplets(*m, 10, 8, true);
+    const ComparisonScores s = m->score(t.items, t.comparisons);
+    const ComparedItems in = gather(t.items, t.comparisons);
     for (std::int64_t i = 0; i < 10; ++i) {
-      const std::int64_t c = in.conditions[i].item<std::int64_t>();
+      const std::int64_t c = t.comparisons.conditions[i].item<std::int64_t>();
       double close = 0, far = 0, l1 = 0;
       for (std::int64_t j = 0; j < 8; ++j) {
         double mask = weight[c][j].item<double>();
         if (relu) mask = std::max(0.0, mask);
-        const double a = in.phi_anchor[i][j].item<double>() * mask;
-        close += std::pow(a - in.phi_close[i][j].item<double>() * mask + 1e-6, 2);
-        far += std::pow(a - in.phi_far[i][j].item<double>() * mask + 1e-6, 2);
+        const double a = in.first.phi[i][j].item<double>() * mask;
+        close += std::pow(a - in.second.phi[i][j].item<double>() * mask + 1e-6, 2);
+        far += std::pow(a - in.third.phi[i][j].item<double>() * mask + 1e-6, 2);
         l1 += std::abs(mask);
       }
-      EXPECT_NEAR(s.fused_close[i].item<double>(), std::sqrt(close), 1e-5) << init;
-      EXPECT_NEAR(s.fused_far[i].item<double>(), std::sqrt(far), 1e-5) << init;
+      EXPECT_NEAR(s.fused_second[i].item<double>(), std::sqrt(close), 1e-5) << init;
+      EXPECT_NEAR(s.fused_third[i].item<double>(), std::sqrt(far), 1e-5) << init;
       EXPECT_NEAR(s.aux.at("mask_l1")[i].item<double>(), l1, 1e-5) << init;
       EXPECT_EQ(s.weights[i][c].item<float>(), 1.0f);
       EXPECT_EQ(s.weights[i].sum().item<float>(), 1.0f);
@@ -53,12 +54,29 @@ TEST(CsnMasks, FixedMasksAreDisjointBlocksThatNeverTrain) {
   }
   EXPECT_FALSE(parameter(*m, "masks.weight").requires_grad());
   auto learned = make("masks = \"learned\"");
-  TripletInput in = wscsl::testing::random_triplets(*learned, 6, 8, true);
-  in.phi_anchor.requires_grad_(true);
-  in.psi_anchor = learned->embed(in.phi_anchor);
-  learned->score(in).fused_far.sum().backward();
+  auto t = wscsl::testing::random_triplets(*learned, 6, 8, true);
+  t.items.phi.requires_grad_(true);
+  t.items.psi = learned->embed(t.items.phi);
+  learned->score(t.items, t.comparisons).fused_third.sum().backward();
   EXPECT_GT(parameter(*learned, "masks.weight").grad().abs().sum().item<double>(), 0.0);
-  EXPECT_GT(in.phi_anchor.grad().abs().sum().item<double>(), 0.0);
+  const torch::Tensor anchors = t.comparisons.first;
+  EXPECT_GT(t.items.phi.grad().index_select(0, anchors).abs().sum().item<double>(), 0.0);
+}
+
+// The outfit evaluators score a pair (u, v) exactly as they scored the triplet (u, v, v) before
+// modules scored pairs: under the mask of the pair's condition.
+TEST(CsnMasks, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
+  torch::manual_seed(1);
+  auto m = make("masks = \"learned\"");
+  EXPECT_TRUE(m->contract().provides_resource(Resource::PairScores, ""));
+  const auto t = wscsl::testing::random_triplets(*m, 10, 8, true);
+  const Comparisons& c = t.comparisons;
+  const ComparisonScores pairs = m->score(t.items, {c.first, c.second, {}, c.conditions});
+  const ComparisonScores forged = m->score(t.items, {c.first, c.second, c.second, c.conditions});
+  EXPECT_TRUE(torch::equal(pairs.fused_second, forged.fused_second));
+  EXPECT_TRUE(torch::equal(pairs.weights, forged.weights));
+  EXPECT_TRUE(torch::equal(pairs.aux.at("mask_l1"), forged.aux.at("mask_l1")));
+  EXPECT_FALSE(pairs.fused_third.defined());
 }
 
 TEST(CsnMasks, TheNumberOfMasksIsTheDatasetsNumberOfConditions) {

@@ -27,6 +27,7 @@ Schema<SpecializedOptions> Specialized::schema() {
 
 Contract Specialized::contract_of(const Options&) {
   Contract c;
+  c.provides = {{Resource::PairScores}};
   c.needs = {{Resource::TripletConditions}};
   return c;
 }
@@ -45,10 +46,13 @@ torch::Tensor Specialized::distances_impl(const torch::Tensor& psi_a, const torc
   return nn::pairwise_distance(psi_a, psi_b);
 }
 
-TripletScores Specialized::score_impl(const TripletInput& in) {
-  return nn::expected_distances(distances(in.psi_anchor, in.psi_close),
-                                distances(in.psi_anchor, in.psi_far),
-                                nn::condition_one_hot(in.conditions, k_));
+ComparisonScores Specialized::score_impl(const ItemFeatures& items,
+                                         const Comparisons& comparisons) {
+  const ComparedItems in = gather(items, comparisons);
+  return nn::expected_distances(
+      distances(in.first.psi, in.second.psi),
+      comparisons.are_triplets() ? distances(in.first.psi, in.third.psi) : torch::Tensor(),
+      nn::condition_one_hot(comparisons.conditions, k_));
 }
 
 }  // namespace wscsl::specialized

@@ -37,31 +37,44 @@ TEST(Specialized, TheTripletsConditionSelectsTheHead) {
   torch::manual_seed(1);
   auto m = make();
   EXPECT_EQ(m->supervision(), Supervision::Conditioned);
-  const TripletInput in = wscsl::testing::random_triplets(*m, 12, 4, true);
-  const TripletScores s = m->score(in);
+  const auto t = wscsl::testing::random_triplets(*m, 12, 4, true);
+  const ComparisonScores s = m->score(t.items, t.comparisons);
+  const ComparedItems in = gather(t.items, t.comparisons);
   for (std::int64_t i = 0; i < 12; ++i) {
-    const std::int64_t c = in.conditions[i].item<std::int64_t>();
-    const double close = (in.psi_anchor[i][c] - in.psi_close[i][c] + 1e-6).norm().item<double>();
-    const double far = (in.psi_anchor[i][c] - in.psi_far[i][c] + 1e-6).norm().item<double>();
-    EXPECT_NEAR(s.fused_close[i].item<double>(), close, 1e-5);
-    EXPECT_NEAR(s.fused_far[i].item<double>(), far, 1e-5);
+    const std::int64_t c = t.comparisons.conditions[i].item<std::int64_t>();
+    const double close = (in.first.psi[i][c] - in.second.psi[i][c] + 1e-6).norm().item<double>();
+    const double far = (in.first.psi[i][c] - in.third.psi[i][c] + 1e-6).norm().item<double>();
+    EXPECT_NEAR(s.fused_second[i].item<double>(), close, 1e-5);
+    EXPECT_NEAR(s.fused_third[i].item<double>(), far, 1e-5);
     EXPECT_EQ(s.weights[i].sum().item<float>(), 1.0f);
     EXPECT_EQ(s.weights[i][c].item<float>(), 1.0f);
   }
-  TripletInput unlabelled = in;
-  unlabelled.conditions = torch::Tensor();
-  EXPECT_THROW(m->score(unlabelled), ComponentError);
-  TripletInput unknown = in;
+  EXPECT_THROW(m->score(t.items, t.comparisons.without_conditions()), ComponentError);
+  Comparisons unknown = t.comparisons;
   unknown.conditions = torch::full({12}, 3, torch::kLong);
-  EXPECT_THROW(m->score(unknown), Error);
+  EXPECT_THROW(m->score(t.items, unknown), Error);
+}
+
+// The outfit evaluators score a pair (u, v) exactly as they scored the triplet (u, v, v) before
+// modules scored pairs: with the head of the pair's condition.
+TEST(Specialized, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
+  torch::manual_seed(2);
+  auto m = make();
+  const auto t = wscsl::testing::random_triplets(*m, 12, 4, true);
+  const Comparisons& c = t.comparisons;
+  const ComparisonScores pairs = m->score(t.items, {c.first, c.second, {}, c.conditions});
+  const ComparisonScores forged = m->score(t.items, {c.first, c.second, c.second, c.conditions});
+  EXPECT_TRUE(torch::equal(pairs.fused_second, forged.fused_second));
+  EXPECT_TRUE(torch::equal(pairs.weights, forged.weights));
+  EXPECT_FALSE(pairs.fused_third.defined());
 }
 
 TEST(Specialized, OnlyTheSelectedHeadLearnsFromATriplet) {
   auto m = make();
-  TripletInput in = wscsl::testing::random_triplets(*m, 6, 4);
-  in.conditions = torch::full({6}, 1, torch::kLong);
-  const TripletScores s = m->score(in);
-  (s.fused_far - s.fused_close).sum().backward();
+  auto t = wscsl::testing::random_triplets(*m, 6, 4);
+  t.comparisons.conditions = torch::full({6}, 1, torch::kLong);
+  const ComparisonScores s = m->score(t.items, t.comparisons);
+  (s.fused_third - s.fused_second).sum().backward();
   const torch::Tensor grad = parameter(*m, "heads.weight").grad().view({3, 4, 4});
   EXPECT_EQ(grad[0].abs().sum().item<double>(), 0.0);
   EXPECT_GT(grad[1].abs().sum().item<double>(), 0.0);

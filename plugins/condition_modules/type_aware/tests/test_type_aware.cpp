@@ -52,22 +52,23 @@ TEST(TypeAware, TrainingSelectsTheRectifiedMaskOfTheConditionAsANaiveLoopDoes) {
     EXPECT_EQ(m->supervision(), Supervision::Conditioned);
     const torch::Tensor weight = parameter(*m, "masks.weight");
     ASSERT_TRUE((weight < 0).any().item<bool>());  // N(0.9, 0.7): the ReLU matters
-    const TripletInput in = wscsl::testing::random_triplets(*m, 10, 8, true);
-    const TripletScores s = m->score(in);
+    const auto t = wscsl::testing::random_triplets(*m, 10, 8, true);
+    const ComparisonScores s = m->score(t.items, t.comparisons);
+    const ComparedItems in = gather(t.items, t.comparisons);
     for (std::int64_t i = 0; i < 10; ++i) {
-      const std::int64_t c = in.conditions[i].item<std::int64_t>();
-      const auto a = masked(in.phi_anchor[i], weight, c, true, l2);
+      const std::int64_t c = t.comparisons.conditions[i].item<std::int64_t>();
+      const auto a = masked(in.first.phi[i], weight, c, true, l2);
       // float32 over 8 dimensions of values ~1: 1e-5 is two orders above the rounding.
-      EXPECT_NEAR(s.fused_close[i].item<double>(),
-                  pairwise(a, masked(in.phi_close[i], weight, c, true, l2)), 1e-5);
-      EXPECT_NEAR(s.fused_far[i].item<double>(),
-                  pairwise(a, masked(in.phi_far[i], weight, c, true, l2)), 1e-5);
+      EXPECT_NEAR(s.fused_second[i].item<double>(),
+                  pairwise(a, masked(in.second.phi[i], weight, c, true, l2)), 1e-5);
+      EXPECT_NEAR(s.fused_third[i].item<double>(),
+                  pairwise(a, masked(in.third.phi[i], weight, c, true, l2)), 1e-5);
       EXPECT_NEAR(s.aux.at("mask_l1")[i].item<double>(),
                   weight[c].clamp_min(0).sum().item<double>(), 1e-5);
       EXPECT_EQ(s.weights[i][c].item<float>(), 1.0f);
       EXPECT_EQ(s.weights[i].sum().item<float>(), 1.0f);
       for (std::int64_t j = 0; j < 8; ++j)
-        EXPECT_NEAR(in.psi_anchor[i][c][j].item<double>(), a[static_cast<std::size_t>(j)], 1e-6);
+        EXPECT_NEAR(in.first.psi[i][c][j].item<double>(), a[static_cast<std::size_t>(j)], 1e-6);
     }
   }
 }
@@ -101,7 +102,7 @@ TEST(TypeAware, AnItemPairIsScoredUnderItsTypePairsMask) {
   const torch::Tensor weight = parameter(*m, "masks.weight");
   const torch::Tensor phi = torch::randn({4, 8});
   EmbeddingTable table = wscsl::testing::make_table("test", m->embed(phi).detach(), {}, {});
-  table.phi = phi;
+  table.items.phi = phi;
   OutfitData o;
   o.item_types = torch::tensor({0, 1, 1, 0}, torch::kLong);
   o.type_pair_conditions = torch::tensor({2, 0, 0, 1}, torch::kLong).reshape({2, 2});
@@ -123,13 +124,30 @@ TEST(TypeAware, AnItemPairIsScoredUnderItsTypePairsMask) {
 TEST(TypeAware, MasksAndEmbeddingsTrain) {
   auto m = make("");
   m->train();
-  TripletInput in = wscsl::testing::random_triplets(*m, 6, 8, true);
-  in.phi_anchor.requires_grad_(true);
-  in.psi_anchor = m->embed(in.phi_anchor);
-  const TripletScores s = m->score(in);
-  (s.fused_far - s.fused_close + s.aux.at("mask_l1")).sum().backward();
+  auto t = wscsl::testing::random_triplets(*m, 6, 8, true);
+  t.items.phi.requires_grad_(true);
+  t.items.psi = m->embed(t.items.phi);
+  const ComparisonScores s = m->score(t.items, t.comparisons);
+  (s.fused_third - s.fused_second + s.aux.at("mask_l1")).sum().backward();
   EXPECT_GT(parameter(*m, "masks.weight").grad().abs().sum().item<double>(), 0.0);
-  EXPECT_GT(in.phi_anchor.grad().abs().sum().item<double>(), 0.0);
+  const torch::Tensor anchors = t.comparisons.first;
+  EXPECT_GT(t.items.phi.grad().index_select(0, anchors).abs().sum().item<double>(), 0.0);
+}
+
+// The outfit evaluators score a pair (u, v) exactly as they scored the triplet (u, v, v) before
+// modules scored pairs.
+TEST(TypeAware, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
+  torch::manual_seed(3);
+  auto m = make("");
+  m->eval();
+  const auto t = wscsl::testing::random_triplets(*m, 10, 8, true);
+  const Comparisons& c = t.comparisons;
+  const ComparisonScores pairs = m->score(t.items, {c.first, c.second, {}, c.conditions});
+  const ComparisonScores forged = m->score(t.items, {c.first, c.second, c.second, c.conditions});
+  EXPECT_TRUE(torch::equal(pairs.fused_second, forged.fused_second));
+  EXPECT_TRUE(torch::equal(pairs.weights, forged.weights));
+  EXPECT_TRUE(torch::equal(pairs.aux.at("mask_l1"), forged.aux.at("mask_l1")));
+  EXPECT_FALSE(pairs.fused_third.defined());
 }
 
 TEST(TypeAware, OneMaskPerTypePairAndItsContract) {
@@ -149,4 +167,5 @@ TEST(TypeAware, OneMaskPerTypePairAndItsContract) {
   EXPECT_TRUE(c.needs_resource(Resource::TripletConditions));
   EXPECT_TRUE(c.needs_resource(Resource::TypePairConditions));
   EXPECT_TRUE(c.provides_resource(Resource::AuxTerm, "mask_l1"));
+  EXPECT_TRUE(c.provides_resource(Resource::PairScores, ""));
 }
