@@ -25,6 +25,7 @@ Schema<VaeLatentsOptions> VaeLatents::schema() {
 
 Contract VaeLatents::contract_of(const Options&) {
   Contract c;
+  c.provides = {{Resource::PairScores}};
   c.needs = {{Resource::GaussianPosterior}};
   return c;
 }
@@ -33,13 +34,16 @@ torch::Tensor VaeLatents::embed_impl(const torch::Tensor& phi) {
   return means(phi).unsqueeze(2);
 }
 
-TripletScores VaeLatents::score_impl(const TripletInput& in) {
-  TripletScores s;
-  s.close_distances = distances(in.psi_anchor, in.psi_close);
-  s.far_distances = distances(in.psi_anchor, in.psi_far);
-  s.weights = torch::full_like(s.close_distances, 1.0 / static_cast<double>(latent_));
-  s.fused_close = nn::euclidean_distance(means(in.phi_anchor), means(in.phi_close));
-  s.fused_far = nn::euclidean_distance(means(in.phi_anchor), means(in.phi_far));
+ComparisonScores VaeLatents::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
+  const ComparedItems in = gather(items, comparisons);
+  ComparisonScores s;
+  s.second_distances = distances(in.first.psi, in.second.psi);
+  s.weights = torch::full_like(s.second_distances, 1.0 / static_cast<double>(latent_));
+  s.fused_second = nn::euclidean_distance(means(in.first.phi), means(in.second.phi));
+  if (comparisons.are_triplets()) {
+    s.third_distances = distances(in.first.psi, in.third.psi);
+    s.fused_third = nn::euclidean_distance(means(in.first.phi), means(in.third.phi));
+  }
   return s;
 }
 

@@ -10,20 +10,34 @@ TEST(VaeLatents, EachLatentMeanIsOneEmbedding) {
   EXPECT_EQ(m->num_embeddings(), 3);
   EXPECT_EQ(m->output_dim(), 1);
   // φ = [μ ; log σ²]: the log-variances never reach the embeddings.
-  TripletInput in;
-  in.phi_anchor = torch::tensor({{0.0f, 0.0f, 0.0f, 5.0f, 5.0f, 5.0f}});
-  in.phi_close = torch::tensor({{3.0f, 0.0f, 4.0f, -5.0f, 1.0f, 2.0f}});
-  in.phi_far = torch::tensor({{1.0f, -1.0f, 0.0f, 0.0f, 0.0f, 0.0f}});
-  in.psi_anchor = m->embed(in.phi_anchor);
-  in.psi_close = m->embed(in.phi_close);
-  in.psi_far = m->embed(in.phi_far);
-  EXPECT_TRUE(torch::equal(in.psi_close, torch::tensor({{{3.0f}, {0.0f}, {4.0f}}})));
-  const TripletScores s = m->score(in);
-  EXPECT_TRUE(torch::allclose(s.close_distances, torch::tensor({{3.0f, 0.0f, 4.0f}})));
-  EXPECT_TRUE(torch::allclose(s.far_distances, torch::tensor({{1.0f, 1.0f, 0.0f}})));
-  EXPECT_FLOAT_EQ(s.fused_close[0].item<float>(), 5.0f);  // ‖(3, 0, 4)‖
-  EXPECT_FLOAT_EQ(s.fused_far[0].item<float>(), std::sqrt(2.0f));
+  // One triplet: anchor, close, far.
+  ItemFeatures items;
+  items.phi = torch::tensor({{0.0f, 0.0f, 0.0f, 5.0f, 5.0f, 5.0f},
+                             {3.0f, 0.0f, 4.0f, -5.0f, 1.0f, 2.0f},
+                             {1.0f, -1.0f, 0.0f, 0.0f, 0.0f, 0.0f}});
+  items.psi = m->embed(items.phi);
+  EXPECT_TRUE(torch::equal(items.psi[1], torch::tensor({{3.0f}, {0.0f}, {4.0f}})));
+  const ComparisonScores s = m->score(items, Comparisons::triplets_by_role(1, torch::kCPU));
+  EXPECT_TRUE(torch::allclose(s.second_distances, torch::tensor({{3.0f, 0.0f, 4.0f}})));
+  EXPECT_TRUE(torch::allclose(s.third_distances, torch::tensor({{1.0f, 1.0f, 0.0f}})));
+  EXPECT_FLOAT_EQ(s.fused_second[0].item<float>(), 5.0f);  // ‖(3, 0, 4)‖
+  EXPECT_FLOAT_EQ(s.fused_third[0].item<float>(), std::sqrt(2.0f));
   EXPECT_TRUE(torch::allclose(s.weights, torch::full({1, 3}, 1.0f / 3)));
+}
+
+// The outfit evaluators score a pair (u, v) exactly as they scored the triplet (u, v, v) before
+// modules scored pairs: ‖μ_u − μ_v‖₂.
+TEST(VaeLatents, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
+  torch::manual_seed(0);
+  auto m = wscsl::testing::build<ConditionModule>("vae_latents", "", wscsl::testing::facts(4, 6));
+  const auto t = wscsl::testing::random_triplets(*m, 8, 6);
+  const Comparisons& c = t.comparisons;
+  const ComparisonScores pairs = m->score(t.items, Comparisons::pairs(c.first, c.second));
+  const ComparisonScores forged = m->score(t.items, {c.first, c.second, c.second, {}});
+  EXPECT_TRUE(torch::equal(pairs.fused_second, forged.fused_second));
+  EXPECT_TRUE(torch::equal(pairs.second_distances, forged.second_distances));
+  EXPECT_TRUE(torch::equal(pairs.weights, forged.weights));
+  EXPECT_FALSE(pairs.fused_third.defined());
 }
 
 TEST(VaeLatents, RejectsAnOddInputSize) {
