@@ -43,14 +43,15 @@ torch::Tensor Lsn::distances_impl(const torch::Tensor& psi_a, const torch::Tenso
   return nn::pairwise_distance(psi_a, psi_b);
 }
 
-TripletScores Lsn::score_impl(const TripletInput& in) {
-  const torch::Tensor close = distances(in.psi_anchor, in.psi_close);
-  const torch::Tensor far = distances(in.psi_anchor, in.psi_far);
+ComparisonScores Lsn::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
+  const ComparedItems in = gather(items, comparisons);
+  const torch::Tensor close = distances(in.first.psi, in.second.psi);
+  const torch::Tensor far = distances(in.first.psi, in.third.psi);
   // The embedding with the largest d_far − d_close has the smallest triplet loss for any margin.
   const torch::Tensor best = (far - close).argmax(1).detach();
-  TripletScores s =
+  ComparisonScores s =
       nn::expected_distances(close, far, nn::condition_one_hot(best, num_embeddings()));
-  s.aux["mask_l1"] = masks_->l1_norms().mean().expand({in.phi_anchor.size(0)});
+  s.aux["mask_l1"] = masks_->l1_norms().mean().expand({comparisons.size()});
   return s;
 }
 

@@ -32,22 +32,32 @@ TEST(Lsn, EmbeddingsAreNormalisedMaskedPhiAsANaiveLoopComputesThem) {
 TEST(Lsn, ATripletIsPredictedWithTheEmbeddingThatSatisfiesItBest) {
   torch::manual_seed(1);
   auto m = make();
-  const TripletInput in = wscsl::testing::random_triplets(*m, 20, 6);
-  const TripletScores s = m->score(in);
+  const auto t = wscsl::testing::random_triplets(*m, 20, 6);
+  const ComparisonScores s = m->score(t.items, t.comparisons);
+  const ComparedItems in = gather(t.items, t.comparisons);
   for (std::int64_t i = 0; i < 20; ++i) {
     std::int64_t best = 0;
     for (std::int64_t k = 0; k < 3; ++k) {
-      const double close = (in.psi_anchor[i][k] - in.psi_close[i][k] + 1e-6).norm().item<double>();
-      EXPECT_NEAR(s.close_distances[i][k].item<double>(), close, 1e-6);
+      const double close = (in.first.psi[i][k] - in.second.psi[i][k] + 1e-6).norm().item<double>();
+      EXPECT_NEAR(s.second_distances[i][k].item<double>(), close, 1e-6);
       const auto diff = [&](std::int64_t l) {
-        return (s.far_distances[i][l] - s.close_distances[i][l]).item<double>();
+        return (s.third_distances[i][l] - s.second_distances[i][l]).item<double>();
       };
       if (diff(k) > diff(best)) best = k;
     }
     EXPECT_EQ(s.weights[i][best].item<float>(), 1.0f);
-    EXPECT_EQ(s.fused_close[i].item<float>(), s.close_distances[i][best].item<float>());
-    EXPECT_EQ(s.fused_far[i].item<float>(), s.far_distances[i][best].item<float>());
+    EXPECT_EQ(s.fused_second[i].item<float>(), s.second_distances[i][best].item<float>());
+    EXPECT_EQ(s.fused_third[i].item<float>(), s.third_distances[i][best].item<float>());
   }
+}
+
+// Its prediction picks the embedding by the triplet's far item: a pair alone has no score.
+TEST(Lsn, ScoresTripletsOnly) {
+  auto m = make();
+  EXPECT_FALSE(m->contract().provides_resource(Resource::PairScores, ""));
+  const auto t = wscsl::testing::random_triplets(*m, 4, 6);
+  const Comparisons& c = t.comparisons;
+  EXPECT_THROW(m->score(t.items, Comparisons::pairs(c.first, c.second)), ComponentError);
 }
 
 TEST(Lsn, TheMarginLossOnItsPredictionIsThePerTripletMinimumLoss) {
@@ -55,10 +65,10 @@ TEST(Lsn, TheMarginLossOnItsPredictionIsThePerTripletMinimumLoss) {
   // is lsn_min's per-triplet form.
   torch::manual_seed(2);
   auto m = make();
-  const TripletInput in = wscsl::testing::random_triplets(*m, 32, 6);
-  const TripletScores s = m->score(in);
+  const auto t = wscsl::testing::random_triplets(*m, 32, 6);
+  const ComparisonScores s = m->score(t.items, t.comparisons);
   auto margin = wscsl::testing::build<Loss>("margin", "margin = 0.3");
   auto triplet_min = wscsl::testing::build<Loss>("lsn_min", "margin = 0.3\nform = \"triplet\"");
-  EXPECT_NEAR(margin->compute({in, s, nullptr}).at("margin").item<double>(),
-              triplet_min->compute({in, s, nullptr}).at("lsn_min").item<double>(), 1e-6);
+  EXPECT_NEAR(margin->compute({t.items, t.comparisons, s}).at("margin").item<double>(),
+              triplet_min->compute({t.items, t.comparisons, s}).at("lsn_min").item<double>(), 1e-6);
 }
