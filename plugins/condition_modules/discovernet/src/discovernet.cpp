@@ -136,10 +136,12 @@ torch::Tensor DiscoverNet::condition_weights(const torch::Tensor& phi_anchor,
   return torch::softmax(logits / options_.temperature, 1);
 }
 
-TripletScores DiscoverNet::score_impl(const TripletInput& in) {
-  return nn::expected_distances(distances(in.psi_anchor, in.psi_close),
-                                distances(in.psi_anchor, in.psi_far),
-                                condition_weights(in.phi_anchor, in.phi_close, in.phi_far));
+ComparisonScores DiscoverNet::score_impl(const ItemFeatures& items,
+                                         const Comparisons& comparisons) {
+  const ComparedItems in = gather(items, comparisons);
+  return nn::expected_distances(distances(in.first.psi, in.second.psi),
+                                distances(in.first.psi, in.third.psi),
+                                condition_weights(in.first.phi, in.second.phi, in.third.phi));
 }
 
 }  // namespace wscsl::discovernet

@@ -44,7 +44,8 @@ class DiscoverNet final : public ConditionModule {
 
  protected:
   torch::Tensor embed_impl(const torch::Tensor& phi) override;
-  TripletScores score_impl(const TripletInput& input) override;
+  // Triplets only: every form of g summarises three items.
+  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
 
  private:
   Options options_;

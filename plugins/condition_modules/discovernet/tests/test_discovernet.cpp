@@ -25,8 +25,9 @@ std::shared_ptr<DiscoverNet> make(const std::string& options, std::int64_t k = 4
 TEST(DiscoverNet, TwoPairSetGivesATripletAndItsReversalTheSameWeights) {
   torch::manual_seed(0);
   auto m = make("pairs = 2");
-  const TripletInput in = random_triplets(*m, 16, 8);
-  const TripletScores s = m->score(in), r = m->score(in.reversed());
+  const auto t = random_triplets(*m, 16, 8);
+  const ComparisonScores s = m->score(t.items, t.comparisons),
+                         r = m->score(t.items, t.comparisons.reversed());
   EXPECT_TRUE(torch::equal(s.weights, r.weights));
   EXPECT_TRUE(torch::allclose(s.weights.sum(1), torch::ones({16})));
 }
@@ -34,8 +35,9 @@ TEST(DiscoverNet, TwoPairSetGivesATripletAndItsReversalTheSameWeights) {
 TEST(DiscoverNet, ThreePairSetDistinguishesTheReversal) {
   torch::manual_seed(0);
   auto m = make("pairs = 3");
-  const TripletInput in = random_triplets(*m, 16, 8);
-  const TripletScores s = m->score(in), r = m->score(in.reversed());
+  const auto t = random_triplets(*m, 16, 8);
+  const ComparisonScores s = m->score(t.items, t.comparisons),
+                         r = m->score(t.items, t.comparisons.reversed());
   EXPECT_GT((s.weights - r.weights).abs().max().item<double>(), 1e-4);
 }
 
@@ -65,31 +67,33 @@ TEST(DiscoverNet, EmbeddingsAreNormalisedProjectionsAsANaiveLoopComputesThem) {
 TEST(DiscoverNet, FusedDistancesAreTheExpectationOverConditionWeights) {
   torch::manual_seed(2);
   auto m = make("pairs = 3\ntemperature = 0.5", 4, 8);
-  const TripletInput in = random_triplets(*m, 6, 8);
-  const TripletScores s = m->score(in);
+  const auto t = random_triplets(*m, 6, 8);
+  const ComparisonScores s = m->score(t.items, t.comparisons);
+  const ComparedItems in = gather(t.items, t.comparisons);
   // Naive: g from its parameters is opaque, but logits = g·normalize(a_k) and p = softmax(logits/τ)
   // must give weights whose expected distances are the fused ones.
   for (std::int64_t i = 0; i < 6; ++i) {
     double close = 0, far = 0;
     for (std::int64_t k = 0; k < 4; ++k) {
-      const double dc = (in.psi_anchor[i][k] - in.psi_close[i][k]).norm().item<double>();
-      const double df = (in.psi_anchor[i][k] - in.psi_far[i][k]).norm().item<double>();
-      EXPECT_NEAR(s.close_distances[i][k].item<double>(), dc, 1e-5);
-      EXPECT_NEAR(s.far_distances[i][k].item<double>(), df, 1e-5);
+      const double dc = (in.first.psi[i][k] - in.second.psi[i][k]).norm().item<double>();
+      const double df = (in.first.psi[i][k] - in.third.psi[i][k]).norm().item<double>();
+      EXPECT_NEAR(s.second_distances[i][k].item<double>(), dc, 1e-5);
+      EXPECT_NEAR(s.third_distances[i][k].item<double>(), df, 1e-5);
       close += s.weights[i][k].item<double>() * dc;
       far += s.weights[i][k].item<double>() * df;
     }
-    EXPECT_NEAR(s.fused_close[i].item<double>(), close, 1e-5);
-    EXPECT_NEAR(s.fused_far[i].item<double>(), far, 1e-5);
+    EXPECT_NEAR(s.fused_second[i].item<double>(), close, 1e-5);
+    EXPECT_NEAR(s.fused_third[i].item<double>(), far, 1e-5);
   }
 }
 
 TEST(DiscoverNet, WeightsAreASoftmaxOverAnchorSimilarities) {
   torch::manual_seed(3);
   auto anchor_normalized = make("pairs = 2\ntemperature = 2.0", 3, 6);
-  const TripletInput in = random_triplets(*anchor_normalized, 5, 6);
+  const auto t = random_triplets(*anchor_normalized, 5, 6);
+  const ComparedItems in = gather(t.items, t.comparisons);
   const torch::Tensor weights =
-      anchor_normalized->condition_weights(in.phi_anchor, in.phi_close, in.phi_far);
+      anchor_normalized->condition_weights(in.first.phi, in.second.phi, in.third.phi);
   // Recover the logits up to a constant per row: log p_k − log p_0 = (s_k − s_0)/τ with
   // s_k = g · a_k/‖a_k‖; scaling all anchors by a constant must not change the weights.
   torch::Tensor anchors = parameter(*anchor_normalized, "anchors");
@@ -97,12 +101,12 @@ TEST(DiscoverNet, WeightsAreASoftmaxOverAnchorSimilarities) {
     torch::NoGradGuard no_grad;
     anchors.mul_(3.0);
   }
-  EXPECT_TRUE(
-      torch::allclose(anchor_normalized->condition_weights(in.phi_anchor, in.phi_close, in.phi_far),
-                      weights, 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(
+      anchor_normalized->condition_weights(in.first.phi, in.second.phi, in.third.phi), weights,
+      1e-5, 1e-6));
   // A larger temperature flattens the distribution.
   auto hot = make("pairs = 2\ntemperature = 100.0", 3, 6);
-  const torch::Tensor flat = hot->condition_weights(in.phi_anchor, in.phi_close, in.phi_far);
+  const torch::Tensor flat = hot->condition_weights(in.first.phi, in.second.phi, in.third.phi);
   EXPECT_LT((flat - 1.0 / 3).abs().max().item<double>(), 0.05);
 }
 
@@ -116,10 +120,22 @@ TEST(DiscoverNet, ReleasedCodeFreezesTheConditionBranchThePaperTrainsIt) {
   for (const auto& p : trained->named_parameters())
     EXPECT_TRUE(p.value().requires_grad()) << p.key();
   // The frozen branch still passes gradients through to φ.
-  TripletInput in = random_triplets(*frozen, 4, 8);
-  in.phi_anchor.requires_grad_(true);
-  frozen->score(in).weights.select(1, 0).sum().backward();
-  EXPECT_GT(in.phi_anchor.grad().abs().sum().item<double>(), 0.0);
+  auto t = random_triplets(*frozen, 4, 8);
+  t.items.phi.requires_grad_(true);
+  frozen->score(t.items, t.comparisons).weights.select(1, 0).sum().backward();
+  const torch::Tensor anchors = t.comparisons.first;
+  EXPECT_GT(t.items.phi.grad().index_select(0, anchors).abs().sum().item<double>(), 0.0);
+}
+
+// Every form of g summarises the three items of a triplet: a pair alone has no condition weights.
+TEST(DiscoverNet, ScoresTripletsOnly) {
+  for (const char* g : {"\"set\"", "\"sequential\"", "\"transformer\""}) {
+    auto m = make(std::string("g = ") + g);
+    EXPECT_FALSE(m->contract().provides_resource(Resource::PairScores, "")) << g;
+    const auto t = random_triplets(*m, 4, 8);
+    const Comparisons& c = t.comparisons;
+    EXPECT_THROW(m->score(t.items, Comparisons::pairs(c.first, c.second)), ComponentError) << g;
+  }
 }
 
 TEST(DiscoverNet, OptionsAreValidated) {
@@ -162,15 +178,17 @@ TEST(DiscoverNet,
   for (const char* options : {"g = \"sequential\"", "g = \"transformer\"\npairs = 3"}) {
     auto m = make(options);
     m->eval();  // the transformer's dropout would make two passes differ anyway
-    const TripletInput in = random_triplets(*m, 16, 8);
-    const TripletScores s = m->score(in), r = m->score(in.reversed());
+    const auto t = random_triplets(*m, 16, 8);
+    const ComparisonScores s = m->score(t.items, t.comparisons),
+                           r = m->score(t.items, t.comparisons.reversed());
     EXPECT_GT((s.weights - r.weights).abs().max().item<double>(), 1e-4) << options;
   }
   auto set_like = make("g = \"transformer\"\npairs = 2");
   set_like->eval();
-  const TripletInput in = random_triplets(*set_like, 16, 8);
-  EXPECT_TRUE(torch::allclose(set_like->score(in).weights, set_like->score(in.reversed()).weights,
-                              1e-6, 1e-7));
+  const auto t = random_triplets(*set_like, 16, 8);
+  EXPECT_TRUE(torch::allclose(set_like->score(t.items, t.comparisons).weights,
+                              set_like->score(t.items, t.comparisons.reversed()).weights, 1e-6,
+                              1e-7));
 }
 
 TEST(DiscoverNet, SequentialGReadsAnchorFarCloseWithAResidualAndZeroInitialStates) {
@@ -196,8 +214,9 @@ TEST(DiscoverNet, SequentialGReadsAnchorFarCloseWithAResidualAndZeroInitialState
   // Zero initial states make it deterministic, in training mode too (the released code's random
   // states do not).
   m->train();
-  const TripletInput in = random_triplets(*m, 4, d);
-  EXPECT_TRUE(torch::equal(m->score(in).weights, m->score(in).weights));
+  const auto t = random_triplets(*m, 4, d);
+  EXPECT_TRUE(torch::equal(m->score(t.items, t.comparisons).weights,
+                           m->score(t.items, t.comparisons).weights));
 }
 
 TEST(DiscoverNet, TransformerGMatchesAHandComputedAttention) {
@@ -240,11 +259,13 @@ TEST(DiscoverNet, TransformerGIsInitialisedAndRegularisedAsReleased) {
     EXPECT_FALSE(parameter(*m, name).requires_grad());  // frozen with the branch, as released
   }
   // Dropout makes two training-mode passes differ; evaluation is deterministic.
-  const TripletInput in = random_triplets(*m, 8, d);
+  const auto t = random_triplets(*m, 8, d);
   m->train();
-  EXPECT_FALSE(torch::equal(m->score(in).weights, m->score(in).weights));
+  EXPECT_FALSE(torch::equal(m->score(t.items, t.comparisons).weights,
+                            m->score(t.items, t.comparisons).weights));
   m->eval();
-  EXPECT_TRUE(torch::equal(m->score(in).weights, m->score(in).weights));
+  EXPECT_TRUE(torch::equal(m->score(t.items, t.comparisons).weights,
+                           m->score(t.items, t.comparisons).weights));
 }
 
 TEST(DiscoverNet, SequentialGOptionsAreChecked) {
