@@ -219,14 +219,17 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
       const auto file = [&](const std::string& what) {
         return out / (split + "_" + what + ".npy");
       };
-      write_npy(file("phi"), table.phi);
-      write_npy(file("psi"), table.psi);
+      const Comparisons& triplets = table.triplets;
+      write_npy(file("phi"), table.items.phi);
+      write_npy(file("psi"), table.items.psi);
       write_npy(file("image_ids"), table.image_ids);
-      write_npy(file("triplets"), table.triplets);
+      write_npy(file("triplets"),
+                torch::stack({triplets.first, triplets.second, triplets.third}, 1));
       if (table.factors.defined()) write_npy(file("factors"), table.factors);
-      if (table.conditions.defined()) write_npy(file("conditions"), table.conditions);
-      fmt::print("{}: {} images (φ {}-D, {} ψ of {}-D), {} triplets\n", split, table.phi.size(0),
-                 table.phi.size(1), table.psi.size(1), table.psi.size(2), table.triplets.size(0));
+      if (triplets.conditions.defined()) write_npy(file("conditions"), triplets.conditions);
+      fmt::print("{}: {} images (φ {}-D, {} ψ of {}-D), {} triplets\n", split, table.items.size(),
+                 table.items.phi.size(1), table.items.psi.size(1), table.items.psi.size(2),
+                 triplets.size());
     }
     if (comm->is_root())
       fmt::print("embeddings of {} written to {}\n", checkpoint.string(), out.string());

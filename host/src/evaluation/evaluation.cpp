@@ -4,36 +4,37 @@
 
 #include <fmt/format.h>
 
+#include "pipeline/triplet_step.hpp"
 #include "wscsl/nn/device.hpp"
 
 namespace wscsl::host {
 
 namespace {
 
-// Each text encoder's features of the images `ids`; this process encodes rows [first, last).
-std::map<std::string, TextFeatures> embed_texts(const Pipeline& pipeline, const SplitData& data,
-                                                const torch::Tensor& ids, std::int64_t first,
-                                                std::int64_t last, std::int64_t batch_size,
-                                                const Communicator& comm) {
-  std::map<std::string, TextFeatures> texts;
+// The rows of every process, in rank order: this process's `mine`, whose rows are [0, shape].
+torch::Tensor gathered(const Communicator& comm, const torch::Tensor& mine,
+                       std::vector<std::int64_t> shape) {
+  return comm.gather_rows(mine.defined() ? mine : torch::zeros(shape));
+}
+
+// The items of every process, in rank order, on the CPU: this process's `mine`.
+ItemFeatures gathered(const Pipeline& pipeline, const Communicator& comm,
+                      const ItemFeatures& mine) {
+  const ConditionModule& m = *pipeline.condition_module;
+  ItemFeatures all;
+  all.phi = gathered(comm, mine.phi, {0, pipeline.backbone->embedding_dim()});
+  all.psi = gathered(comm, mine.psi, {0, m.num_embeddings(), m.output_dim()});
   for (const NamedTextEncoder& t : pipeline.text_encoders) {
-    const std::vector<std::string>& all = data.texts.at(t.field);
-    std::vector<torch::Tensor> features, present;
-    for (std::int64_t begin = first; begin < last; begin += batch_size) {
-      const TextFeatures f = t.encoder->encode(
-          item_texts(all, ids.slice(0, begin, std::min(last, begin + batch_size))));
-      features.push_back(f.features.cpu());
-      present.push_back(f.present.cpu());
-    }
+    const auto it = mine.texts.find(t.name);
+    const bool any = it != mine.texts.end();
     // Presence travels as floats: the rows gathered from every process are float tensors.
-    const torch::Tensor gathered_present =
-        comm.gather_rows(present.empty() ? torch::zeros({0, 1})
-                                         : torch::cat(present).to(torch::kFloat).unsqueeze(1));
-    texts[t.name] = {comm.gather_rows(features.empty() ? torch::zeros({0, t.encoder->output_dim()})
-                                                       : torch::cat(features)),
-                     gathered_present.squeeze(1) > 0.5};
+    const torch::Tensor present = gathered(
+        comm, any ? it->second.present.to(torch::kFloat).unsqueeze(1) : torch::Tensor(), {0, 1});
+    all.texts[t.name] = {
+        gathered(comm, any ? it->second.features : torch::Tensor(), {0, t.encoder->output_dim()}),
+        present.squeeze(1) > 0.5};
   }
-  return texts;
+  return all;
 }
 
 }  // namespace
@@ -58,8 +59,9 @@ EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::in
       at::_unique2(torch::cat(referenced), /*sorted=*/true, /*return_inverse=*/true);
   (void)counts;
   table.image_ids = ids;
-  table.triplets = inverse.slice(0, 0, data.triplets.numel()).reshape({-1, 3});
-  table.conditions = data.conditions;
+  table.triplets =
+      Comparisons::triplets(inverse.slice(0, 0, data.triplets.numel()).reshape({-1, 3}));
+  table.triplets.conditions = data.conditions;
   table.reversed = data.reversed;
   if (data.factors.defined()) table.factors = data.factors.index_select(0, ids);
   // Each process embeds its own contiguous share of the images, on the model's device; the
@@ -67,21 +69,16 @@ EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::in
   const std::int64_t first = ids.size(0) * comm.rank() / comm.size();
   const std::int64_t last = ids.size(0) * (comm.rank() + 1) / comm.size();
   const torch::Device device = nn::device_of(*pipeline.model());
-  std::vector<torch::Tensor> phi, psi;
+  const Embedders embedders = pipeline_embedders(pipeline);
+  std::vector<ItemFeatures> chunks;
   for (std::int64_t begin = first; begin < last; begin += batch_size) {
     const torch::Tensor batch = ids.slice(0, begin, std::min(last, begin + batch_size));
-    const torch::Tensor images = pipeline.dataset->images(split, batch, ImageRequest{}).to(device);
-    const torch::Tensor embedded = pipeline.backbone->embed(images);
-    psi.push_back(pipeline.condition_module->embed(embedded).cpu());
-    phi.push_back(embedded.cpu());
+    const ItemInputs inputs{pipeline.dataset->images(split, batch, ImageRequest{}).to(device),
+                            field_texts(pipeline, data, batch)};
+    chunks.push_back(forward_items(pipeline, {inputs}, embedders).to(torch::kCPU));
   }
-  table.phi = comm.gather_rows(phi.empty() ? torch::zeros({0, pipeline.backbone->embedding_dim()})
-                                           : torch::cat(phi));
-  table.psi =
-      comm.gather_rows(psi.empty() ? torch::zeros({0, pipeline.condition_module->num_embeddings(),
-                                                   pipeline.condition_module->output_dim()})
-                                   : torch::cat(psi));
-  table.texts = embed_texts(pipeline, data, ids, first, last, batch_size, comm);
+  table.items = gathered(pipeline, comm,
+                         chunks.empty() ? ItemFeatures{} : ItemFeatures::concatenated(chunks));
   if (was_training) model->train();
   return table;
 }

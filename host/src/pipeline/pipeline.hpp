@@ -21,7 +21,7 @@ struct WeightedLoss {
 };
 
 // A [[text_encoders]] entry: the encoder of one of the dataset's text fields, under the name the
-// condition module and losses read its features by (TripletInput::texts).
+// condition module, losses and evaluators read its features by (ItemFeatures::texts).
 struct NamedTextEncoder {
   std::string name;
   std::string field;

@@ -63,45 +63,43 @@ class Prober {
     const TripletImages roles{made_up({kProbeTriplets, info_.channels, info_.height, info_.width}),
                               made_up({kProbeTriplets, info_.channels, info_.height, info_.width}),
                               made_up({kProbeTriplets, info_.channels, info_.height, info_.width})};
+    const TripletTexts texts = made_up_texts();
+    const Embedders embedders{[&](const torch::Tensor& images) { return phi_of(images); },
+                              [&](const torch::Tensor& phi) { return psi_of(phi); }};
     model_->train();
     {
-      const TripletInput in = triplets(roles);
-      note("φ", in.phi_anchor, run_backbone_);
-      note("ψ", in.psi_anchor, run_module_);
-      const ScoredTriplets scored = scores(in);
+      const ForwardTriplets triplets = forward_triplets(p_, roles, texts, conditions(), embedders);
+      note("φ", triplets.items.phi, run_backbone_);
+      note("ψ", triplets.items.psi, run_module_);
+      const ScoredTriplets scored = scores(triplets);
       note("weights", scored.scores.weights, run_module_);
-      weighted_loss(p_, in, scored, roles);
+      weighted_loss(p_, triplets, scored, roles);
       for (const WeightedLoss& l : p_.losses)
         ran_.push_back(fmt::format("loss '{}'", l.name));
     }
-    // What the evaluators read, in evaluation mode: the embedding tables (each image embedded
-    // once) and the scores of triplets of their rows.
+    // What the evaluators read, in evaluation mode: the items of a table (each embedded once) and
+    // the scores of triplets, and of pairs where the module scores them, among its rows.
     model_->eval();
     torch::NoGradGuard no_grad;
-    const torch::Tensor phi = phi_of(roles.anchor);
-    const torch::Tensor psi = psi_of(phi);
-    TripletInput rows;
-    rows.phi_anchor = phi;
-    rows.phi_close = phi.roll(1, 0);
-    rows.phi_far = phi.roll(2, 0);
-    rows.psi_anchor = psi;
-    rows.psi_close = psi.roll(1, 0);
-    rows.psi_far = psi.roll(2, 0);
-    rows.conditions = conditions();
-    TripletInput texts;
-    encode_texts(p_, made_up_texts(), texts);
-    for (const auto& [name, t] : texts.texts) {
-      const auto rolled = [&](std::int64_t by) {
-        return TextFeatures{t.anchor.features.roll(by, 0), t.anchor.present.roll(by, 0)};
-      };
-      rows.texts[name] = {t.anchor, rolled(1), rolled(2)};
+    const ItemFeatures items = forward_items(p_, {{roles.anchor, texts.anchor}}, embedders);
+    const torch::Tensor rows = torch::arange(kProbeTriplets, long_options());
+    Comparisons rolled{rows, (rows + kProbeTriplets - 1).remainder(kProbeTriplets),
+                       (rows + kProbeTriplets - 2).remainder(kProbeTriplets), conditions()};
+    if (run_module_) {
+      p_.condition_module->score(items, rolled);
+      if (p_.condition_module->contract().provides_resource(Resource::PairScores, ""))
+        p_.condition_module->score(items,
+                                   Comparisons{rolled.first, rolled.second, {}, rolled.conditions});
     }
-    if (run_module_) p_.condition_module->score(rows);
     if (run_backbone_ || run_module_) ran_.push_back("the evaluators' inputs");
     return ran_;
   }
 
  private:
+  torch::TensorOptions long_options() const {
+    return torch::TensorOptions(device_).dtype(torch::kLong);
+  }
+
   torch::Tensor made_up(std::vector<std::int64_t> shape) {
     return torch::rand(shape, rng_).to(device_);
   }
@@ -120,52 +118,43 @@ class Prober {
   // The triplets' conditions, for a module that trains with them.
   torch::Tensor conditions() const {
     if (p_.condition_module->supervision() != Supervision::Conditioned) return {};
-    return torch::arange(kProbeTriplets, torch::TensorOptions(device_).dtype(torch::kLong))
+    return torch::arange(kProbeTriplets, long_options())
         .remainder(std::max<std::int64_t>(1, info_.num_conditions()));
-  }
-
-  TripletInput triplets(const TripletImages& roles) {
-    TripletInput in = embed_triplets(
-        roles, [&](const torch::Tensor& images) { return phi_of(images); },
-        [&](const torch::Tensor& phi) { return psi_of(phi); });
-    in.conditions = conditions();
-    encode_texts(p_, made_up_texts(), in);
-    return in;
   }
 
   // Texts for every field a text encoder reads: words, and an item without text in each role.
   TripletTexts made_up_texts() const {
     TripletTexts texts;
     for (const NamedTextEncoder& t : p_.text_encoders) {
-      RoleTexts& roles = texts[t.field];
+      if (texts.anchor.count(t.field)) continue;
       for (std::int64_t i = 0; i < kProbeTriplets; ++i) {
         const auto text = [&](std::int64_t role) {
           return i == role ? std::string() : fmt::format("probe text {} {}", role, i);
         };
-        roles.anchor.push_back(text(0));
-        roles.close.push_back(text(1));
-        roles.far.push_back(text(2));
+        texts.anchor[t.field].push_back(text(0));
+        texts.close[t.field].push_back(text(1));
+        texts.far[t.field].push_back(text(2));
       }
     }
     return texts;
   }
 
-  ScoredTriplets scores(const TripletInput& in) {
-    if (run_module_) return score_triplets(p_, in);
+  ScoredTriplets scores(const ForwardTriplets& triplets) {
+    if (run_module_) return score_triplets(p_, triplets);
     ScoredTriplets scored{made_up_scores(), std::nullopt};
     if (p_.losses_need(Resource::ReversedScores)) scored.reversed = made_up_scores();
     return scored;
   }
 
   // Scores of the shapes a condition module declares, with its aux terms.
-  TripletScores made_up_scores() {
+  ComparisonScores made_up_scores() {
     const std::int64_t k = p_.condition_module->num_embeddings();
-    TripletScores s;
-    s.close_distances = made_up({kProbeTriplets, k});
-    s.far_distances = made_up({kProbeTriplets, k});
+    ComparisonScores s;
+    s.second_distances = made_up({kProbeTriplets, k});
+    s.third_distances = made_up({kProbeTriplets, k});
     s.weights = torch::softmax(made_up({kProbeTriplets, k}), 1);
-    s.fused_close = (s.weights * s.close_distances).sum(1);
-    s.fused_far = (s.weights * s.far_distances).sum(1);
+    s.fused_second = (s.weights * s.second_distances).sum(1);
+    s.fused_third = (s.weights * s.third_distances).sum(1);
     for (const std::string& name :
          p_.condition_module->contract().provided_names(Resource::AuxTerm))
       s.aux[name] = made_up({kProbeTriplets});

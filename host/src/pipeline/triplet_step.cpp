@@ -4,55 +4,74 @@
 
 namespace wscsl::host {
 
-TripletInput embed_triplets(const TripletImages& roles, const Embedder& phi, const Embedder& psi) {
-  TripletInput in;
-  in.phi_anchor = phi(roles.anchor);
-  in.phi_close = phi(roles.close);
-  in.phi_far = phi(roles.far);
-  in.psi_anchor = psi(in.phi_anchor);
-  in.psi_close = psi(in.phi_close);
-  in.psi_far = psi(in.phi_far);
-  return in;
+Embedders pipeline_embedders(const Pipeline& pipeline) {
+  return {[&pipeline](const torch::Tensor& images) { return pipeline.backbone->embed(images); },
+          [&pipeline](const torch::Tensor& phi) { return pipeline.condition_module->embed(phi); }};
+}
+
+ItemFeatures forward_items(const Pipeline& pipeline, const std::vector<ItemInputs>& groups,
+                           const Embedders& embedders) {
+  std::vector<ItemFeatures> parts(groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    parts[g].phi = embedders.phi(groups[g].images);
+  for (ItemFeatures& part : parts)
+    part.psi = embedders.psi(part.phi);
+  for (const NamedTextEncoder& t : pipeline.text_encoders)
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      parts[g].texts[t.name] = t.encoder->encode(groups[g].texts.at(t.field));
+  return ItemFeatures::concatenated(parts);
+}
+
+FieldTexts field_texts(const Pipeline& pipeline, const SplitData& split, const torch::Tensor& ids) {
+  FieldTexts texts;
+  for (const NamedTextEncoder& t : pipeline.text_encoders)
+    if (!texts.count(t.field)) texts[t.field] = item_texts(split.texts.at(t.field), ids);
+  return texts;
 }
 
 TripletTexts triplet_texts(const Pipeline& pipeline, const SplitData& split,
                            const torch::Tensor& ids) {
-  TripletTexts texts;
-  for (const NamedTextEncoder& t : pipeline.text_encoders) {
-    if (texts.count(t.field)) continue;
-    const std::vector<std::string>& all = split.texts.at(t.field);
-    texts[t.field] = {item_texts(all, ids.select(1, 0)), item_texts(all, ids.select(1, 1)),
-                      item_texts(all, ids.select(1, 2))};
-  }
-  return texts;
+  return {field_texts(pipeline, split, ids.select(1, 0)),
+          field_texts(pipeline, split, ids.select(1, 1)),
+          field_texts(pipeline, split, ids.select(1, 2))};
 }
 
-void encode_texts(const Pipeline& pipeline, const TripletTexts& texts, TripletInput& input) {
-  for (const NamedTextEncoder& t : pipeline.text_encoders) {
-    const RoleTexts& roles = texts.at(t.field);
-    input.texts[t.name] = {t.encoder->encode(roles.anchor), t.encoder->encode(roles.close),
-                           t.encoder->encode(roles.far)};
-  }
+ForwardTriplets forward_triplets(const Pipeline& pipeline, const TripletImages& images,
+                                 const TripletTexts& texts, const torch::Tensor& conditions,
+                                 const Embedders& embedders) {
+  ForwardTriplets out{
+      forward_items(
+          pipeline,
+          {{images.anchor, texts.anchor}, {images.close, texts.close}, {images.far, texts.far}},
+          embedders),
+      Comparisons::triplets_by_role(images.anchor.size(0), images.anchor.device())};
+  out.comparisons.conditions = conditions;
+  return out;
 }
 
-ScoredTriplets score_triplets(const Pipeline& pipeline, const TripletInput& input) {
-  ScoredTriplets scored{pipeline.condition_module->score(input), std::nullopt};
+ScoredTriplets score_triplets(const Pipeline& pipeline, const ForwardTriplets& triplets) {
+  ScoredTriplets scored{pipeline.condition_module->score(triplets.items, triplets.comparisons),
+                        std::nullopt};
   if (pipeline.losses_need(Resource::ReversedScores)) {
     torch::NoGradGuard no_grad;
-    scored.reversed = pipeline.condition_module->score(input.reversed());
+    scored.reversed =
+        pipeline.condition_module->score(triplets.items, triplets.comparisons.reversed());
   }
   return scored;
 }
 
-PipelineLoss weighted_loss(const Pipeline& pipeline, const TripletInput& input,
-                           const ScoredTriplets& scored, const TripletImages& roles) {
+PipelineLoss weighted_loss(const Pipeline& pipeline, const ForwardTriplets& triplets,
+                           const ScoredTriplets& scored, const TripletImages& images) {
+  torch::Tensor item_images;
+  if (pipeline.losses_need(Resource::TrainingImages))
+    item_images = torch::cat({images.anchor, images.close, images.far});
   PipelineLoss loss;
   for (const WeightedLoss& l : pipeline.losses) {
     const Contract& needs = l.loss->contract();
     const LossInput loss_input{
-        input, scored.scores,
+        triplets.items, triplets.comparisons, scored.scores,
         needs.needs_resource(Resource::ReversedScores) ? &*scored.reversed : nullptr,
-        needs.needs_resource(Resource::TrainingImages) ? &roles : nullptr};
+        needs.needs_resource(Resource::TrainingImages) ? &item_images : nullptr};
     for (const auto& [name, value] : l.loss->compute(loss_input)) {
       const torch::Tensor term = value.reshape({});
       const torch::Tensor weighted = term * l.weight;

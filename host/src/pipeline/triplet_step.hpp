@@ -1,5 +1,6 @@
-// What a training step computes from its triplets' images up to the weighted loss: shared by the
-// trainer and by the probe of `wscsl check`, so that both run the components alike.
+// The pipeline's one forward pass — items → backbone → text encoders → ψ — and what a training
+// step computes from it up to the weighted loss. The training step, evaluation and the probe of
+// `wscsl check` all run the components through it.
 #pragma once
 
 #include <functional>
@@ -12,35 +13,63 @@
 
 namespace wscsl::host {
 
-using Embedder = std::function<torch::Tensor(const torch::Tensor&)>;
+// By dataset text field (the fields the pipeline's text encoders read): one text per item.
+using FieldTexts = std::map<std::string, std::vector<std::string>>;
 
-// The texts of a batch's triplets by role, for one dataset text field.
-struct RoleTexts {
-  std::vector<std::string> anchor, close, far;
+// A group of items the components see in one call: their images [n, C, H, W] and texts.
+struct ItemInputs {
+  torch::Tensor images;
+  FieldTexts texts;
 };
-// By dataset text field: the fields the pipeline's text encoders read.
-using TripletTexts = std::map<std::string, RoleTexts>;
 
-// The texts of the triplets `ids` ([B, 3] image ids, on the CPU) in `split`'s text fields that the
-// pipeline's text encoders read.
+// φ of images, and ψ of φ: the pipeline's backbone and condition module, or stand-ins (the
+// probe's random values for a component it skips).
+using Embedder = std::function<torch::Tensor(const torch::Tensor&)>;
+struct Embedders {
+  Embedder phi, psi;
+};
+Embedders pipeline_embedders(const Pipeline& pipeline);
+
+// The features of the items of `groups`, one group after another. Each component is called once
+// per group: φ of every group, then ψ of every group, then each text encoder on every group. A
+// training step's groups are its roles, so that batch-norm statistics are per role as in the
+// reference code; evaluation's are chunks of a split.
+ItemFeatures forward_items(const Pipeline& pipeline, const std::vector<ItemInputs>& groups,
+                           const Embedders& embedders);
+
+// The texts of items `ids` (1-D image ids, on the CPU) in the fields the pipeline's text
+// encoders read.
+FieldTexts field_texts(const Pipeline& pipeline, const SplitData& split, const torch::Tensor& ids);
+
+// The images [B, C, H, W] of a batch's triplets by role.
+struct TripletImages {
+  torch::Tensor anchor, close, far;
+};
+// The texts of a batch's triplets by role.
+struct TripletTexts {
+  FieldTexts anchor, close, far;
+};
+// The texts of the triplets `ids` ([B, 3] image ids, on the CPU).
 TripletTexts triplet_texts(const Pipeline& pipeline, const SplitData& split,
                            const torch::Tensor& ids);
 
-// Each text encoder's features of the triplets' items, into `input.texts` (one call per role, as
-// φ).
-void encode_texts(const Pipeline& pipeline, const TripletTexts& texts, TripletInput& input);
-
-// φ of each role by `phi` (one call per role, so that batch-norm statistics are per role as in
-// the reference code), then ψ of each by `psi`.
-TripletInput embed_triplets(const TripletImages& roles, const Embedder& phi, const Embedder& psi);
+// A batch of triplets through the forward pass: its items laid out by role
+// (Comparisons::triplets_by_role) and the triplets among them.
+struct ForwardTriplets {
+  ItemFeatures items;
+  Comparisons comparisons;
+};
+ForwardTriplets forward_triplets(const Pipeline& pipeline, const TripletImages& images,
+                                 const TripletTexts& texts, const torch::Tensor& conditions,
+                                 const Embedders& embedders);
 
 // The condition module's scores of the triplets and, when a loss needs them, those of the
 // reversed triplets (computed without gradient).
 struct ScoredTriplets {
-  TripletScores scores;
-  std::optional<TripletScores> reversed;
+  ComparisonScores scores;
+  std::optional<ComparisonScores> reversed;
 };
-ScoredTriplets score_triplets(const Pipeline& pipeline, const TripletInput& input);
+ScoredTriplets score_triplets(const Pipeline& pipeline, const ForwardTriplets& triplets);
 
 // The pipeline's loss of a batch: Σ over the losses of weight · Σ of its terms, and each term
 // (unweighted, 0-d) named "<loss name>/<term>". Each loss gets what its contract needs and nothing
@@ -49,7 +78,7 @@ struct PipelineLoss {
   torch::Tensor total;
   std::vector<std::pair<std::string, torch::Tensor>> terms;
 };
-PipelineLoss weighted_loss(const Pipeline& pipeline, const TripletInput& input,
-                           const ScoredTriplets& scored, const TripletImages& roles);
+PipelineLoss weighted_loss(const Pipeline& pipeline, const ForwardTriplets& triplets,
+                           const ScoredTriplets& scored, const TripletImages& images);
 
 }  // namespace wscsl::host

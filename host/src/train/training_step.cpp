@@ -29,12 +29,9 @@ TrainingStep::TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& op
     : pipeline_(pipeline), optimizer_(optimizer) {}
 
 PipelineLoss TrainingStep::forward(const TripletBatch& batch) const {
-  TripletInput in = embed_triplets(
-      batch.images, [&](const torch::Tensor& images) { return pipeline_.backbone->embed(images); },
-      [&](const torch::Tensor& phi) { return pipeline_.condition_module->embed(phi); });
-  in.conditions = batch.conditions;
-  encode_texts(pipeline_, batch.texts, in);
-  return weighted_loss(pipeline_, in, score_triplets(pipeline_, in), batch.images);
+  const ForwardTriplets triplets = forward_triplets(
+      pipeline_, batch.images, batch.texts, batch.conditions, pipeline_embedders(pipeline_));
+  return weighted_loss(pipeline_, triplets, score_triplets(pipeline_, triplets), batch.images);
 }
 
 StepLosses TrainingStep::take(const TripletBatch& batch, LossSharing& sharing) {
