@@ -88,16 +88,17 @@ class MisshapedModule final : public wscsl::ConditionModule {
   torch::Tensor embed_impl(const torch::Tensor& phi) override {
     return phi.unsqueeze(1) * scales_.view({1, -1, 1});
   }
-  wscsl::TripletScores score_impl(const wscsl::TripletInput& in) override {
-    wscsl::TripletScores s;
-    s.close_distances = distances(in.psi_anchor, in.psi_close);
-    s.far_distances = distances(in.psi_anchor, in.psi_far);
+  wscsl::ComparisonScores score_impl(const wscsl::ItemFeatures& items,
+                                     const wscsl::Comparisons& c) override {
+    const wscsl::ComparedItems in = wscsl::gather(items, c);
+    wscsl::ComparisonScores s;
+    s.second_distances = distances(in.first.psi, in.second.psi);
+    s.third_distances = distances(in.first.psi, in.third.psi);
     const std::int64_t k = options_.num_embeddings;
-    s.weights = torch::full({in.phi_anchor.size(0), k}, 1.0 / static_cast<double>(k),
-                            in.phi_anchor.options());
+    s.weights = torch::full({c.size(), k}, 1.0 / static_cast<double>(k), in.first.phi.options());
     if (options_.mistake == ModuleMistake::Weights) s.weights = s.weights.sum(1);
-    s.fused_close = s.close_distances.mean(1);
-    s.fused_far = s.far_distances.mean(1);
+    s.fused_second = s.second_distances.mean(1);
+    s.fused_third = s.third_distances.mean(1);
     return s;
   }
   torch::Tensor distances_impl(const torch::Tensor& a, const torch::Tensor& b) override {

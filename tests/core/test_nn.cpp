@@ -86,9 +86,9 @@ TEST(Scoring, ExpectedDistancesWeightEachEmbedding) {
   const torch::Tensor close = torch::tensor({{1.0f, 2.0f}, {3.0f, 4.0f}});
   const torch::Tensor far = torch::tensor({{5.0f, 6.0f}, {7.0f, 8.0f}});
   const torch::Tensor w = torch::tensor({{0.25f, 0.75f}, {1.0f, 0.0f}});
-  const TripletScores s = nn::expected_distances(close, far, w);
-  EXPECT_TRUE(torch::allclose(s.fused_close, torch::tensor({1.75f, 3.0f})));
-  EXPECT_TRUE(torch::allclose(s.fused_far, torch::tensor({5.75f, 7.0f})));
+  const ComparisonScores s = nn::expected_distances(close, far, w);
+  EXPECT_TRUE(torch::allclose(s.fused_second, torch::tensor({1.75f, 3.0f})));
+  EXPECT_TRUE(torch::allclose(s.fused_third, torch::tensor({5.75f, 7.0f})));
   EXPECT_TRUE(torch::equal(s.weights, w));
 }
 

@@ -59,7 +59,7 @@ queries = 100
   ASSERT_EQ(backbone->calls_per_image().size(), static_cast<std::size_t>(images));
   for (const auto& [id, calls] : backbone->calls_per_image())
     ASSERT_EQ(calls, 1) << "image " << id;
-  EXPECT_EQ(table.triplets.size(0), triplets);
+  EXPECT_EQ(table.triplets.size(), triplets);
   EXPECT_NE(result.find("alignment/ot_accuracy"), nullptr);
   EXPECT_NE(result.find("reversed_triplets/reversed_valid"), nullptr);
   EXPECT_NE(result.find("retrieval/map"), nullptr);

@@ -1,5 +1,5 @@
 // Text in a pipeline: [[text_encoders]] entries read a dataset text field, and their features reach
-// the condition module and losses while training (TripletInput::texts) and the evaluators
+// the condition module and losses while training (ItemFeatures::texts) and the evaluators
 // (EmbeddingTable::texts).
 #include <gtest/gtest.h>
 
@@ -144,12 +144,11 @@ TEST(Text, ATrainingStepEncodesEachRolesTextsAndTrainsTheEncoders) {
   TrainingData data(p, torch::kCPU);
   const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
   const TripletBatch batch = data.read(rows, share_of(rows.size(0), 0, 1), 0);
-  ASSERT_EQ(batch.texts.size(), 2u);  // one entry per field read
+  ASSERT_EQ(batch.texts.anchor.size(), 2u);  // one entry per field read
   const SplitData& train = p.dataset->split("train");
-  const RoleTexts& labels = batch.texts.at("category");
-  ASSERT_EQ(labels.anchor.size(), static_cast<std::size_t>(rows.size(0)));
+  ASSERT_EQ(batch.texts.anchor.at("category").size(), static_cast<std::size_t>(rows.size(0)));
   // Each role's texts are its items' texts of the field.
-  for (const std::string& text : labels.close)
+  for (const std::string& text : batch.texts.close.at("category"))
     EXPECT_NE(std::find(train.texts.at("category").begin(), train.texts.at("category").end(), text),
               train.texts.at("category").end());
 
@@ -165,8 +164,8 @@ TEST(Text, EmbeddingTablesCarryEveryEncodersFeaturesOfEveryRow) {
   Pipeline p = build(text_pipeline(kTwoEncoders));
   const EmbeddingTable table = embed_split(p, "test", 64);
   const SplitData& test = p.dataset->split("test");
-  ASSERT_EQ(table.texts.size(), 2u);
-  const TextFeatures& title = table.texts.at("title");
+  ASSERT_EQ(table.items.texts.size(), 2u);
+  const TextFeatures& title = table.items.texts.at("title");
   const std::int64_t rows = table.image_ids.size(0);
   ASSERT_EQ(title.features.sizes(), (std::vector<std::int64_t>{rows, 8}));
   std::int64_t absent = 0;
@@ -290,8 +289,9 @@ field = "title"
   step.take(data.read(rows, share_of(rows.size(0), 0, 1), 0), alone);
   EXPECT_GT(gradient_mass(*p.text_encoders[0].encoder), 0.0);
   const EmbeddingTable table = embed_split(p, "test", 64);
-  EXPECT_EQ(table.texts.at("label").features.size(1), 6);
-  EXPECT_TRUE(table.texts.at("label").present.all().item<bool>());  // every item has a category
+  EXPECT_EQ(table.items.texts.at("label").features.size(1), 6);
+  EXPECT_TRUE(
+      table.items.texts.at("label").present.all().item<bool>());  // every item has a category
 }
 
 // The trainer's device check (train/device_check.hpp) reaches every component that holds tensors:

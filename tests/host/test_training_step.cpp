@@ -67,26 +67,34 @@ class Rescaled : public LossSharing {
   double factor_, reported_;
 };
 
-// The components' features of `batch`, computed here from their interfaces.
-TripletInput input_by_hand(const Pipeline& p, const TripletBatch& batch) {
-  TripletInput in;
-  in.phi_anchor = p.backbone->embed(batch.images.anchor);
-  in.phi_close = p.backbone->embed(batch.images.close);
-  in.phi_far = p.backbone->embed(batch.images.far);
-  in.psi_anchor = p.condition_module->embed(in.phi_anchor);
-  in.psi_close = p.condition_module->embed(in.phi_close);
-  in.psi_far = p.condition_module->embed(in.phi_far);
-  in.conditions = batch.conditions;
+// The components' features of `batch`'s items (anchors, then close, then far items) and its
+// triplets among them, computed here from their interfaces.
+struct ByHand {
+  ItemFeatures items;
+  Comparisons triplets;
+};
+ByHand input_by_hand(const Pipeline& p, const TripletBatch& batch) {
+  std::vector<ItemFeatures> roles(3);
+  const std::vector<torch::Tensor> images = {batch.images.anchor, batch.images.close,
+                                             batch.images.far};
+  for (std::size_t r = 0; r < roles.size(); ++r)
+    roles[r].phi = p.backbone->embed(images[r]);
+  for (ItemFeatures& role : roles)
+    role.psi = p.condition_module->embed(role.phi);
+  const std::int64_t b = batch.images.anchor.size(0);
+  const torch::Tensor rows = torch::arange(b, torch::kLong);
+  ByHand in{ItemFeatures::concatenated(roles),
+            Comparisons{rows, rows + b, rows + 2 * b, batch.conditions}};
   return in;
 }
 
 // The pipeline's weighted loss of `batch`, computed here from the components' interfaces.
 torch::Tensor loss_by_hand(const Pipeline& p, const TripletBatch& batch) {
-  const TripletInput in = input_by_hand(p, batch);
-  const TripletScores scores = p.condition_module->score(in);
+  const ByHand in = input_by_hand(p, batch);
+  const ComparisonScores scores = p.condition_module->score(in.items, in.triplets);
   torch::Tensor total;
   for (const WeightedLoss& l : p.losses)
-    for (const auto& [name, term] : l.loss->compute(LossInput{in, scores}))
+    for (const auto& [name, term] : l.loss->compute(LossInput{in.items, in.triplets, scores}))
       total = total.defined() ? total + term * l.weight : term * l.weight;
   return total;
 }
@@ -199,8 +207,9 @@ TEST(TrainingStep, Bf16MixedStaysWithinBfloat16RoundingOfTheFloat32StepAndKeepsF
   TrainingModel bf16_model(bf16, bf16.trainer.resolved_device());
   const TripletBatch batch = first_batch(float32, float32_model.device());
   float32_model.module().train();
-  const TripletScores scores = float32.condition_module->score(input_by_hand(float32, batch));
-  const double distances = (scores.fused_close + scores.fused_far).mean().item<double>();
+  const ByHand in = input_by_hand(float32, batch);
+  const ComparisonScores scores = float32.condition_module->score(in.items, in.triplets);
+  const double distances = (scores.fused_second + scores.fused_third).mean().item<double>();
   const std::vector<torch::Tensor> before = copies(bf16_model.parameters());
   Unshared alone, alone_too;
   const double float32_loss =

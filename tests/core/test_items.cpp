@@ -1,0 +1,101 @@
+// Items and comparisons, what crosses the plugin boundary, and the checks ConditionModule::score
+// runs on what a module is given and returns.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "wscsl/error.hpp"
+#include "wscsl/nn/scoring.hpp"
+#include "wscsl/testing/fixtures.hpp"
+
+namespace wscsl {
+namespace {
+
+ItemFeatures three_items() {
+  ItemFeatures items;
+  items.phi = torch::tensor({{1.0f, 0.0f}, {0.0f, 1.0f}, {3.0f, 4.0f}});
+  items.psi = items.phi.unsqueeze(1);
+  items.texts["title"] = {torch::tensor({{1.0f}, {0.0f}, {2.0f}}),
+                          torch::tensor({true, false, true})};
+  return items;
+}
+
+TEST(Items, RowsGatherEveryFeatureInOrder) {
+  const ItemFeatures rows = three_items().rows(torch::tensor({2, 0, 2}, torch::kLong));
+  EXPECT_TRUE(rows.phi.equal(torch::tensor({{3.0f, 4.0f}, {1.0f, 0.0f}, {3.0f, 4.0f}})));
+  EXPECT_TRUE(rows.psi.equal(rows.phi.unsqueeze(1)));
+  EXPECT_TRUE(rows.texts.at("title").present.equal(torch::tensor({true, true, true})));
+  EXPECT_TRUE(rows.texts.at("title").features.equal(torch::tensor({{2.0f}, {1.0f}, {2.0f}})));
+}
+
+TEST(Items, ConcatenatedPutsTheGroupsOneAfterAnother) {
+  const ItemFeatures items = three_items();
+  const ItemFeatures both =
+      ItemFeatures::concatenated({items.rows(torch::tensor({0}, torch::kLong)),
+                                  items.rows(torch::tensor({1, 2}, torch::kLong))});
+  EXPECT_EQ(both.size(), 3);
+  EXPECT_TRUE(both.phi.equal(items.phi));
+  EXPECT_TRUE(both.texts.at("title").present.equal(items.texts.at("title").present));
+}
+
+TEST(Comparisons, TripletsByRoleIndexTheRoleBlocks) {
+  const Comparisons c = Comparisons::triplets_by_role(2, torch::kCPU);
+  EXPECT_TRUE(c.first.equal(torch::tensor({0, 1}, torch::kLong)));
+  EXPECT_TRUE(c.second.equal(torch::tensor({2, 3}, torch::kLong)));
+  EXPECT_TRUE(c.third.equal(torch::tensor({4, 5}, torch::kLong)));
+  EXPECT_TRUE(c.are_triplets());
+  const Comparisons r = c.reversed();
+  EXPECT_TRUE(r.second.equal(c.third));
+  EXPECT_TRUE(r.third.equal(c.second));
+  const Comparisons pairs = Comparisons::pairs(c.first, c.second);
+  EXPECT_FALSE(pairs.are_triplets());
+  EXPECT_THROW(pairs.reversed(), Error);
+  EXPECT_EQ(c.slice(1, 2).size(), 1);
+  EXPECT_EQ(c.slice(1, 2).third.item<std::int64_t>(), 5);
+}
+
+// Scores triplets only: its contract does not provide pair scores.
+class TripletsOnly final : public ConditionModule {
+ public:
+  std::int64_t num_embeddings() const override { return 1; }
+  std::int64_t output_dim() const override { return 2; }
+
+ protected:
+  torch::Tensor embed_impl(const torch::Tensor& phi) override { return phi.unsqueeze(1); }
+  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
+    return nn::expected_distances(testing::member_distances(*this, items, c.second, c.first),
+                                  testing::member_distances(*this, items, c.second, c.first),
+                                  torch::ones({c.size(), 1}));
+  }
+};
+
+TEST(Comparisons, AModuleScoresPairsOnlyWhenItsContractProvidesThem) {
+  const ItemFeatures items = three_items();
+  const Comparisons pairs =
+      Comparisons::pairs(torch::tensor({0, 1}, torch::kLong), torch::tensor({2, 2}, torch::kLong));
+  TripletsOnly triplets_only;
+  EXPECT_THROW(triplets_only.score(items, pairs), ComponentError);
+  testing::TableModule module(1, 2, {1.0});
+  const ComparisonScores s = module.score(items, pairs);
+  // d((1, 0), (3, 4)) = √20, d((0, 1), (3, 4)) = √18.
+  EXPECT_TRUE(s.fused_second.allclose(torch::tensor({std::sqrt(20.0f), std::sqrt(18.0f)})));
+  EXPECT_FALSE(s.fused_third.defined());
+}
+
+TEST(Comparisons, ScoreRefusesRowsOutsideTheItems) {
+  testing::TableModule module(1, 2, {1.0});
+  const Comparisons c{torch::tensor({0}, torch::kLong),
+                      torch::tensor({3}, torch::kLong),
+                      torch::tensor({1}, torch::kLong),
+                      {}};
+  try {
+    module.score(three_items(), c);
+    FAIL() << "row 3 of 3 items was accepted";
+  } catch (const ComponentError& e) {
+    EXPECT_NE(std::string(e.what()).find("second rows must lie in [0, 3)"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace wscsl
