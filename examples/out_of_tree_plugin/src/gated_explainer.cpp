@@ -1,5 +1,7 @@
 #include "gated_explainer.hpp"
 
+#include <wscsl/nn/scoring.hpp>
+
 namespace gated {
 
 wscsl::Schema<GatedExplainerOptions> GatedExplainer::schema() {
@@ -43,14 +45,13 @@ torch::Tensor GatedExplainer::distances_impl(const torch::Tensor& psi_a,
   throw wscsl::Error("gated_explainer: unknown distance");
 }
 
-wscsl::TripletScores GatedExplainer::score_impl(const wscsl::TripletInput& in) {
-  wscsl::TripletScores s;
-  s.close_distances = distances(in.psi_anchor, in.psi_close);
-  s.far_distances = distances(in.psi_anchor, in.psi_far);
-  s.weights = torch::softmax(options_.sharpness * (s.far_distances - s.close_distances), 1);
-  s.fused_close = (s.weights * s.close_distances).sum(1);
-  s.fused_far = (s.weights * s.far_distances).sum(1);
-  return s;
+wscsl::ComparisonScores GatedExplainer::score_impl(const wscsl::ItemFeatures& items,
+                                                   const wscsl::Comparisons& comparisons) {
+  const wscsl::ComparedItems in = wscsl::gather(items, comparisons);
+  const torch::Tensor close = distances(in.first.psi, in.second.psi);
+  const torch::Tensor far = distances(in.first.psi, in.third.psi);
+  const torch::Tensor weights = torch::softmax(options_.sharpness * (far - close), 1);
+  return wscsl::nn::expected_distances(close, far, weights);
 }
 
 }  // namespace gated

@@ -33,7 +33,10 @@ class GatedExplainer final : public wscsl::ConditionModule {
 
  protected:
   torch::Tensor embed_impl(const torch::Tensor& phi) override;
-  wscsl::TripletScores score_impl(const wscsl::TripletInput& input) override;
+  // Triplets only: the weights contrast a comparison's distances to its second and third items,
+  // so a pair has no weights (the contract does not provide PairScores; the SDK refuses pairs).
+  wscsl::ComparisonScores score_impl(const wscsl::ItemFeatures& items,
+                                     const wscsl::Comparisons& comparisons) override;
   // ψ_a, ψ_b [B, K, E] → d_k [B, K]; distances() checks the shapes around it.
   torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
 
