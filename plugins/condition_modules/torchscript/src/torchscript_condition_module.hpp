@@ -1,6 +1,7 @@
 // A condition module written in Python: a TorchScript module with embed(φ) → ψ [B, K, E] and, for
-// weakly supervised methods, weights(φ_a, φ_c, φ_f) → [B, K]; wscsl fuses the distances as for its
-// own modules, so any loss trains it and every evaluator evaluates it.
+// weakly supervised methods, weights(φ [N, D], first, second, third) → [B, K] for comparisons of
+// the items' rows; wscsl fuses the distances as for its own modules, so any loss trains it and
+// every evaluator evaluates it.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +25,9 @@ class TorchScriptConditionModule final : public ConditionModule {
  public:
   using Options = TorchScriptConditionModuleOptions;
   static Schema<Options> schema();
-  // A module whose `supervision` attribute is "conditioned" needs the triplets' conditions.
+  // A module whose `supervision` attribute is "conditioned" needs the triplets' conditions; one
+  // that scores pairs (its `scores_pairs` attribute, by default true when conditioned) provides
+  // them.
   static Contract contract_of(const Options& options);
   explicit TorchScriptConditionModule(const Options& options);
 
@@ -35,17 +38,16 @@ class TorchScriptConditionModule final : public ConditionModule {
 
  protected:
   torch::Tensor embed_impl(const torch::Tensor& phi) override;
-  TripletScores score_impl(const TripletInput& input) override;
+  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
   torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
 
  private:
-  // Checks every method on a small random batch, in eval mode, and reads E.
+  // Checks every method on a small random batch of triplets (and of pairs when it scores them),
+  // in eval mode, and reads E.
   void probe(const Options& options);
-  // aux(φ_a, φ_c, φ_f) as named tensors (its string keys and tensor values; the probe has
-  // checked that they are exactly the declared aux_terms, each [B]).
-  std::map<std::string, torch::Tensor> run_aux(const torch::Tensor& phi_a,
-                                               const torch::Tensor& phi_c,
-                                               const torch::Tensor& phi_f);
+  // aux(φ, first, second, third) as named tensors (its string keys and tensor values; the probe
+  // has checked that they are exactly the declared aux_terms, each [B]).
+  std::map<std::string, torch::Tensor> run_aux(const std::vector<c10::IValue>& inputs);
   // Throws DataError naming `file` unless `terms` are exactly the aux_terms, each [batch].
   void check_aux(const std::map<std::string, torch::Tensor>& terms, std::int64_t batch,
                  const std::string& file) const;
@@ -55,6 +57,7 @@ class TorchScriptConditionModule final : public ConditionModule {
   std::int64_t e_ = 0;
   Supervision supervision_ = Supervision::Weak;
   bool own_distances_ = false;
+  bool scores_pairs_ = false;
   std::vector<std::string> aux_terms_;  // what its aux method returns, by name
 };
 
