@@ -12,6 +12,7 @@ Usage: torchscript_equivalents.py OUT_DIR DEFAULT_PIPELINE
 import os
 import re
 import sys
+from typing import Optional
 
 import torch
 
@@ -60,8 +61,15 @@ class DiscoverNetSet(torch.nn.Module):
         return torch.nn.functional.normalize(psi, dim=2)
 
     @torch.jit.export
-    def weights(self, phi_a: torch.Tensor, phi_c: torch.Tensor,
-                phi_f: torch.Tensor) -> torch.Tensor:
+    def weights(self, phi: torch.Tensor, first: torch.Tensor, second: torch.Tensor,
+                third: Optional[torch.Tensor]) -> torch.Tensor:
+        assert third is not None  # g summarises three items: it scores triplets only
+        return self.triplet_weights(phi.index_select(0, first), phi.index_select(0, second),
+                                    phi.index_select(0, third))
+
+    def triplet_weights(self, phi_a: torch.Tensor, phi_c: torch.Tensor,
+                        phi_f: torch.Tensor) -> torch.Tensor:
+        """p(k | a, c, f) of each triplet's anchor, close and far φ."""
         pairs = torch.stack([torch.cat([phi_a, phi_c], 1), torch.cat([phi_a, phi_f], 1)], 1)
         g = self.set_mlp(self.pair_mlp(pairs).max(dim=1)[0])
         return torch.softmax(g.mm(torch.nn.functional.normalize(self.anchors, dim=1).t()), dim=1)

@@ -5,6 +5,8 @@ GatedProjections: K linear projections of φ, each L2-normalised (the embeddings
 that reads the whole triplet — |φ_a − φ_c| and |φ_a − φ_f|, which say along which features the
 close image agrees with the anchor and the far one does not — and outputs the condition weights.
 Unlike DiscoverNet's set module it has no anchor vectors: the gate's last layer plays their part.
+wscsl gives weights the φ of a batch's items and, per triplet, the rows of its anchor (first),
+close (second) and far (third) items.
 
     examples/python/make_method.py examples/python/gated_projections.pt [--dim 64 --k 4 --e 64]
 
@@ -15,6 +17,7 @@ Then train it (examples/python/gated_projections.toml names the file):
 Needs Debian's python3-torch (scripts/setup.sh installs it).
 """
 import argparse
+from typing import Optional
 
 import torch
 
@@ -22,11 +25,14 @@ import torch
 class GatedProjections(torch.nn.Module):
     num_embeddings: int
     supervision: str
+    scores_pairs: bool
 
     def __init__(self, dim: int, k: int, e: int, hidden: int = 64):
         super().__init__()
         self.num_embeddings = k
         self.supervision = "weak"
+        # The gate weighs a comparison by its far item, which a pair lacks: triplets only.
+        self.scores_pairs = False
         self.k, self.e = k, e
         self.project = torch.nn.Linear(dim, k * e, bias=False)
         self.gate = torch.nn.Sequential(
@@ -39,8 +45,11 @@ class GatedProjections(torch.nn.Module):
         return torch.nn.functional.normalize(psi, dim=2)
 
     @torch.jit.export
-    def weights(self, phi_a: torch.Tensor, phi_c: torch.Tensor,
-                phi_f: torch.Tensor) -> torch.Tensor:
+    def weights(self, phi: torch.Tensor, first: torch.Tensor, second: torch.Tensor,
+                third: Optional[torch.Tensor]) -> torch.Tensor:
+        assert third is not None  # None only for pairs, which scores_pairs = False never gets
+        phi_a = phi.index_select(0, first)
+        phi_c, phi_f = phi.index_select(0, second), phi.index_select(0, third)
         evidence = torch.cat([(phi_a - phi_c).abs(), (phi_a - phi_f).abs()], dim=1)
         return torch.softmax(self.gate(evidence), dim=1)
 
