@@ -130,7 +130,7 @@ def make_batch(images, triplets, step, batch, normalize, flip, generator):
 
 def fused_distances(module, phi_a, phi_c, phi_f):
     """DiscoverNet's Eq. 6: Σ_k p_k ‖ψ_k(a) − ψ_k(x)‖₂ for x = close and far."""
-    p = module.weights(phi_a, phi_c, phi_f)
+    p = module.triplet_weights(phi_a, phi_c, phi_f)
     psi_a, psi_c, psi_f = module.embed(phi_a), module.embed(phi_c), module.embed(phi_f)
     d_close = ((psi_a - psi_c).pow(2).sum(2).sqrt() * p).sum(1)
     d_far = ((psi_a - psi_f).pow(2).sum(2).sqrt() * p).sum(1)
