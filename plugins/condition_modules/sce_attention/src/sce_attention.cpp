@@ -7,7 +7,7 @@ namespace wscsl::sce_attention {
 
 namespace {
 
-// How many members of the triplet one weight vector reads.
+// How many members of a triplet one weight vector reads.
 std::int64_t members_read(Branch branch) {
   switch (branch) {
     case Branch::Triplet:
@@ -18,16 +18,14 @@ std::int64_t members_read(Branch branch) {
   throw Error("sce_attention: unknown branch");
 }
 
-// The member's value of a triplet's three.
-template <class T>
-const T& pick(Member member, const T& anchor, const T& close, const T& far) {
+const ItemFeatures& pick(Member member, const ComparedItems& in) {
   switch (member) {
-    case Member::Anchor:
-      return anchor;
-    case Member::Close:
-      return close;
-    case Member::Far:
-      return far;
+    case Member::First:
+      return in.first;
+    case Member::Second:
+      return in.second;
+    case Member::Third:
+      return in.third;
   }
   throw Error("sce_attention: unknown member");
 }
@@ -43,6 +41,11 @@ torch::Tensor fuse(const torch::Tensor& weights, const torch::Tensor& psi) {
 
 bool partitioned(const SceAttentionOptions& o) {
   return o.assignment == Assignment::Partition;
+}
+
+// Only the learned triplet branch reads a third item for the weights of d(first, second).
+bool scores_pairs(const SceAttentionOptions& o) {
+  return o.branch == Branch::Pair || o.assignment != Assignment::Learned;
 }
 
 }  // namespace
@@ -142,6 +145,7 @@ Schema<SceAttentionOptions> SceAttention::schema() {
 Contract SceAttention::contract_of(const Options& options) {
   Contract c;
   c.provides = {{Resource::AuxTerm, "mask_l1"}};
+  if (scores_pairs(options)) c.provides.push_back({Resource::PairScores});
   if (reads_text(options)) c.needs.push_back({Resource::TextFeatures, *options.text});
   if (partitioned(options))
     c.needs.insert(c.needs.end(), {{Resource::TripletConditions}, {Resource::TypePairConditions}});
@@ -173,14 +177,10 @@ torch::Tensor SceAttention::distances_impl(const torch::Tensor& psi_a, const tor
   return nn::pairwise_distance(psi_a, psi_b);
 }
 
-torch::Tensor SceAttention::branch_features(const TripletInput& in, Member member) const {
-  const auto visual = [&] {
-    return maybe_normalize(pick(member, in.phi_anchor, in.phi_close, in.phi_far));
-  };
-  const auto text = [&] {
-    const TextTriplet& t = in.texts.at(*options_.text);
-    return pick(member, t.anchor, t.close, t.far).features;
-  };
+torch::Tensor SceAttention::branch_features(const ComparedItems& in, Member member) const {
+  const ItemFeatures& item = pick(member, in);
+  const auto visual = [&] { return maybe_normalize(item.phi); };
+  const auto text = [&] { return item.texts.at(*options_.text).features; };
   switch (options_.branch_input) {
     case BranchInput::Visual:
       return visual();
@@ -192,9 +192,10 @@ torch::Tensor SceAttention::branch_features(const TripletInput& in, Member membe
   throw Error("sce_attention: unknown branch_input");
 }
 
-torch::Tensor SceAttention::condition_weights(const TripletInput& in,
+torch::Tensor SceAttention::condition_weights(const ComparedItems& in,
+                                              const Comparisons& comparisons,
                                               const std::vector<Member>& members) {
-  const std::int64_t b = in.phi_anchor.size(0), k = masks_->count();
+  const std::int64_t b = comparisons.size(), k = masks_->count();
   switch (options_.assignment) {
     case Assignment::Learned: {
       std::vector<torch::Tensor> parts;
@@ -204,47 +205,55 @@ torch::Tensor SceAttention::condition_weights(const TripletInput& in,
                             1);
     }
     case Assignment::Average:
-      return torch::full({b, k}, 1.0 / static_cast<double>(k), in.phi_anchor.options());
+      return torch::full({b, k}, 1.0 / static_cast<double>(k), in.first.phi.options());
     case Assignment::Partition: {
-      if (!in.conditions.defined())
-        throw Error("sce_attention: assignment = \"random\" needs each triplet's condition");
-      return torch::one_hot(partition_.index_select(0, in.conditions), k)
-          .to(in.phi_anchor.scalar_type());
+      if (!comparisons.conditions.defined())
+        throw Error("sce_attention: assignment = \"random\" needs each comparison's condition");
+      return torch::one_hot(partition_.index_select(0, comparisons.conditions), k)
+          .to(in.first.phi.scalar_type());
     }
     case Assignment::PerCall: {
       const torch::Tensor drawn = torch::randint(
-          k, {b}, torch::TensorOptions().dtype(torch::kLong).device(in.phi_anchor.device()));
-      return torch::one_hot(drawn, k).to(in.phi_anchor.scalar_type());
+          k, {b}, torch::TensorOptions().dtype(torch::kLong).device(in.first.phi.device()));
+      return torch::one_hot(drawn, k).to(in.first.phi.scalar_type());
     }
   }
   throw Error("sce_attention: unknown assignment");
 }
 
-TripletScores SceAttention::score_impl(const TripletInput& in) {
-  TripletScores s;
-  s.close_distances = distances(in.psi_anchor, in.psi_close);
-  s.far_distances = distances(in.psi_anchor, in.psi_far);
+ComparisonScores SceAttention::score_impl(const ItemFeatures& items,
+                                          const Comparisons& comparisons) {
+  const ComparedItems in = gather(items, comparisons);
+  const bool triplets = comparisons.are_triplets();
+  ComparisonScores s;
+  s.second_distances = distances(in.first.psi, in.second.psi);
+  if (triplets) s.third_distances = distances(in.first.psi, in.third.psi);
   switch (options_.branch) {
     case Branch::Triplet: {
-      // One vector for the triplet, read in the reference's (x, y, z) = (anchor, far, close).
-      s.weights = condition_weights(in, {Member::Anchor, Member::Far, Member::Close});
-      const torch::Tensor anchor = fuse(s.weights, in.psi_anchor);
-      s.fused_close = nn::pairwise_distance(anchor, fuse(s.weights, in.psi_close));
-      s.fused_far = nn::pairwise_distance(anchor, fuse(s.weights, in.psi_far));
+      // One vector for the triplet, read in the reference's (x, y, z) = (anchor, far, close). Pairs
+      // come here only with weights that read no item (scores_pairs).
+      s.weights =
+          condition_weights(in, comparisons, {Member::First, Member::Third, Member::Second});
+      const torch::Tensor first = fuse(s.weights, in.first.psi);
+      s.fused_second = nn::pairwise_distance(first, fuse(s.weights, in.second.psi));
+      if (triplets) s.fused_third = nn::pairwise_distance(first, fuse(s.weights, in.third.psi));
       break;
     }
     case Branch::Pair: {
       // One vector per distance, from the two items it compares.
-      s.weights = condition_weights(in, {Member::Anchor, Member::Close});
-      const torch::Tensor far = condition_weights(in, {Member::Anchor, Member::Far});
-      s.fused_close =
-          nn::pairwise_distance(fuse(s.weights, in.psi_anchor), fuse(s.weights, in.psi_close));
-      s.fused_far = nn::pairwise_distance(fuse(far, in.psi_anchor), fuse(far, in.psi_far));
+      s.weights = condition_weights(in, comparisons, {Member::First, Member::Second});
+      s.fused_second =
+          nn::pairwise_distance(fuse(s.weights, in.first.psi), fuse(s.weights, in.second.psi));
+      if (triplets) {
+        const torch::Tensor third =
+            condition_weights(in, comparisons, {Member::First, Member::Third});
+        s.fused_third = nn::pairwise_distance(fuse(third, in.first.psi), fuse(third, in.third.psi));
+      }
       break;
     }
   }
   // The reference accumulates every mask's L1 norm over the batch and divides by K.
-  s.aux["mask_l1"] = masks_->l1_norms().mean().expand({in.phi_anchor.size(0)});
+  s.aux["mask_l1"] = masks_->l1_norms().mean().expand({comparisons.size()});
   return s;
 }
 

@@ -18,8 +18,8 @@
 
 namespace wscsl::sce_attention {
 
-// A member of the triplet.
-enum class Member { Anchor, Close, Far };
+// A member of a comparison: of a triplet, the anchor, the close and the far item.
+enum class Member { First, Second, Third };
 
 // What one weight vector is computed from.
 enum class Branch {
@@ -79,17 +79,18 @@ class SceAttention final : public ConditionModule {
 
  protected:
   torch::Tensor embed_impl(const torch::Tensor& phi) override;
-  // TripletScores::weights are the weights of d(a, c): the triplet's with the triplet branch, the
-  // (anchor, close) pair's with the pair branch.
-  TripletScores score_impl(const TripletInput& input) override;
+  // ComparisonScores::weights are the weights of d(first, second): the triplet's with the triplet
+  // branch, the (first, second) pair's with the pair branch.
+  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
   torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
 
  private:
   torch::Tensor maybe_normalize(const torch::Tensor& v) const;
-  // The branch's features of one member of the triplet, [B, D].
-  torch::Tensor branch_features(const TripletInput& in, Member member) const;
+  // The branch's features of one member of the comparisons, [B, D].
+  torch::Tensor branch_features(const ComparedItems& in, Member member) const;
   // The weights [B, K] of the members compared, read by the branch in this order.
-  torch::Tensor condition_weights(const TripletInput& in, const std::vector<Member>& members);
+  torch::Tensor condition_weights(const ComparedItems& in, const Comparisons& comparisons,
+                                  const std::vector<Member>& members);
 
   Options options_;
   std::int64_t d_;

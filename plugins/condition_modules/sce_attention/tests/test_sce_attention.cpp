@@ -110,16 +110,24 @@ Row concat(std::initializer_list<Row> parts) {
   return y;
 }
 
-// Texts for a batch of 6 where some items of each member have none.
-TripletInput with_texts(TripletInput in) {
-  in.texts["titles"] = {
-      wscsl::testing::unit_text_features({true, false, true, true, true, false}, kD),
-      wscsl::testing::unit_text_features({true, true, false, true, false, true}, kD),
-      wscsl::testing::unit_text_features({false, true, true, true, true, true}, kD)};
-  return in;
+// The text features of the items of a batch of 6 triplets laid out by role: those of the anchors,
+// then those of the close and of the far items.
+TextFeatures by_role(const TextFeatures& anchors, const TextFeatures& close,
+                     const TextFeatures& far) {
+  return {torch::cat({anchors.features, close.features, far.features}),
+          torch::cat({anchors.present, close.present, far.present})};
 }
 
-void expect_rows_sum_to_one(const TripletScores& s) {
+// Texts for a batch of 6 where some items of each member have none.
+wscsl::testing::RandomTriplets with_texts(wscsl::testing::RandomTriplets t) {
+  t.items.texts["titles"] =
+      by_role(wscsl::testing::unit_text_features({true, false, true, true, true, false}, kD),
+              wscsl::testing::unit_text_features({true, true, false, true, false, true}, kD),
+              wscsl::testing::unit_text_features({false, true, true, true, true, true}, kD));
+  return t;
+}
+
+void expect_rows_sum_to_one(const ComparisonScores& s) {
   EXPECT_TRUE(torch::allclose(s.weights.sum(1), torch::ones({s.weights.size(0)}), 0, kTolerance));
 }
 
@@ -129,20 +137,21 @@ TEST(SceAttention, FusedDistancesFollowANaiveLoopOverTheBranchAndTheMasks) {
   torch::manual_seed(0);
   for (const bool normalize : {true, false}) {
     auto m = make(std::string("hidden = 4\nnormalize = ") + (normalize ? "true" : "false"));
-    const TripletInput in = wscsl::testing::random_triplets(*m, 6, kD);
-    const TripletScores s = m->score(in);
+    const auto t = wscsl::testing::random_triplets(*m, 6, kD);
+    const ComparisonScores s = m->score(t.items, t.comparisons);
+    const ComparedItems in = gather(t.items, t.comparisons);
     for (std::int64_t i = 0; i < 6; ++i) {
-      const Row a = row(in.phi_anchor, i), c = row(in.phi_close, i), f = row(in.phi_far, i);
+      const Row a = row(in.first.phi, i), c = row(in.second.phi, i), f = row(in.third.phi, i);
       // The branch reads [φa; φf; φc], the reference's (anchor, far, close) order.
       const Row w = branch(*m, concat({normalised(a, normalize), normalised(f, normalize),
                                        normalised(c, normalize)}));
       for (std::int64_t k = 0; k < kK; ++k)
         EXPECT_NEAR(s.weights[i][k].item<double>(), w[static_cast<std::size_t>(k)], kTolerance);
       const Row ea = fused(*m, a, w, normalize);
-      EXPECT_NEAR(s.fused_close[i].item<double>(), distance(ea, fused(*m, c, w, normalize)),
+      EXPECT_NEAR(s.fused_second[i].item<double>(), distance(ea, fused(*m, c, w, normalize)),
                   kTolerance)
           << normalize;
-      EXPECT_NEAR(s.fused_far[i].item<double>(), distance(ea, fused(*m, f, w, normalize)),
+      EXPECT_NEAR(s.fused_third[i].item<double>(), distance(ea, fused(*m, f, w, normalize)),
                   kTolerance)
           << normalize;
     }
@@ -158,25 +167,30 @@ TEST(SceAttention, ThePairBranchWeightsEachDistanceFromItsOwnPair) {
   torch::manual_seed(2);
   auto m = make("branch = \"pair\"\nhidden = 4");
   EXPECT_EQ(parameter(*m, "branch_hidden.weight").sizes(), (std::vector<std::int64_t>{4, 2 * kD}));
-  const TripletInput in = wscsl::testing::random_triplets(*m, 6, kD);
-  const TripletScores s = m->score(in);
+  const auto t = wscsl::testing::random_triplets(*m, 6, kD);
+  const ComparisonScores s = m->score(t.items, t.comparisons);
+  const ComparedItems in = gather(t.items, t.comparisons);
   for (std::int64_t i = 0; i < 6; ++i) {
-    const Row a = row(in.phi_anchor, i), c = row(in.phi_close, i), f = row(in.phi_far, i);
+    const Row a = row(in.first.phi, i), c = row(in.second.phi, i), f = row(in.third.phi, i);
     const Row w_close = branch(*m, concat({normalised(a, true), normalised(c, true)}));
     const Row w_far = branch(*m, concat({normalised(a, true), normalised(f, true)}));
     for (std::int64_t k = 0; k < kK; ++k)
       EXPECT_NEAR(s.weights[i][k].item<double>(), w_close[static_cast<std::size_t>(k)], kTolerance);
-    EXPECT_NEAR(s.fused_close[i].item<double>(),
+    EXPECT_NEAR(s.fused_second[i].item<double>(),
                 distance(fused(*m, a, w_close, true), fused(*m, c, w_close, true)), kTolerance);
-    EXPECT_NEAR(s.fused_far[i].item<double>(),
+    EXPECT_NEAR(s.fused_third[i].item<double>(),
                 distance(fused(*m, a, w_far, true), fused(*m, f, w_far, true)), kTolerance);
   }
   expect_rows_sum_to_one(s);
-  // A pair scores the same whatever the third item is, as outfit evaluation's (u, v, v) needs.
-  TripletInput other = in;
-  other.phi_far = torch::randn({6, kD});
-  other.psi_far = m->embed(other.phi_far);
-  EXPECT_TRUE(torch::equal(m->score(other).fused_close, s.fused_close));
+  // d(a, c) is the same whatever the third item is.
+  ItemFeatures others;
+  others.phi = torch::randn({6, kD});
+  others.psi = m->embed(others.phi);
+  const Comparisons& c = t.comparisons;
+  const Comparisons other_far{c.first, c.second, torch::arange(18, 24, torch::kLong), {}};
+  EXPECT_TRUE(
+      torch::equal(m->score(ItemFeatures::concatenated({t.items, others}), other_far).fused_second,
+                   s.fused_second));
 }
 
 // Eq. 6 and 7: the branch reads the text features T, or φ̂ ⊙ T; items without text read zeros.
@@ -188,17 +202,17 @@ TEST(SceAttention, TextAndVisualTextInputsFollowANaiveLoop) {
           make(fmt::format("branch = \"{}\"\nbranch_input = \"{}\"\ntext = \"titles\"\n"
                            "hidden = 4",
                            form, input));
-      const TripletInput in = with_texts(wscsl::testing::random_triplets(*m, 6, kD));
-      const TripletScores s = m->score(in);
-      const TextTriplet& t = in.texts.at("titles");
+      const auto t = with_texts(wscsl::testing::random_triplets(*m, 6, kD));
+      const ComparisonScores s = m->score(t.items, t.comparisons);
+      const ComparedItems in = gather(t.items, t.comparisons);
       const bool visual = std::string(input) == "visual_text";
       for (std::int64_t i = 0; i < 6; ++i) {
-        const auto features = [&](const torch::Tensor& phi, const TextFeatures& text) {
-          return visual ? product(normalised(row(phi, i), true), row(text.features, i))
+        const auto features = [&](const ItemFeatures& item) {
+          const TextFeatures& text = item.texts.at("titles");
+          return visual ? product(normalised(row(item.phi, i), true), row(text.features, i))
                         : row(text.features, i);
         };
-        const Row ya = features(in.phi_anchor, t.anchor), yc = features(in.phi_close, t.close),
-                  yf = features(in.phi_far, t.far);
+        const Row ya = features(in.first), yc = features(in.second), yf = features(in.third);
         const bool pair = std::string(form) == "pair";
         const Row w_close = branch(*m, pair ? concat({ya, yc}) : concat({ya, yf, yc}));
         const Row w_far = pair ? branch(*m, concat({ya, yf})) : w_close;
@@ -206,25 +220,30 @@ TEST(SceAttention, TextAndVisualTextInputsFollowANaiveLoop) {
           EXPECT_NEAR(s.weights[i][k].item<double>(), w_close[static_cast<std::size_t>(k)],
                       kTolerance)
               << input << " " << form;
-        const Row a = row(in.phi_anchor, i);
+        const Row a = row(in.first.phi, i);
         EXPECT_NEAR(
-            s.fused_close[i].item<double>(),
-            distance(fused(*m, a, w_close, true), fused(*m, row(in.phi_close, i), w_close, true)),
+            s.fused_second[i].item<double>(),
+            distance(fused(*m, a, w_close, true), fused(*m, row(in.second.phi, i), w_close, true)),
             kTolerance)
             << input << " " << form;
-        EXPECT_NEAR(s.fused_far[i].item<double>(),
-                    distance(fused(*m, a, w_far, true), fused(*m, row(in.phi_far, i), w_far, true)),
-                    kTolerance)
+        EXPECT_NEAR(
+            s.fused_third[i].item<double>(),
+            distance(fused(*m, a, w_far, true), fused(*m, row(in.third.phi, i), w_far, true)),
+            kTolerance)
             << input << " " << form;
       }
       expect_rows_sum_to_one(s);
       // The text is read: other features give other weights.
-      TripletInput other = in;
-      other.texts["titles"].anchor =
-          wscsl::testing::unit_text_features(std::vector<bool>(6, true), kD);
-      EXPECT_GT((m->score(other).weights - s.weights).abs().max().item<double>(), 1e-4);
+      const TextFeatures& titles = t.items.texts.at("titles");
+      ItemFeatures other = t.items;
+      other.texts["titles"] = by_role(
+          wscsl::testing::unit_text_features(std::vector<bool>(6, true), kD),
+          titles.index_select(t.comparisons.second), titles.index_select(t.comparisons.third));
+      EXPECT_GT((m->score(other, t.comparisons).weights - s.weights).abs().max().item<double>(),
+                1e-4);
       // Without the text encoder's features the module refuses the input.
-      EXPECT_THROW(m->score(wscsl::testing::random_triplets(*m, 6, kD)), ComponentError);
+      const auto untitled = wscsl::testing::random_triplets(*m, 6, kD);
+      EXPECT_THROW(m->score(untitled.items, untitled.comparisons), ComponentError);
     }
 }
 
@@ -233,15 +252,16 @@ TEST(SceAttention, AverageIsTheMeanOfTheMaskedEmbeddings) {
   torch::manual_seed(4);
   auto m = make("assignment = \"average\"");
   EXPECT_EQ(m->parameters().size(), 1u);  // the masks only
-  const TripletInput in = wscsl::testing::random_triplets(*m, 6, kD);
-  const TripletScores s = m->score(in);
+  const auto t = wscsl::testing::random_triplets(*m, 6, kD);
+  const ComparisonScores s = m->score(t.items, t.comparisons);
+  const ComparedItems in = gather(t.items, t.comparisons);
   EXPECT_TRUE(torch::allclose(s.weights, torch::full({6, kK}, 1.0 / kK)));
-  const torch::Tensor mean_a = in.psi_anchor.mean(1), mean_c = in.psi_close.mean(1),
-                      mean_f = in.psi_far.mean(1);
+  const torch::Tensor mean_a = in.first.psi.mean(1), mean_c = in.second.psi.mean(1),
+                      mean_f = in.third.psi.mean(1);
   for (std::int64_t i = 0; i < 6; ++i) {
-    EXPECT_NEAR(s.fused_close[i].item<double>(), distance(row(mean_a, i), row(mean_c, i)),
+    EXPECT_NEAR(s.fused_second[i].item<double>(), distance(row(mean_a, i), row(mean_c, i)),
                 kTolerance);
-    EXPECT_NEAR(s.fused_far[i].item<double>(), distance(row(mean_a, i), row(mean_f, i)),
+    EXPECT_NEAR(s.fused_third[i].item<double>(), distance(row(mean_a, i), row(mean_f, i)),
                 kTolerance);
   }
 }
@@ -254,18 +274,19 @@ TEST(SceAttention, RandomPerCallAssignsEachPairOneUniformlyDrawnEmbedding) {
     EXPECT_EQ(m->parameters().size(), 1u) << form;
     torch::manual_seed(5);
     const std::int64_t n = 3000;
-    const TripletInput in = wscsl::testing::random_triplets(*m, n, kD);
+    const auto t = wscsl::testing::random_triplets(*m, n, kD);
     torch::manual_seed(6);
-    const TripletScores s = m->score(in);
+    const ComparisonScores s = m->score(t.items, t.comparisons);
     // One-hot rows: every weight 0 or 1, one 1 per row.
     EXPECT_TRUE(torch::equal(s.weights * (1 - s.weights), torch::zeros_like(s.weights))) << form;
     expect_rows_sum_to_one(s);
     // The fused distances are the per-embedding distances of the drawn embedding.
     const torch::Tensor drawn = s.weights.argmax(1);
     EXPECT_TRUE(torch::allclose(
-        s.fused_close, s.close_distances.gather(1, drawn.unsqueeze(1)).squeeze(1), 0, kTolerance))
+        s.fused_second, s.second_distances.gather(1, drawn.unsqueeze(1)).squeeze(1), 0, kTolerance))
         << form;
-    const torch::Tensor far_hits = (s.far_distances - s.fused_far.unsqueeze(1)).abs() < kTolerance;
+    const torch::Tensor far_hits =
+        (s.third_distances - s.fused_third.unsqueeze(1)).abs() < kTolerance;
     EXPECT_TRUE(far_hits.any(1).all().item<bool>()) << form;
     // Uniform: each embedding is drawn n/K times, within 5 binomial standard deviations.
     const double expected = static_cast<double>(n) / kK,
@@ -278,13 +299,14 @@ TEST(SceAttention, RandomPerCallAssignsEachPairOneUniformlyDrawnEmbedding) {
       const double same = far_hits.gather(1, drawn.unsqueeze(1)).sum().item<double>();
       EXPECT_NEAR(same, expected, 5 * sd);
     } else {
-      EXPECT_TRUE(torch::allclose(
-          s.fused_far, s.far_distances.gather(1, drawn.unsqueeze(1)).squeeze(1), 0, kTolerance));
+      EXPECT_TRUE(torch::allclose(s.fused_third,
+                                  s.third_distances.gather(1, drawn.unsqueeze(1)).squeeze(1), 0,
+                                  kTolerance));
     }
     // A new draw at every call; the same draw from the same generator state.
-    EXPECT_FALSE(torch::equal(m->score(in).weights, s.weights)) << form;
+    EXPECT_FALSE(torch::equal(m->score(t.items, t.comparisons).weights, s.weights)) << form;
     torch::manual_seed(6);
-    EXPECT_TRUE(torch::equal(m->score(in).weights, s.weights)) << form;
+    EXPECT_TRUE(torch::equal(m->score(t.items, t.comparisons).weights, s.weights)) << form;
   }
 }
 
@@ -323,25 +345,60 @@ TEST(SceAttention, RandomGivesEachTypePairTheEmbeddingOfItsPartition) {
   ASSERT_TRUE(partition.defined());
   // 3 conditions among 2 embeddings: blocks of 2 and 1.
   EXPECT_EQ(torch::bincount(partition, {}, 2).min().item<std::int64_t>(), 1);
-  TripletInput in = wscsl::testing::random_triplets(*m, 12, kD);
-  in.conditions = torch::arange(12, torch::kLong).remainder(kK);
-  const TripletScores s = m->score(in);
-  const torch::Tensor chosen = partition.index_select(0, in.conditions);
+  auto t = wscsl::testing::random_triplets(*m, 12, kD);
+  t.comparisons.conditions = torch::arange(12, torch::kLong).remainder(kK);
+  const ComparisonScores s = m->score(t.items, t.comparisons);
+  const torch::Tensor chosen = partition.index_select(0, t.comparisons.conditions);
   EXPECT_TRUE(torch::equal(s.weights, torch::one_hot(chosen, 2).to(s.weights.scalar_type())));
   EXPECT_TRUE(torch::allclose(
-      s.fused_close, s.close_distances.gather(1, chosen.unsqueeze(1)).squeeze(1), 0, kTolerance));
+      s.fused_second, s.second_distances.gather(1, chosen.unsqueeze(1)).squeeze(1), 0, kTolerance));
   EXPECT_TRUE(torch::allclose(
-      s.fused_far, s.far_distances.gather(1, chosen.unsqueeze(1)).squeeze(1), 0, kTolerance));
-  EXPECT_TRUE(torch::equal(m->score(in).weights, s.weights));
-  in.conditions = torch::Tensor();
-  EXPECT_THROW(m->score(in), Error);
+      s.fused_third, s.third_distances.gather(1, chosen.unsqueeze(1)).squeeze(1), 0, kTolerance));
+  EXPECT_TRUE(torch::equal(m->score(t.items, t.comparisons).weights, s.weights));
+  EXPECT_THROW(m->score(t.items, t.comparisons.without_conditions()), Error);
+}
+
+// The outfit evaluators score a pair (u, v) exactly as they scored the triplet (u, v, v) before
+// modules scored pairs, wherever the weights of d(u, v) read no third item.
+TEST(SceAttention, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
+  for (const char* options :
+       {"branch = \"pair\"", "branch = \"pair\"\nbranch_input = \"visual_text\"\ntext = \"titles\"",
+        "assignment = \"average\"", "assignment = \"random\"", "assignment = \"random_per_call\"",
+        "assignment = \"random_per_call\"\nbranch = \"pair\""}) {
+    torch::manual_seed(7);
+    auto m = make(options);
+    EXPECT_TRUE(m->contract().provides_resource(Resource::PairScores, "")) << options;
+    const auto t = with_texts(wscsl::testing::random_triplets(*m, 6, kD, true));
+    const Comparisons& c = t.comparisons;
+    // The same generator state for both, so that random_per_call draws the same embeddings.
+    torch::manual_seed(8);
+    const ComparisonScores pairs = m->score(t.items, {c.first, c.second, {}, c.conditions});
+    torch::manual_seed(8);
+    const ComparisonScores forged = m->score(t.items, {c.first, c.second, c.second, c.conditions});
+    EXPECT_TRUE(torch::equal(pairs.fused_second, forged.fused_second)) << options;
+    EXPECT_TRUE(torch::equal(pairs.weights, forged.weights)) << options;
+    EXPECT_FALSE(pairs.fused_third.defined()) << options;
+  }
+}
+
+// The learned triplet branch weights d(a, c) by [a; f; c]: a pair alone has no weights.
+TEST(SceAttention, TheLearnedTripletBranchScoresTripletsOnly) {
+  for (const char* options : {"", "branch_input = \"text\"\ntext = \"titles\""}) {
+    auto m = make(options);
+    EXPECT_FALSE(m->contract().provides_resource(Resource::PairScores, "")) << options;
+    const auto t = with_texts(wscsl::testing::random_triplets(*m, 6, kD));
+    const Comparisons& c = t.comparisons;
+    EXPECT_THROW(m->score(t.items, Comparisons::pairs(c.first, c.second)), ComponentError)
+        << options;
+  }
 }
 
 TEST(SceAttention, TheWeightsDependOnTheOrderOfTheTriplet) {
   torch::manual_seed(1);
   auto m = make("");
-  const TripletInput in = wscsl::testing::random_triplets(*m, 8, kD);
-  const TripletScores s = m->score(in), r = m->score(in.reversed());
+  const auto t = wscsl::testing::random_triplets(*m, 8, kD);
+  const ComparisonScores s = m->score(t.items, t.comparisons),
+                         r = m->score(t.items, t.comparisons.reversed());
   EXPECT_GT((s.weights - r.weights).abs().max().item<double>(), 1e-5);
   expect_rows_sum_to_one(s);
   EXPECT_EQ(m->supervision(), Supervision::Weak);
