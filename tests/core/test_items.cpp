@@ -63,9 +63,7 @@ class TripletsOnly final : public ConditionModule {
  protected:
   torch::Tensor embed_impl(const torch::Tensor& phi) override { return phi.unsqueeze(1); }
   ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
-    return nn::expected_distances(testing::member_distances(*this, items, c.second, c.first),
-                                  testing::member_distances(*this, items, c.second, c.first),
-                                  torch::ones({c.size(), 1}));
+    return nn::expected_distances(*this, gather(items, c), torch::ones({c.size(), 1}));
   }
 };
 

@@ -26,8 +26,7 @@ torch::Tensor TableModule::embed_impl(const torch::Tensor& phi) {
 }
 
 ComparisonScores TableModule::score_impl(const ItemFeatures& items, const Comparisons& c) {
-  return nn::expected_distances(member_distances(*this, items, c.second, c.first),
-                                member_distances(*this, items, c.third, c.first),
+  return nn::expected_distances(*this, gather(items, c),
                                 weights_.unsqueeze(0).expand({c.size(), k_}));
 }
 
@@ -137,12 +136,6 @@ Contract pair_scoring() {
   Contract c;
   c.provides = {{Resource::PairScores}};
   return c;
-}
-
-torch::Tensor member_distances(ConditionModule& module, const ItemFeatures& items,
-                               const torch::Tensor& members, const torch::Tensor& first) {
-  if (!members.defined()) return {};
-  return module.distances(items.psi.index_select(0, first), items.psi.index_select(0, members));
 }
 
 TextFeatures unit_text_features(const std::vector<bool>& present, std::int64_t dim) {

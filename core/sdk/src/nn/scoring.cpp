@@ -17,6 +17,15 @@ ComparisonScores expected_distances(torch::Tensor second, torch::Tensor third,
   return s;
 }
 
+ComparisonScores expected_distances(ConditionModule& module, const ComparedItems& items,
+                                    torch::Tensor weights) {
+  const torch::Tensor& first = items.first.psi;
+  return expected_distances(
+      module.distances(first, items.second.psi),
+      items.third.psi.defined() ? module.distances(first, items.third.psi) : torch::Tensor(),
+      std::move(weights));
+}
+
 torch::Tensor condition_one_hot(const torch::Tensor& conditions, std::int64_t num_embeddings) {
   if (conditions.numel() > 0) {
     const std::int64_t low = conditions.min().item<std::int64_t>();

@@ -139,8 +139,7 @@ torch::Tensor DiscoverNet::condition_weights(const torch::Tensor& phi_anchor,
 ComparisonScores DiscoverNet::score_impl(const ItemFeatures& items,
                                          const Comparisons& comparisons) {
   const ComparedItems in = gather(items, comparisons);
-  return nn::expected_distances(distances(in.first.psi, in.second.psi),
-                                distances(in.first.psi, in.third.psi),
+  return nn::expected_distances(*this, in,
                                 condition_weights(in.first.phi, in.second.phi, in.third.phi));
 }
 

@@ -32,10 +32,8 @@ Contract Single::contract_of(const Options&) {
 
 ComparisonScores Single::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
   const ComparedItems in = gather(items, comparisons);
-  return nn::expected_distances(
-      distances(in.first.psi, in.second.psi),
-      comparisons.are_triplets() ? distances(in.first.psi, in.third.psi) : torch::Tensor(),
-      torch::ones({in.first.phi.size(0), 1}, in.first.phi.options()));
+  return nn::expected_distances(*this, in,
+                                torch::ones({in.first.phi.size(0), 1}, in.first.phi.options()));
 }
 
 }  // namespace wscsl::single

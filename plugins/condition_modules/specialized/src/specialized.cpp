@@ -49,10 +49,7 @@ torch::Tensor Specialized::distances_impl(const torch::Tensor& psi_a, const torc
 ComparisonScores Specialized::score_impl(const ItemFeatures& items,
                                          const Comparisons& comparisons) {
   const ComparedItems in = gather(items, comparisons);
-  return nn::expected_distances(
-      distances(in.first.psi, in.second.psi),
-      comparisons.are_triplets() ? distances(in.first.psi, in.third.psi) : torch::Tensor(),
-      nn::condition_one_hot(comparisons.conditions, k_));
+  return nn::expected_distances(*this, in, nn::condition_one_hot(comparisons.conditions, k_));
 }
 
 }  // namespace wscsl::specialized

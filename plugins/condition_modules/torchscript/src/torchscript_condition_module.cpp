@@ -265,10 +265,7 @@ ComparisonScores TorchScriptConditionModule::score_impl(const ItemFeatures& item
                                     ? nn::condition_one_hot(comparisons.conditions, k_)
                                     : script_.get_method("weights")(arguments).toTensor();
   const ComparedItems in = gather(items, comparisons);
-  ComparisonScores scores = nn::expected_distances(
-      distances(in.first.psi, in.second.psi),
-      comparisons.are_triplets() ? distances(in.first.psi, in.third.psi) : torch::Tensor(),
-      weights);
+  ComparisonScores scores = nn::expected_distances(*this, in, weights);
   if (!aux_terms_.empty()) scores.aux = run_aux(arguments);
   return scores;
 }

@@ -15,6 +15,11 @@ namespace wscsl::nn {
 ComparisonScores expected_distances(torch::Tensor second, torch::Tensor third,
                                     torch::Tensor weights);
 
+// The same with the distances d_k(first, second) and d_k(first, third) (none for pairs) of the
+// compared items under `module`'s distances.
+ComparisonScores expected_distances(ConditionModule& module, const ComparedItems& items,
+                                    torch::Tensor weights);
+
 // The one-hot weights [B, K] of the comparisons' conditions [B] (supervised selection). Throws
 // Error naming the offending value when a condition is outside [0, K).
 torch::Tensor condition_one_hot(const torch::Tensor& conditions, std::int64_t num_embeddings);

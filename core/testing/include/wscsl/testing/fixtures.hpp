@@ -108,11 +108,6 @@ RandomTriplets random_triplets(ConditionModule& module, std::int64_t batch, std:
 // The contract of a test module that scores pairs as well as triplets.
 Contract pair_scoring();
 
-// d_k(first, member) of every comparison under `module`, [B, K]; undefined when `members` is (the
-// third item of pairs).
-torch::Tensor member_distances(ConditionModule& module, const ItemFeatures& items,
-                               const torch::Tensor& members, const torch::Tensor& first);
-
 // Text features as a text encoder gives them: one row per entry of `present`, a random unit
 // vector of `dim` values where the item has text and zeros where it has none.
 TextFeatures unit_text_features(const std::vector<bool>& present, std::int64_t dim);
