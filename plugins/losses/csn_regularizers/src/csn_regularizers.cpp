@@ -31,10 +31,14 @@ Contract CsnRegularizers::contract_of(const Options& options) {
 
 std::map<std::string, torch::Tensor> CsnRegularizers::compute_impl(const LossInput& input) {
   std::map<std::string, torch::Tensor> terms;
-  const TripletInput& in = input.triplets;
   if (options_.embedding_weight > 0.0) {
-    const double batch = static_cast<double>(in.phi_anchor.size(0));
-    const torch::Tensor frobenius = in.phi_anchor.norm() + in.phi_close.norm() + in.phi_far.norm();
+    const torch::Tensor& phi = input.items.phi;
+    const Comparisons& triplets = input.comparisons;
+    const double batch = static_cast<double>(triplets.size());
+    // Φ_a, Φ_c and Φ_f hold one row per triplet: an item in several triplets counts in each.
+    const torch::Tensor frobenius = phi.index_select(0, triplets.first).norm() +
+                                    phi.index_select(0, triplets.second).norm() +
+                                    phi.index_select(0, triplets.third).norm();
     terms["embedding_norm"] = options_.embedding_weight * frobenius / 3.0 / std::sqrt(batch);
   }
   if (options_.mask_weight > 0.0) {

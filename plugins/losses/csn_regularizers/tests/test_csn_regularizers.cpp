@@ -9,13 +9,15 @@ using namespace wscsl;
 TEST(CsnRegularizers, HandComputedEmbeddingNormAndMaskTerm) {
   auto loss =
       wscsl::testing::build<Loss>("csn_regularizers", "embedding_weight = 0.5\nmask_weight = 0.1");
-  TripletInput in;
-  in.phi_anchor = torch::tensor({{3.0f, 4.0f}, {0.0f, 0.0f}});  // ‖·‖_F = 5
-  in.phi_close = torch::tensor({{0.0f, 0.0f}, {0.0f, 2.0f}});   // 2
-  in.phi_far = torch::tensor({{1.0f, 0.0f}, {0.0f, 0.0f}});     // 1
-  TripletScores s;
+  // Four items, the zero one in three roles: anchors (3, 4), (0, 0): ‖·‖_F = 5; close (0, 0),
+  // (0, 2): 2; far (1, 0), (0, 0): 1.
+  ItemFeatures items;
+  items.phi = torch::tensor({{1.0f, 0.0f}, {3.0f, 4.0f}, {0.0f, 0.0f}, {0.0f, 2.0f}});
+  const Comparisons triplets =
+      Comparisons::triplets(torch::tensor({{1, 2, 0}, {2, 3, 2}}, torch::kLong));
+  ComparisonScores s;
   s.aux["mask_l1"] = torch::tensor({2.0f, 4.0f});
-  const auto terms = loss->compute({in, s, nullptr});
+  const auto terms = loss->compute({items, triplets, s});
   EXPECT_NEAR(terms.at("embedding_norm").item<double>(), 0.5 * 8.0 / 3.0 / std::sqrt(2.0), 1e-6);
   EXPECT_NEAR(terms.at("mask_l1").item<double>(), 0.1 * 3.0, 1e-6);
 }
@@ -24,11 +26,12 @@ TEST(CsnRegularizers, NeedsTheMaskNormsOnlyWithAMaskTerm) {
   auto loss = wscsl::testing::build<Loss>("csn_regularizers", "");
   EXPECT_EQ(loss->contract().needed_names(Resource::AuxTerm),
             (std::vector<std::string>{"mask_l1"}));
-  TripletInput in;
-  in.phi_anchor = in.phi_close = in.phi_far = torch::ones({2, 2});
-  TripletScores s;
+  ItemFeatures items;
+  items.phi = torch::ones({6, 2});
+  const Comparisons triplets = Comparisons::triplets_by_role(2, torch::kCPU);
+  ComparisonScores s;
   try {
-    loss->compute({in, s, nullptr});
+    loss->compute({items, triplets, s});
     FAIL() << "expected the missing aux term to be refused";
   } catch (const ComponentError& e) {
     EXPECT_NE(std::string(e.what()).find("needs the aux term 'mask_l1' of the condition module"),
@@ -37,7 +40,7 @@ TEST(CsnRegularizers, NeedsTheMaskNormsOnlyWithAMaskTerm) {
   }
   auto norms_only = wscsl::testing::build<Loss>("csn_regularizers", "mask_weight = 0.0");
   EXPECT_TRUE(norms_only->contract().needs.empty());
-  EXPECT_EQ(norms_only->compute({in, s, nullptr}).count("embedding_norm"), 1u);
+  EXPECT_EQ(norms_only->compute({items, triplets, s}).count("embedding_norm"), 1u);
 }
 
 TEST(CsnRegularizers, RejectsTwoZeroWeights) {

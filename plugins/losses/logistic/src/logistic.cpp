@@ -21,16 +21,16 @@ Schema<LogisticOptions> LogisticLoss::schema() {
 }
 
 std::map<std::string, torch::Tensor> LogisticLoss::compute_impl(const LossInput& input) {
-  const TripletScores& s = input.scores;
+  const ComparisonScores& s = input.scores;
   switch (options_.expectation) {
     case Expectation::Loss: {
       const torch::Tensor per_embedding =
-          torch::softplus(options_.margin - (s.far_distances - s.close_distances));
+          torch::softplus(options_.margin - (s.third_distances - s.second_distances));
       return {{"logistic", (s.weights * per_embedding).sum(1).mean()}};
     }
     case Expectation::Distance:
       return {
-          {"logistic", torch::softplus(options_.margin - (s.fused_far - s.fused_close)).mean()}};
+          {"logistic", torch::softplus(options_.margin - (s.fused_third - s.fused_second)).mean()}};
   }
   throw Error("logistic: unknown expectation");
 }

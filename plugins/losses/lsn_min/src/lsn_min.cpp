@@ -18,8 +18,9 @@ Schema<LsnMinOptions> LsnMinLoss::schema() {
 }
 
 std::map<std::string, torch::Tensor> LsnMinLoss::compute_impl(const LossInput& input) {
-  const TripletScores& s = input.scores;
-  const torch::Tensor hinge = torch::relu(options_.margin - (s.far_distances - s.close_distances));
+  const ComparisonScores& s = input.scores;
+  const torch::Tensor hinge =
+      torch::relu(options_.margin - (s.third_distances - s.second_distances));
   switch (options_.form) {
     case Form::Triplet:
       return {{"lsn_min", std::get<0>(hinge.min(1)).mean()}};

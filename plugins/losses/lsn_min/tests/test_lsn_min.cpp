@@ -9,13 +9,13 @@ using namespace wscsl;
 
 namespace {
 
-TripletScores hand_scores() {
-  TripletScores s;
+ComparisonScores hand_scores() {
+  ComparisonScores s;
   // Two triplets, two embeddings. Hinges with γ = 0.2: ℓ = max(0, 0.2 − (far − close)).
   // triplet 0: k0 → 0.2 − (0.5 − 0.1) = 0 , k1 → 0.2 − (0.1 − 0.3) = 0.4
   // triplet 1: k0 → 0.2 − (0.2 − 0.6) = 0.6, k1 → 0.2 − (0.4 − 0.3) = 0.1
-  s.close_distances = torch::tensor({{0.1f, 0.3f}, {0.6f, 0.3f}});
-  s.far_distances = torch::tensor({{0.5f, 0.1f}, {0.2f, 0.4f}});
+  s.second_distances = torch::tensor({{0.1f, 0.3f}, {0.6f, 0.3f}});
+  s.third_distances = torch::tensor({{0.5f, 0.1f}, {0.2f, 0.4f}});
   return s;
 }
 
@@ -23,39 +23,44 @@ TripletScores hand_scores() {
 
 TEST(LsnMin, BatchFormTakesTheMinimumOfTheMeans) {
   auto loss = wscsl::testing::build<Loss>("lsn_min", "form = \"batch\"");
-  TripletInput in;
+  const ItemFeatures items;  // the loss reads only the scores
+  const Comparisons triplets;
   // Means per embedding: k0 = 0.3, k1 = 0.25 → 0.25.
-  EXPECT_NEAR(loss->compute({in, hand_scores(), nullptr}).at("lsn_min").item<double>(), 0.25, 1e-6);
+  EXPECT_NEAR(loss->compute({items, triplets, hand_scores()}).at("lsn_min").item<double>(), 0.25,
+              1e-6);
 }
 
 TEST(LsnMin, TripletFormTakesTheMeanOfTheMinima) {
   auto loss = wscsl::testing::build<Loss>("lsn_min", "form = \"triplet\"");
-  TripletInput in;
+  const ItemFeatures items;
+  const Comparisons triplets;
   // Minima per triplet: 0 and 0.1 → 0.05.
-  EXPECT_NEAR(loss->compute({in, hand_scores(), nullptr}).at("lsn_min").item<double>(), 0.05, 1e-6);
+  EXPECT_NEAR(loss->compute({items, triplets, hand_scores()}).at("lsn_min").item<double>(), 0.05,
+              1e-6);
 }
 
 TEST(LsnMin, BothFormsMatchNaiveLoops) {
   auto batch = wscsl::testing::build<Loss>("lsn_min", "margin = 0.4\nform = \"batch\"");
   auto triplet = wscsl::testing::build<Loss>("lsn_min", "margin = 0.4\nform = \"triplet\"");
-  TripletScores s;
-  s.close_distances = torch::rand({9, 3});
-  s.far_distances = torch::rand({9, 3});
+  ComparisonScores s;
+  s.second_distances = torch::rand({9, 3});
+  s.third_distances = torch::rand({9, 3});
   std::vector<double> per_embedding(3, 0.0);
   double sum_of_minima = 0;
   for (int i = 0; i < 9; ++i) {
     double best = std::numeric_limits<double>::infinity();
     for (int k = 0; k < 3; ++k) {
-      const double hinge = std::max(0.0, 0.4 - (s.far_distances[i][k].item<double>() -
-                                                s.close_distances[i][k].item<double>()));
+      const double hinge = std::max(0.0, 0.4 - (s.third_distances[i][k].item<double>() -
+                                                s.second_distances[i][k].item<double>()));
       per_embedding[k] += hinge / 9;
       best = std::min(best, hinge);
     }
     sum_of_minima += best;
   }
-  TripletInput in;
-  EXPECT_NEAR(batch->compute({in, s, nullptr}).at("lsn_min").item<double>(),
+  const ItemFeatures items;
+  const Comparisons triplets;
+  EXPECT_NEAR(batch->compute({items, triplets, s}).at("lsn_min").item<double>(),
               *std::min_element(per_embedding.begin(), per_embedding.end()), 1e-6);
-  EXPECT_NEAR(triplet->compute({in, s, nullptr}).at("lsn_min").item<double>(), sum_of_minima / 9,
-              1e-6);
+  EXPECT_NEAR(triplet->compute({items, triplets, s}).at("lsn_min").item<double>(),
+              sum_of_minima / 9, 1e-6);
 }

@@ -12,8 +12,8 @@ Schema<MarginOptions> MarginLoss::schema() {
 }
 
 std::map<std::string, torch::Tensor> MarginLoss::compute_impl(const LossInput& input) {
-  const TripletScores& s = input.scores;
-  return {{"margin", torch::relu(options_.margin - (s.fused_far - s.fused_close)).mean()}};
+  const ComparisonScores& s = input.scores;
+  return {{"margin", torch::relu(options_.margin - (s.fused_third - s.fused_second)).mean()}};
 }
 
 }  // namespace wscsl::margin

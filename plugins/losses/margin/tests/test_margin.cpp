@@ -6,10 +6,10 @@ using namespace wscsl;
 
 namespace {
 
-TripletScores scores(std::vector<float> close, std::vector<float> far) {
-  TripletScores s;
-  s.fused_close = torch::tensor(close).requires_grad_(true);
-  s.fused_far = torch::tensor(far).requires_grad_(true);
+ComparisonScores scores(std::vector<float> second, std::vector<float> third) {
+  ComparisonScores s;
+  s.fused_second = torch::tensor(second).requires_grad_(true);
+  s.fused_third = torch::tensor(third).requires_grad_(true);
   return s;
 }
 
@@ -17,30 +17,32 @@ TripletScores scores(std::vector<float> close, std::vector<float> far) {
 
 TEST(Margin, HandComputedHingeAndGradient) {
   auto loss = wscsl::testing::build<Loss>("margin", "margin = 0.2");
-  TripletInput in;
-  TripletScores s = scores({0.1f, 0.5f, 0.3f}, {0.4f, 0.5f, 0.2f});
+  const ItemFeatures items;  // the loss reads only the scores
+  const Comparisons triplets;
+  ComparisonScores s = scores({0.1f, 0.5f, 0.3f}, {0.4f, 0.5f, 0.2f});
   // max(0, 0.2 − 0.3) = 0, max(0, 0.2 − 0) = 0.2, max(0, 0.2 + 0.1) = 0.3 → mean 0.5/3.
-  const auto terms = loss->compute({in, s, nullptr});
+  const auto terms = loss->compute({items, triplets, s});
   ASSERT_EQ(terms.size(), 1u);
   const torch::Tensor value = terms.at("margin");
   EXPECT_NEAR(value.item<double>(), 0.5 / 3, 1e-7);
   value.backward();
   const torch::Tensor expected_far = torch::tensor({0.0f, -1.0f / 3, -1.0f / 3});
-  EXPECT_TRUE(torch::allclose(s.fused_far.grad(), expected_far));
-  EXPECT_TRUE(torch::allclose(s.fused_close.grad(), -expected_far));
+  EXPECT_TRUE(torch::allclose(s.fused_third.grad(), expected_far));
+  EXPECT_TRUE(torch::allclose(s.fused_second.grad(), -expected_far));
 }
 
 TEST(Margin, MatchesANaiveLoop) {
   auto loss = wscsl::testing::build<Loss>("margin", "margin = 0.7");
   const torch::Tensor close = torch::rand({50}), far = torch::rand({50});
-  TripletScores s;
-  s.fused_close = close;
-  s.fused_far = far;
-  TripletInput in;
+  const ItemFeatures items;
+  const Comparisons triplets;
+  ComparisonScores s;
+  s.fused_second = close;
+  s.fused_third = far;
   double naive = 0;
   for (int i = 0; i < 50; ++i)
     naive += std::max(0.0, 0.7 - (far[i].item<double>() - close[i].item<double>()));
-  EXPECT_NEAR(loss->compute({in, s, nullptr}).at("margin").item<double>(), naive / 50, 1e-6);
+  EXPECT_NEAR(loss->compute({items, triplets, s}).at("margin").item<double>(), naive / 50, 1e-6);
 }
 
 TEST(Margin, RejectsANegativeMargin) {

@@ -15,10 +15,11 @@ Schema<PrototypicalOptions> PrototypicalLoss::schema() {
 }
 
 std::map<std::string, torch::Tensor> PrototypicalLoss::compute_impl(const LossInput& input) {
-  const TripletInput& in = input.triplets;
-  const std::int64_t b = in.psi_anchor.size(0);
-  const torch::Tensor anchor = in.psi_anchor.reshape({b, -1});
-  const torch::Tensor close = in.psi_close.reshape({b, -1});
+  const torch::Tensor& psi = input.items.psi;
+  const Comparisons& triplets = input.comparisons;
+  const std::int64_t b = triplets.size();
+  const torch::Tensor anchor = psi.index_select(0, triplets.first).reshape({b, -1});
+  const torch::Tensor close = psi.index_select(0, triplets.second).reshape({b, -1});
   const torch::Tensor prototypes = 0.5 * (anchor + close);      // [B, F]
   const torch::Tensor points = torch::cat({anchor, close}, 0);  // [2B, F]
   const torch::Tensor squared =

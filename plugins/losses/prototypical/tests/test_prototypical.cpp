@@ -8,12 +8,14 @@ using namespace wscsl;
 
 TEST(Prototypical, MatchesANaiveLoop) {
   auto loss = wscsl::testing::build<Loss>("prototypical", "temperature = 0.5");
-  TripletInput in;
-  in.psi_anchor = torch::randn({4, 2, 3});
-  in.psi_close = torch::randn({4, 2, 3});
-  in.psi_far = torch::randn({4, 2, 3});
-  TripletScores s;
-  const auto a = in.psi_anchor.reshape({4, -1}), c = in.psi_close.reshape({4, -1});
+  const torch::Tensor psi_anchor = torch::randn({4, 2, 3});
+  const torch::Tensor psi_close = torch::randn({4, 2, 3});
+  const torch::Tensor psi_far = torch::randn({4, 2, 3});
+  ItemFeatures items;
+  items.psi = torch::cat({psi_anchor, psi_close, psi_far});
+  const Comparisons triplets = Comparisons::triplets_by_role(4, torch::kCPU);
+  const ComparisonScores s;
+  const auto a = psi_anchor.reshape({4, -1}), c = psi_close.reshape({4, -1});
   const auto prototypes = (a + c) / 2;
   double naive = 0;
   for (int role = 0; role < 2; ++role)
@@ -24,7 +26,8 @@ TEST(Prototypical, MatchesANaiveLoop) {
         log_sum += std::exp(-(h - prototypes[n]).pow(2).sum().item<double>() / 0.5);
       naive += (h - prototypes[i]).pow(2).sum().item<double>() / 0.5 + std::log(log_sum);
     }
-  EXPECT_NEAR(loss->compute({in, s, nullptr}).at("prototypical").item<double>(), naive / 8, 1e-5);
+  EXPECT_NEAR(loss->compute({items, triplets, s}).at("prototypical").item<double>(), naive / 8,
+              1e-5);
 }
 
 TEST(Prototypical, RejectsANonPositiveTemperature) {

@@ -26,10 +26,10 @@ Contract SemanticRegularizer::contract_of(const Options&) {
 }
 
 std::map<std::string, torch::Tensor> SemanticRegularizer::compute_impl(const LossInput& input) {
-  const TripletScores& s = input.scores;
-  const TripletScores& r = *input.reversed;
+  const ComparisonScores& s = input.scores;
+  const ComparisonScores& r = *input.reversed;
   // Whether both directions are satisfied is checked without gradient (the paper's footnote 4).
-  const torch::Tensor both = ((s.fused_far > s.fused_close) & (r.fused_far > r.fused_close))
+  const torch::Tensor both = ((s.fused_third > s.fused_second) & (r.fused_third > r.fused_second))
                                  .detach()
                                  .to(s.weights.scalar_type());
   const torch::Tensor hik = torch::minimum(s.weights, r.weights.detach()).sum(1);

@@ -64,26 +64,33 @@ Contract TypeSimilarity::contract_of(const Options& options) {
 }
 
 std::map<std::string, torch::Tensor> TypeSimilarity::compute_impl(const LossInput& input) {
-  const TripletInput& in = input.triplets;
+  const Comparisons& triplets = input.comparisons;
   // Argument orders as the released code's, since F.pairwise_distance adds its epsilon to a − b:
   // loss_sim_i measures from the far and close images, loss_sim_t from the anchor's text.
   TripletDistances d;
   Sign sign = Sign::Paper;  // the released text term has the paper's sign
   switch (options_.input) {
-    case Input::Image:
-      d = {nn::pairwise_distance(in.phi_far, in.phi_close),
-           nn::pairwise_distance(in.phi_far, in.phi_anchor),
-           nn::pairwise_distance(in.phi_close, in.phi_anchor),
-           torch::ones({in.phi_anchor.size(0)},
-                       torch::TensorOptions().dtype(torch::kBool).device(in.phi_anchor.device()))};
+    case Input::Image: {
+      const torch::Tensor& phi = input.items.phi;
+      const torch::Tensor anchor = phi.index_select(0, triplets.first),
+                          close = phi.index_select(0, triplets.second),
+                          far = phi.index_select(0, triplets.third);
+      d = {nn::pairwise_distance(far, close), nn::pairwise_distance(far, anchor),
+           nn::pairwise_distance(close, anchor),
+           torch::ones({triplets.size()},
+                       torch::TensorOptions().dtype(torch::kBool).device(phi.device()))};
       sign = options_.sign;
       break;
+    }
     case Input::Text: {
-      const TextTriplet& t = in.texts.at(*options_.text);
-      d = {nn::pairwise_distance(t.far.features, t.close.features),
-           nn::pairwise_distance(t.anchor.features, t.far.features),
-           nn::pairwise_distance(t.anchor.features, t.close.features),
-           t.anchor.present & t.close.present & t.far.present};
+      const TextFeatures& text = input.items.texts.at(*options_.text);
+      const TextFeatures anchor = text.index_select(triplets.first),
+                         close = text.index_select(triplets.second),
+                         far = text.index_select(triplets.third);
+      d = {nn::pairwise_distance(far.features, close.features),
+           nn::pairwise_distance(anchor.features, far.features),
+           nn::pairwise_distance(anchor.features, close.features),
+           anchor.present & close.present & far.present};
       break;
     }
   }

@@ -146,15 +146,18 @@ torch::Tensor VaeElbo::shared_dimensions(const Posterior& first, const Posterior
 }
 
 std::map<std::string, torch::Tensor> VaeElbo::compute_impl(const LossInput& input) {
-  const TripletInput& in = input.triplets;
-  const TripletImages& images = *input.images;  // declared need: Loss::compute checked it
-  const Posterior first = split_posterior(in.phi_anchor), second = split_posterior(in.phi_close);
+  const torch::Tensor& phi = input.items.phi;
+  const torch::Tensor& images = *input.images;  // declared need: Loss::compute checked it
+  const Comparisons& triplets = input.comparisons;
+  const Posterior first = split_posterior(phi.index_select(0, triplets.first)),
+                  second = split_posterior(phi.index_select(0, triplets.second));
   const torch::Tensor shared = shared_dimensions(first, second);
   const Posterior average = average_posterior(first, second, options_.average);
-  torch::Tensor reconstruction = torch::zeros({}, in.phi_anchor.options()),
-                kl = torch::zeros({}, in.phi_anchor.options());
+  torch::Tensor reconstruction = torch::zeros({}, phi.options()),
+                kl = torch::zeros({}, phi.options());
   const std::array<std::pair<Posterior, torch::Tensor>, 2> pair = {
-      {{first, images.anchor}, {second, images.close}}};
+      {{first, images.index_select(0, triplets.first)},
+       {second, images.index_select(0, triplets.second)}}};
   for (const auto& [own, target] : pair) {
     const Posterior q = aggregate(own, average, shared);
     const torch::Tensor z = q.mean + (0.5 * q.log_var).exp() * torch::randn_like(q.mean);

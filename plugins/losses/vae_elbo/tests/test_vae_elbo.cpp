@@ -76,19 +76,18 @@ TEST(VaeElbo, FixedSharingUsesTheLeadingDimensions) {
 
 TEST(VaeElbo, ComputesAFiniteElboWithGradientsIntoTheDecoder) {
   auto loss = wscsl::testing::build<Loss>("vae_elbo", "beta = 2.0", image_facts(4));
-  TripletInput in;
-  in.phi_anchor = torch::randn({3, 8}, torch::requires_grad());
-  in.phi_close = torch::randn({3, 8});
-  in.phi_far = torch::randn({3, 8});
-  const TripletImages images{torch::rand({3, 1, 8, 8}), torch::rand({3, 1, 8, 8}),
-                             torch::rand({3, 1, 8, 8})};
-  TripletScores s;
-  const auto terms = loss->compute({in, s, nullptr, &images});
+  const torch::Tensor phi_anchor = torch::randn({3, 8}, torch::requires_grad());
+  ItemFeatures items;
+  items.phi = torch::cat({phi_anchor, torch::randn({3, 8}), torch::randn({3, 8})});
+  const Comparisons triplets = Comparisons::triplets_by_role(3, torch::kCPU);
+  const torch::Tensor images = torch::rand({9, 1, 8, 8});  // of the anchors, close, far items
+  const ComparisonScores s;
+  const auto terms = loss->compute({items, triplets, s, nullptr, &images});
   ASSERT_EQ(terms.size(), 2u);
   const torch::Tensor total = terms.at("reconstruction") + terms.at("kl");
   EXPECT_GT(terms.at("kl").item<double>(), 0.0);
   total.backward();
-  EXPECT_TRUE(in.phi_anchor.grad().defined());
+  EXPECT_TRUE(phi_anchor.grad().defined());
   ASSERT_FALSE(loss->parameters().empty());
   EXPECT_TRUE(loss->parameters()[0].grad().defined());
 }
@@ -97,11 +96,12 @@ TEST(VaeElbo, DeclaresItsNeedsAndIsRefusedAnInputWithoutImages) {
   auto loss = wscsl::testing::build<Loss>("vae_elbo", "", image_facts(2));
   EXPECT_TRUE(loss->contract().needs_resource(Resource::TrainingImages));
   EXPECT_TRUE(loss->contract().needs_resource(Resource::GaussianPosterior));
-  TripletInput in;
-  in.phi_anchor = in.phi_close = in.phi_far = torch::zeros({1, 4});
-  TripletScores s;
+  ItemFeatures items;
+  items.phi = torch::zeros({3, 4});
+  const Comparisons triplets = Comparisons::triplets_by_role(1, torch::kCPU);
+  const ComparisonScores s;
   try {
-    loss->compute({in, s, nullptr});
+    loss->compute({items, triplets, s});
     FAIL() << "expected the missing images to be refused";
   } catch (const ComponentError& e) {
     EXPECT_NE(std::string(e.what()).find("needs the triplets' images, and its input has none"),

@@ -26,8 +26,15 @@ Contract VisualSemantic::contract_of(const Options& options) {
 }
 
 std::map<std::string, torch::Tensor> VisualSemantic::compute_impl(const LossInput& input) {
-  const TripletInput& in = input.triplets;
-  const TextTriplet& t = in.texts.at(options_.text);
+  const Comparisons& triplets = input.comparisons;
+  const torch::Tensor& phi = input.items.phi;
+  const TextFeatures& item_texts = input.items.texts.at(options_.text);
+  const torch::Tensor phi_anchor = phi.index_select(0, triplets.first),
+                      phi_close = phi.index_select(0, triplets.second),
+                      phi_far = phi.index_select(0, triplets.third);
+  const TextFeatures text_anchor = item_texts.index_select(triplets.first),
+                     text_close = item_texts.index_select(triplets.second),
+                     text_far = item_texts.index_select(triplets.third);
   const double m = options_.margin;
   // One member's text against its own image and the two others', image first as released.
   const auto member = [m](const TextFeatures& text, const torch::Tensor& own,
@@ -39,9 +46,9 @@ std::map<std::string, torch::Tensor> VisualSemantic::compute_impl(const LossInpu
                                   text.present)) /
            2.0;
   };
-  const torch::Tensor loss = (member(t.anchor, in.phi_anchor, in.phi_far, in.phi_close) +
-                              member(t.far, in.phi_far, in.phi_anchor, in.phi_close) +
-                              member(t.close, in.phi_close, in.phi_anchor, in.phi_far)) /
+  const torch::Tensor loss = (member(text_anchor, phi_anchor, phi_far, phi_close) +
+                              member(text_far, phi_far, phi_anchor, phi_close) +
+                              member(text_close, phi_close, phi_anchor, phi_far)) /
                              3.0;
   return {{"visual_semantic", loss}};
 }

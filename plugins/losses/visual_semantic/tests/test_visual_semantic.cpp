@@ -17,11 +17,24 @@ std::shared_ptr<Loss> make(const std::string& options = "") {
   return wscsl::testing::build<Loss>("visual_semantic", "text = \"titles\"\n" + options);
 }
 
-double compute(Loss& loss, const TripletInput& in) {
-  const TripletScores s;
-  const auto terms = loss.compute({in, s, nullptr});
+// The items of a batch of triplets by role: row i of each is a member of triplet i.
+struct Roles {
+  ItemFeatures anchor, close, far;
+};
+
+// The term on the triplets laid out as the host lays them out: the anchors, then the close and
+// the far items.
+torch::Tensor term(Loss& loss, const Roles& in) {
+  const ItemFeatures items = ItemFeatures::concatenated({in.anchor, in.close, in.far});
+  const Comparisons triplets = Comparisons::triplets_by_role(in.anchor.size(), torch::kCPU);
+  const ComparisonScores s;
+  const auto terms = loss.compute({items, triplets, s});
   EXPECT_EQ(terms.size(), 1u);
-  return terms.at("visual_semantic").item<double>();
+  return terms.at("visual_semantic");
+}
+
+double compute(Loss& loss, const Roles& in) {
+  return term(loss, in).item<double>();
 }
 
 // F.pairwise_distance of row i: ‖a − b + 1e-6‖.
@@ -39,17 +52,17 @@ double distance(const torch::Tensor& a, const torch::Tensor& b, std::int64_t i) 
 // 0.1, others 0.9 and 2.9 → both hinges 0. Close: own 2, others 3 and 0 → ½(0 + 2.3) = 1.15.
 // Far: own 0.1, others 2.9 and 1.9 → 0. Loss = (0 + 1.15 + 0) / 3.
 TEST(VisualSemantic, ByHand) {
-  TripletInput in;
-  in.phi_anchor = torch::tensor({{0.0f}});
-  in.phi_close = torch::tensor({{1.0f}});
-  in.phi_far = torch::tensor({{3.0f}});
+  Roles in;
+  in.anchor.phi = torch::tensor({{0.0f}});
+  in.close.phi = torch::tensor({{1.0f}});
+  in.far.phi = torch::tensor({{3.0f}});
   const torch::Tensor yes = torch::tensor({true});
-  in.texts["titles"] = {{torch::tensor({{0.1f}}), yes},
-                        {torch::tensor({{3.0f}}), yes},
-                        {torch::tensor({{2.9f}}), yes}};
+  in.anchor.texts["titles"] = {torch::tensor({{0.1f}}), yes};
+  in.close.texts["titles"] = {torch::tensor({{3.0f}}), yes};
+  in.far.texts["titles"] = {torch::tensor({{2.9f}}), yes};
   EXPECT_NEAR(compute(*make(), in), 1.15 / 3, 1e-6);
   // Without the close item's text only the two zero terms are left.
-  in.texts["titles"].close = {torch::zeros({1, 1}), torch::tensor({false})};
+  in.close.texts["titles"] = {torch::zeros({1, 1}), torch::tensor({false})};
   EXPECT_EQ(compute(*make(), in), 0.0);
 }
 
@@ -67,18 +80,18 @@ TEST(VisualSemantic, MatchesANaiveLoopWithItemsWithoutText) {
     present[1][static_cast<std::size_t>(i)] = i % 4 != 1;
     present[2][static_cast<std::size_t>(i)] = i < 30;
   }
-  TripletInput in;
+  Roles in;
   // φ of norm ~1 like the unit texts, so that the hinges are a mix of active and inactive.
-  in.phi_anchor = torch::randn({b, e}) / std::sqrt(e);
-  in.phi_close = torch::randn({b, e}) / std::sqrt(e);
-  in.phi_far = torch::randn({b, e}) / std::sqrt(e);
-  in.texts["titles"] = {wscsl::testing::unit_text_features(present[0], e),
-                        wscsl::testing::unit_text_features(present[1], e),
-                        wscsl::testing::unit_text_features(present[2], e)};
-  const TextTriplet& t = in.texts.at("titles");
-  const std::array<const torch::Tensor*, 3> phi = {&in.phi_anchor, &in.phi_close, &in.phi_far};
-  const std::array<const torch::Tensor*, 3> text = {&t.anchor.features, &t.close.features,
-                                                    &t.far.features};
+  in.anchor.phi = torch::randn({b, e}) / std::sqrt(e);
+  in.close.phi = torch::randn({b, e}) / std::sqrt(e);
+  in.far.phi = torch::randn({b, e}) / std::sqrt(e);
+  in.anchor.texts["titles"] = wscsl::testing::unit_text_features(present[0], e);
+  in.close.texts["titles"] = wscsl::testing::unit_text_features(present[1], e);
+  in.far.texts["titles"] = wscsl::testing::unit_text_features(present[2], e);
+  const std::array<const torch::Tensor*, 3> phi = {&in.anchor.phi, &in.close.phi, &in.far.phi};
+  const std::array<const torch::Tensor*, 3> text = {&in.anchor.texts.at("titles").features,
+                                                    &in.close.texts.at("titles").features,
+                                                    &in.far.texts.at("titles").features};
   for (const double margin : {0.3, 1.0}) {
     double total = 0;
     int active = 0, inactive = 0;
@@ -109,36 +122,34 @@ TEST(VisualSemantic, MatchesANaiveLoopWithItemsWithoutText) {
 // The rows of items without text carry no gradient to their images or texts.
 TEST(VisualSemantic, ItemsWithoutTextAreLeftOut) {
   torch::manual_seed(8);
-  TripletInput in;
-  in.phi_anchor = torch::randn({4, 3}).requires_grad_(true);
-  in.phi_close = torch::randn({4, 3}).requires_grad_(true);
-  in.phi_far = torch::randn({4, 3}).requires_grad_(true);
+  Roles in;
+  in.anchor.phi = torch::randn({4, 3}).requires_grad_(true);
+  in.close.phi = torch::randn({4, 3}).requires_grad_(true);
+  in.far.phi = torch::randn({4, 3}).requires_grad_(true);
   const std::vector<bool> only_first = {true, false, false, false};
-  in.texts["titles"] = {wscsl::testing::unit_text_features(only_first, 3),
-                        wscsl::testing::unit_text_features(only_first, 3),
-                        wscsl::testing::unit_text_features(only_first, 3)};
-  const TripletScores s;
-  torch::Tensor value = make("margin = 10")->compute({in, s, nullptr}).at("visual_semantic");
+  for (ItemFeatures* role : {&in.anchor, &in.close, &in.far})
+    role->texts["titles"] = wscsl::testing::unit_text_features(only_first, 3);
+  torch::Tensor value = term(*make("margin = 10"), in);
   value.backward();
-  for (const torch::Tensor* phi : {&in.phi_anchor, &in.phi_close, &in.phi_far}) {
-    EXPECT_GT(phi->grad()[0].abs().sum().item<double>(), 0.0);
-    EXPECT_EQ(phi->grad().slice(0, 1).abs().sum().item<double>(), 0.0);
+  for (const ItemFeatures* role : {&in.anchor, &in.close, &in.far}) {
+    EXPECT_GT(role->phi.grad()[0].abs().sum().item<double>(), 0.0);
+    EXPECT_EQ(role->phi.grad().slice(0, 1).abs().sum().item<double>(), 0.0);
   }
   // No text anywhere: 0, not NaN.
   const std::vector<bool> none(4, false);
-  in.texts["titles"] = {wscsl::testing::unit_text_features(none, 3),
-                        wscsl::testing::unit_text_features(none, 3),
-                        wscsl::testing::unit_text_features(none, 3)};
+  for (ItemFeatures* role : {&in.anchor, &in.close, &in.far})
+    role->texts["titles"] = wscsl::testing::unit_text_features(none, 3);
   EXPECT_EQ(compute(*make(), in), 0.0);
 }
 
 TEST(VisualSemantic, NeedsItsTextEncoderAndRejectsBadOptions) {
   EXPECT_EQ(make()->contract().needed_names(Resource::TextFeatures),
             (std::vector<std::string>{"titles"}));
-  TripletInput in;
-  in.phi_anchor = in.phi_close = in.phi_far = torch::zeros({2, 3});
-  const TripletScores s;
-  EXPECT_THROW(make()->compute({in, s, nullptr}), ComponentError);
+  ItemFeatures items;
+  items.phi = torch::zeros({6, 3});
+  const Comparisons triplets = Comparisons::triplets_by_role(2, torch::kCPU);
+  const ComparisonScores s;
+  EXPECT_THROW(make()->compute({items, triplets, s}), ComponentError);
   const auto errors = [](const std::string& options) {
     return wscsl::testing::bind_diagnostics(Kind::Loss, "visual_semantic", options).error_count();
   };
