@@ -14,7 +14,7 @@ using wscsl::alignment::Matrix;
 
 // A[c, l]: accuracy of embedding l on the triplets of condition c.
 Matrix accuracy_matrix(EvalContext& context, const EmbeddingTable& table, TieRule ties) {
-  if (!table.conditions.defined())
+  if (!table.triplets.conditions.defined())
     throw Error(
         fmt::format("alignment: split '{}' has no triplet conditions; the criterion needs "
                     "them",
@@ -23,7 +23,7 @@ Matrix accuracy_matrix(EvalContext& context, const EmbeddingTable& table, TieRul
   const auto names = context.info.condition_names();
   const auto c = static_cast<std::int64_t>(names.size());
   const ConditionAccuracy by =
-      accuracy_by_condition(triplet_correctness(close, far, ties), table.conditions, c);
+      accuracy_by_condition(triplet_correctness(close, far, ties), table.triplets.conditions, c);
   Matrix a(static_cast<std::size_t>(c), static_cast<std::size_t>(close.size(1)));
   for (std::int64_t i = 0; i < c; ++i) {
     if (by.counts[i].item<std::int64_t>() == 0)
@@ -162,8 +162,9 @@ const Matrix& Alignment::greedy_fit_cost(const Matrix& cost_fit, const Matrix& c
 
 EvalReport Alignment::evaluate_impl(EvalContext& context) {
   const Matrix a_fit = accuracy_matrix(context, context.fit, options_.ties);
-  const Matrix a_target =
-      &context.fit == &context.target ? a_fit : accuracy_matrix(context, context.target, options_.ties);
+  const Matrix a_target = &context.fit == &context.target
+                              ? a_fit
+                              : accuracy_matrix(context, context.target, options_.ties);
   const Matrix cost_fit = one_minus(a_fit), cost_target = one_minus(a_target);
   const std::size_t conditions = a_fit.rows, embeddings = a_fit.cols;
   const auto names = context.info.condition_names();

@@ -44,7 +44,7 @@ Result run(const EmbeddingTable& fit, const EmbeddingTable& target, std::size_t 
            const std::string& options = "") {
   auto e = wscsl::testing::build<Evaluator>("alignment", options);
   const std::size_t conditions =
-      static_cast<std::size_t>(std::get<0>(at::_unique(target.conditions)).size(0));
+      static_cast<std::size_t>(std::get<0>(at::_unique(target.triplets.conditions)).size(0));
   std::vector<std::string> names = {"a", "b", "c", "d", "e"};
   names.resize(conditions);
   const DatasetInfo info = wscsl::testing::dataset_info(names);
@@ -146,9 +146,9 @@ namespace {
 EmbeddingTable with_second_embedding_collapsed() {
   const EmbeddingTable t = table_with_accuracy("test", {{4, 0}, {0, 4}});
   EmbeddingTable collapsed = t;
-  collapsed.psi = t.psi.clone();
-  collapsed.psi.select(1, 1).fill_(7.0);
-  collapsed.phi = collapsed.psi.reshape({collapsed.psi.size(0), 2});
+  collapsed.items.psi = t.items.psi.clone();
+  collapsed.items.psi.select(1, 1).fill_(7.0);
+  collapsed.items.phi = collapsed.items.psi.reshape({collapsed.items.psi.size(0), 2});
   return collapsed;
 }
 
@@ -172,7 +172,7 @@ TEST(Alignment, NeedsConditionLabels) {
   EmbeddingTable t = table_with_accuracy("test", {{4, 0}, {0, 4}});
   auto e = wscsl::testing::build<Evaluator>("alignment");
   wscsl::testing::TableModule module(2, 1, {0.5, 0.5});
-  t.conditions = torch::Tensor();
+  t.triplets.conditions = torch::Tensor();
   EXPECT_THROW(
       wscsl::testing::run_evaluator(*e, module, t, t, wscsl::testing::dataset_info({"a", "b"})),
       Error);

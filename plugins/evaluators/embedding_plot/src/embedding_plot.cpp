@@ -143,7 +143,7 @@ EvalReport EmbeddingPlot::evaluate_impl(EvalContext& context) {
         table.split));
   const aligned::AlignedEmbeddings aligned =
       aligned::aligned_embeddings(context, options_.alignment, "embedding_plot");
-  const std::int64_t images = table.psi.size(0);
+  const std::int64_t images = table.items.psi.size(0);
   const std::int64_t count = std::min(options_.points, images);
   if (count < 2)
     throw Error(fmt::format("embedding_plot: split '{}' has {} image(s); a projection needs two",
@@ -152,7 +152,7 @@ EvalReport EmbeddingPlot::evaluate_impl(EvalContext& context) {
       torch::tensor(seeded_permutation(static_cast<std::uint64_t>(options_.seed), images))
           .slice(0, 0, count)
           .sort());
-  const torch::Tensor psi = table.psi.index_select(0, rows);
+  const torch::Tensor psi = table.items.psi.index_select(0, rows);
   const torch::Tensor factors = table.factors.index_select(0, rows);
 
   const std::int64_t embeddings = psi.size(1);

@@ -225,6 +225,10 @@ TEST(FillInTheBlank, RefusesWhatItCannotScoreInOneSentence) {
   EXPECT_EQ(message("", outfits(c.types, {})),
             "fill_in_the_blank: split 'test' has no fill-in-the-blank questions");
   EXPECT_EQ(message("", std::nullopt), "fill_in_the_blank: split 'test' has no outfits");
+  // A module that cannot score pairs is refused by `wscsl check`, before anything trains.
+  EXPECT_TRUE(wscsl::testing::build<Evaluator>("fill_in_the_blank")
+                  ->contract()
+                  .needs_resource(Resource::PairScores));
   const Diagnostics d = wscsl::testing::bind_diagnostics(
       Kind::Evaluator, "fill_in_the_blank", "types = [\"a\", \"a\"]\nfile = \"x/y.tsv\"");
   EXPECT_EQ(d.error_count(), 2u) << d.format();

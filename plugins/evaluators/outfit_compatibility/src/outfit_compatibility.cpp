@@ -27,7 +27,7 @@ Schema<OutfitCompatibilityOptions> OutfitCompatibility::schema() {
 
 Contract OutfitCompatibility::contract_of(const Options&) {
   Contract c;
-  c.needs = {{Resource::Outfits}};
+  c.needs = {{Resource::Outfits}, {Resource::PairScores}};
   c.metrics = {{"auc", "compat. AUC"}};
   return c;
 }

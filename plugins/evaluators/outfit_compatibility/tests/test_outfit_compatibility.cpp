@@ -155,6 +155,8 @@ TEST(OutfitCompatibility, MatchesANaiveLoop) {
 TEST(OutfitCompatibility, RefusesWhatItCannotScoreInOneSentence) {
   const EmbeddingTable t = table_of(torch::randn({4, 6, 2}));
   auto e = wscsl::testing::build<Evaluator>("outfit_compatibility");
+  // A module that cannot score pairs is refused by `wscsl check`, before anything trains.
+  EXPECT_TRUE(e->contract().needs_resource(Resource::PairScores));
   ConditionPicker conditioned(6, 2);
   wscsl::testing::TableModule weak(6, 2, {1, 0, 0, 0, 0, 0});
   const auto message = [&](ConditionModule& m, std::optional<OutfitData> o) {

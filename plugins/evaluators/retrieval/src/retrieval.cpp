@@ -109,7 +109,7 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
         "retrieval: split '{}' has no per-image factor labels; retrieval needs them", table.split));
   const aligned::AlignedEmbeddings aligned =
       aligned::aligned_embeddings(context, options_.alignment, "retrieval");
-  const std::int64_t images = table.psi.size(0);
+  const std::int64_t images = table.items.psi.size(0);
   if (options_.queries >= images)
     throw Error(fmt::format(
         "retrieval: {} queries leave no database among the {} images of split '{}'; lower "
@@ -125,8 +125,8 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
       split_queries(images, options_.queries, static_cast<std::uint64_t>(options_.seed));
   const torch::Tensor& query_rows = split.queries;
   const torch::Tensor& database_rows = split.database;
-  const torch::Tensor psi_queries = table.psi.index_select(0, query_rows);
-  const torch::Tensor psi_database = table.psi.index_select(0, database_rows);
+  const torch::Tensor psi_queries = table.items.psi.index_select(0, query_rows);
+  const torch::Tensor psi_database = table.items.psi.index_select(0, database_rows);
   const torch::Tensor factors_queries = table.factors.index_select(0, query_rows);
   const torch::Tensor factors_database = table.factors.index_select(0, database_rows);
 
@@ -137,7 +137,7 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
     t.precision.assign(options_.k.size(), 0.0);
     t.recall.assign(options_.k.size(), 0.0);
   }
-  const std::int64_t embeddings = table.psi.size(1);
+  const std::int64_t embeddings = table.items.psi.size(1);
   const std::int64_t block =
       std::max<std::int64_t>(1, options_.block_elements / (database_size * embeddings));
   for (std::int64_t q0 = 0; q0 < options_.queries; q0 += block) {

@@ -124,7 +124,7 @@ TEST(Retrieval, RanksTheDatabaseUnderEachConditionsAlignedEmbedding) {
 
 TEST(Retrieval, TiesKeepTheDatabaseOrderAndUnknownValuesAreNeverRelevant) {
   Scene s = scene({1, 0, 0, -1, 0}, {1, 1, 1, 1, 1});
-  s.table.psi.select(1, 0).fill_(3.0);  // ψ1 collapsed: every distance ties
+  s.table.items.psi.select(1, 0).fill_(3.0);  // ψ1 collapsed: every distance ties
   const EvalReport r = run(s.table, published({0, 1}, {0, 1}), "k = [1]");
   // Ranking = database order: relevance 0 1 1 0 1 → AP = (1/2 + 2/3 + 3/5) / 3.
   EXPECT_NEAR(wscsl::testing::metric(r, "map/shape"), (0.5 + 2.0 / 3.0 + 0.6) / 3.0, 1e-12);

@@ -49,7 +49,7 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
   if (!table.factors.defined())
     throw Error(
         fmt::format("retrieval_grid: split '{}' has no per-image factor labels", table.split));
-  const std::int64_t images = table.psi.size(0);
+  const std::int64_t images = table.items.psi.size(0);
   if (options_.queries + options_.k > images)
     throw Error(fmt::format(
         "retrieval_grid: {} queries and {} neighbours need more than the {} images of split '{}'",
@@ -62,8 +62,8 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
   const torch::Tensor& query_rows = split.queries;
   const torch::Tensor& database_rows = split.database;
   const torch::Tensor distances =
-      cross_distances(context.module, table.psi.index_select(0, query_rows),
-                      table.psi.index_select(0, database_rows));
+      cross_distances(context.module, table.items.psi.index_select(0, query_rows),
+                      table.items.psi.index_select(0, database_rows));
   const torch::Tensor query_images =
       context.dataset.images(table.split, table.image_ids.index_select(0, query_rows), {});
 

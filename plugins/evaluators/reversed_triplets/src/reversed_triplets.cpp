@@ -97,10 +97,10 @@ EvalReport ReversedTriplets::evaluate_impl(EvalContext& context) {
   by.title = fmt::format("Triplets predicted valid on '{}' ({})", table.split,
                          given ? "condition given" : "condition-free");
   by.header = {"condition", "original", "reversed", "triplets"};
-  if (table.conditions.defined()) {
+  if (table.triplets.conditions.defined()) {
     const auto names = context.info.condition_names();
     const ConditionAccuracy a =
-        accuracy_by_condition(torch::stack({original, reversed}, 1), table.conditions,
+        accuracy_by_condition(torch::stack({original, reversed}, 1), table.triplets.conditions,
                               static_cast<std::int64_t>(names.size()));
     for (std::size_t c = 0; c < names.size(); ++c) {
       const auto row = static_cast<std::int64_t>(c);

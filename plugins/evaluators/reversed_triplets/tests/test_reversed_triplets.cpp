@@ -31,14 +31,15 @@ class Lazy final : public ConditionModule {
 
  protected:
   torch::Tensor embed_impl(const torch::Tensor& phi) override { return phi.reshape({-1, 2, 1}); }
-  TripletScores score_impl(const TripletInput& in) override {
-    TripletScores s;
-    s.close_distances = distances(in.psi_anchor, in.psi_close);
-    s.far_distances = distances(in.psi_anchor, in.psi_far);
+  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
+    const ComparedItems in = gather(items, c);
+    ComparisonScores s;
+    s.second_distances = distances(in.first.psi, in.second.psi);
+    s.third_distances = distances(in.first.psi, in.third.psi);
     s.weights =
-        torch::one_hot((s.close_distances - s.far_distances).argmin(1), 2).to(torch::kFloat);
-    s.fused_close = (s.weights * s.close_distances).sum(1);
-    s.fused_far = (s.weights * s.far_distances).sum(1);
+        torch::one_hot((s.second_distances - s.third_distances).argmin(1), 2).to(torch::kFloat);
+    s.fused_second = (s.weights * s.second_distances).sum(1);
+    s.fused_third = (s.weights * s.third_distances).sum(1);
     return s;
   }
 };
@@ -48,8 +49,8 @@ EmbeddingTable two_lines_table() {
   const torch::Tensor line = torch::tensor({0.0, 1.0, 3.0, 3.0});
   const torch::Tensor other = torch::tensor({0.0, 3.0, 1.0, 6.0});
   EmbeddingTable t = line_table();
-  t.psi = torch::stack({line, other}, 1).reshape({4, 2, 1}).to(torch::kFloat);
-  t.phi = t.psi.reshape({4, 2});
+  t.items.psi = torch::stack({line, other}, 1).reshape({4, 2, 1}).to(torch::kFloat);
+  t.items.phi = t.items.psi.reshape({4, 2});
   return t;
 }
 

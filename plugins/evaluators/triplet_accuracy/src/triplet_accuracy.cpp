@@ -33,10 +33,10 @@ EvalReport TripletAccuracy::evaluate_impl(EvalContext& context) {
   t.title = fmt::format("Triplet accuracy on '{}' ({})", table.split,
                         given ? "condition given" : "condition-free");
   t.header = {"condition", "accuracy", "triplets"};
-  if (table.conditions.defined()) {
+  if (table.triplets.conditions.defined()) {
     const auto names = context.info.condition_names();
-    const ConditionAccuracy by = accuracy_by_condition(correct.unsqueeze(1), table.conditions,
-                                                       static_cast<std::int64_t>(names.size()));
+    const ConditionAccuracy by = accuracy_by_condition(
+        correct.unsqueeze(1), table.triplets.conditions, static_cast<std::int64_t>(names.size()));
     for (std::size_t c = 0; c < names.size(); ++c) {
       const auto row = static_cast<std::int64_t>(c);
       const std::int64_t count = by.counts[row].item<std::int64_t>();

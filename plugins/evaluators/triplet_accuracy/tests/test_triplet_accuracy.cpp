@@ -48,7 +48,7 @@ TEST(TripletAccuracy, StrictTiesCountAsWrong) {
   // A collapsed embedding, all ties: chance (0.5) under "half", nothing under "strict".
   const EmbeddingTable line = line_table();
   EmbeddingTable collapsed = line;
-  collapsed.psi = torch::zeros_like(line.psi);
+  collapsed.items.psi = torch::zeros_like(line.items.psi);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(run(*e, module, collapsed), "accuracy"), 0.0);
 }
 
@@ -58,8 +58,8 @@ TEST(TripletAccuracy, UsesTheModulesOwnFusedPrediction) {
   const torch::Tensor line = torch::tensor({0.0, 1.0, 3.0, 3.0});
   const torch::Tensor psi = torch::stack({torch::zeros({4}), line}, 1).reshape({4, 2, 1});
   EmbeddingTable table = line_table();
-  table.psi = psi.to(torch::kFloat);
-  table.phi = table.psi.reshape({4, 2});
+  table.items.psi = psi.to(torch::kFloat);
+  table.items.phi = table.items.psi.reshape({4, 2});
   auto e = wscsl::testing::build<Evaluator>("triplet_accuracy");
   wscsl::testing::TableModule fused(2, 1, {0.5, 0.5});
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(run(*e, fused, table), "accuracy"), 2.5 / 4);
@@ -71,6 +71,6 @@ TEST(TripletAccuracy, ConditionGivenNeedsConditions) {
   auto e = wscsl::testing::build<Evaluator>("triplet_accuracy", "mode = \"condition_given\"");
   wscsl::testing::TableModule module(1, 1, {1.0});
   EmbeddingTable table = line_table();
-  table.conditions = torch::Tensor();
+  table.triplets.conditions = torch::Tensor();
   EXPECT_THROW(run(*e, module, table), Error);
 }
