@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "pipeline/triplet_step.hpp"
+#include "pipeline/item_forward.hpp"
 #include "wscsl/nn/device.hpp"
 
 namespace wscsl::host {

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "triplet_step.hpp"
+#include "item_forward.hpp"
 #include "wscsl/nn/device.hpp"
 #include "wscsl/util/tensor_text.hpp"
 

@@ -12,7 +12,7 @@
 #include <torch/optim/optimizer.h>
 
 #include "pipeline/pipeline.hpp"
-#include "pipeline/triplet_step.hpp"
+#include "pipeline/item_forward.hpp"
 
 namespace wscsl::host {
 

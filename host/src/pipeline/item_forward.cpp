@@ -1,4 +1,4 @@
-#include "triplet_step.hpp"
+#include "item_forward.hpp"
 
 #include <torch/utils.h>
 
