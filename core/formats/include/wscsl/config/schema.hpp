@@ -28,82 +28,20 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
-#include <limits>
-#include <map>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "wscsl/config/binder.hpp"
 #include "wscsl/config/diagnostics.hpp"
 #include "wscsl/config/facts.hpp"
+#include "wscsl/config/field_description.hpp"
 #include "wscsl/config/node.hpp"
+#include "wscsl/config/value_codec.hpp"
 
 namespace wscsl {
-
-// Values the host derives while it builds a pipeline ("backbone.embedding_dim",
-// "dataset.num_conditions", ...) and injects into the options that ask for them.
-class Facts {
- public:
-  void set(const std::string& name, ConfigNode value, std::string origin);
-  const ConfigNode* find(const std::string& name) const;
-  // Who established the fact ("backbone 'convnet' at default.toml:12:1"), for messages.
-  std::string origin(const std::string& name) const;
-  std::int64_t integer(const std::string& name) const;  // throws Error if absent or not an integer
-
- private:
-  std::map<std::string, std::pair<ConfigNode, std::string>> values_;
-};
-
-struct FieldDescription {
-  std::string name;
-  std::string type_name;  // "float", "integer", "boolean", "string", "list of strings", ...
-  std::string doc;
-  std::optional<ConfigNode> default_value;  // absent for optional fields left unset
-  std::optional<double> min, max;
-  bool min_exclusive = false;
-  bool max_exclusive = false;
-  std::vector<std::string> choices;      // allowed values, spelled as TOML would
-  std::vector<std::string> choice_docs;  // one line per choice of an enumeration (or empty)
-  bool required = false;
-  std::string derived_from;  // fact injected by the host; a restated value must agree
-  std::string default_from;  // fact used when the key is absent; a different value is allowed
-  bool is_path = false;      // relative paths resolve against the directory of the setting file
-  // When the option is read at all ("optimizer = \"sgd\""); empty: always. Written where it is
-  // not read, it is reported at its line, and resolved pipelines leave it out.
-  std::string applies_when;
-
-  // "range [0, inf)", "one of: a, b", ... ; empty when unconstrained.
-  std::string constraint_text() const;
-};
-
-struct SchemaDescription {
-  std::string doc;
-  std::vector<FieldDescription> fields;
-
-  const FieldDescription* find(const std::string& name) const;
-  std::vector<std::string> field_names() const;
-};
-
-// How an option written where the other settings make it inert is reported.
-enum class Inert { Error, Warning };
-
-// Everything a bind needs besides the table itself.
-struct BindScope {
-  Diagnostics* diagnostics = nullptr;
-  std::string table;                   // "[losses.0]"
-  std::string component;               // "loss 'margin'"
-  const Facts* facts = nullptr;        // may be null (nothing injected)
-  std::vector<std::string> host_keys;  // keys the host consumed (type, weight, ...), skipped here
-  // Fields left without a value because their fact is not established ("input_dim from
-  // backbone.embedding_dim"): the options must not be used to build a component.
-  std::vector<std::string> missing_facts;
-  // The table is a run's record (resolved.toml), which wscsl versions before FieldBuilder's
-  // only_when wrote with every option: those that are not read are dropped without a word.
-  bool recorded = false;
-};
 
 // One value of an enumerated option: the enumerator, its spelling in TOML, and a doc line.
 template <class E>
@@ -135,106 +73,10 @@ std::string spelling_of(const EnumChoices<E>& choices, E value) {
 
 namespace schema_detail {
 
-// Non-template helpers (core library) so that every plugin reports the same way.
-bool check_constraints(const FieldDescription& field, const ConfigNode& value, BindScope& scope);
-void report_unknown_key(const SchemaDescription& schema, const ConfigMember& member,
-                        BindScope& scope);
-void report_wrong_type(const FieldDescription& field, const ConfigNode& value, BindScope& scope);
-void report_unaccepted_form(const FieldDescription& field, const std::vector<std::string>& forms,
-                            const ConfigNode& value, BindScope& scope);
-void report_missing(const FieldDescription& field, const ConfigNode& table, BindScope& scope);
-// An option written where the other settings make it inert (FieldBuilder::only_when).
-void report_inert(const FieldDescription& field, const ConfigNode& value, Inert severity,
-                  BindScope& scope);
-void report_disagreement(const FieldDescription& field, const ConfigNode& value,
-                         const ConfigNode& fact, BindScope& scope);
-ConfigNode resolve_path(const ConfigNode& value);
-bool is_host_key(const BindScope& scope, const std::string& key);
-
-template <class T, class = void>
-struct ValueTraits;
-
-template <>
-struct ValueTraits<bool> {
-  static std::string name() { return "boolean"; }
-  static bool parse(const ConfigNode& n, bool& out) {
-    if (!n.is_boolean()) return false;
-    out = n.as_boolean();
-    return true;
-  }
-  static ConfigNode node(bool v) { return ConfigNode::boolean(v); }
-};
-
-template <class T>
-struct ValueTraits<T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>> {
-  static std::string name() { return "integer"; }
-  static bool parse(const ConfigNode& n, T& out) {
-    if (!n.is_integer()) return false;
-    const std::int64_t v = n.as_integer();
-    if (v < static_cast<std::int64_t>(std::numeric_limits<T>::min())) return false;
-    if (static_cast<std::uint64_t>(v) > static_cast<std::uint64_t>(std::numeric_limits<T>::max()) &&
-        v >= 0)
-      return false;
-    out = static_cast<T>(v);
-    return true;
-  }
-  static ConfigNode node(T v) { return ConfigNode::integer(static_cast<std::int64_t>(v)); }
-};
-
-template <>
-struct ValueTraits<double> {
-  static std::string name() { return "float"; }
-  static bool parse(const ConfigNode& n, double& out) {
-    if (!n.is_number()) return false;
-    out = n.as_number();
-    return true;
-  }
-  static ConfigNode node(double v) { return ConfigNode::floating(v); }
-};
-
-template <>
-struct ValueTraits<std::string> {
-  static std::string name() { return "string"; }
-  static bool parse(const ConfigNode& n, std::string& out) {
-    if (!n.is_string()) return false;
-    out = n.as_string();
-    return true;
-  }
-  static ConfigNode node(const std::string& v) { return ConfigNode::string(v); }
-};
-
-template <class T>
-struct ValueTraits<std::vector<T>> {
-  static std::string name() {
-    const std::string inner = ValueTraits<T>::name();
-    return "list of " + (inner == "boolean" ? std::string("booleans") : inner + "s");
-  }
-  static bool parse(const ConfigNode& n, std::vector<T>& out) {
-    if (!n.is_array()) return false;
-    std::vector<T> parsed;
-    parsed.reserve(n.items().size());
-    for (const ConfigNode& item : n.items()) {
-      T v{};
-      if (!ValueTraits<T>::parse(item, v)) return false;
-      parsed.push_back(std::move(v));
-    }
-    out = std::move(parsed);
-    return true;
-  }
-  static ConfigNode node(const std::vector<T>& v) {
-    ConfigNode a = ConfigNode::array();
-    for (const T& item : v)
-      a.push_back(ValueTraits<T>::node(item));
-    return a;
-  }
-};
-
 template <class T>
 struct IsOptional : std::false_type {};
 template <class T>
-struct IsOptional<std::optional<T>> : std::true_type {
-  using value_type = T;
-};
+struct IsOptional<std::optional<T>> : std::true_type {};
 
 }  // namespace schema_detail
 
@@ -288,8 +130,10 @@ class FieldBuilder {
   // where a common default makes it inert (Inert::Warning).
   FieldBuilder& only_when(std::string condition, std::function<bool(const Options&)> applies,
                           Inert severity = Inert::Error) {
-    auto& field = schema_.fields_[index_];
-    field.applies = std::move(applies);
+    schema_detail::ErasedField& field = erased();
+    field.applies = [applies = std::move(applies)](const void* options) {
+      return applies(*static_cast<const Options*>(options));
+    };
     field.inert = severity;
     return edit([&](FieldDescription& f) { f.applies_when = std::move(condition); });
   }
@@ -297,36 +141,26 @@ class FieldBuilder {
  private:
   // A field filled from a fact always holds a value when the component is built, so it is a plain
   // value, never std::optional with a fallback.
-  void require_plain(const char* what) const {
-    const auto& field = schema_.fields_[index_];
+  void require_plain(const char* what) {
+    const schema_detail::ErasedField& field = erased();
     if (field.is_optional)
       throw std::logic_error("option '" + field.description.name + "' uses ." + what +
                              "() but is std::optional; declare it as a plain value");
   }
+  schema_detail::ErasedField& erased() { return schema_.erased_.fields[index_]; }
   template <class F>
   FieldBuilder& edit(F&& f) {
-    f(schema_.fields_[index_].description);
+    f(erased().description);
     return *this;
   }
   Schema<Options>& schema_;
   std::size_t index_;
 };
 
-// Reports a cross-field problem at the position of one of the fields.
-class FieldChecker {
- public:
-  FieldChecker(const ConfigNode& table, BindScope& scope) : table_(table), scope_(scope) {}
-  void error(const std::string& field, const std::string& message);
-
- private:
-  const ConfigNode& table_;
-  BindScope& scope_;
-};
-
 template <class Options>
 class Schema {
  public:
-  explicit Schema(std::string doc = {}) { description_.doc = std::move(doc); }
+  explicit Schema(std::string doc = {}) { erased_.doc = std::move(doc); }
 
   template <class T>
   FieldBuilder<Options> field(std::string name, T Options::*member, std::string doc) {
@@ -334,213 +168,139 @@ class Schema {
     static_assert(!std::is_enum_v<T>,
                   "an enum option needs its EnumChoices: field(name, member, "
                   "doc, EnumChoices<E>{...})");
-    Field f;
-    f.description.name = std::move(name);
-    f.description.doc = std::move(doc);
+    ErasedField f = named(std::move(name), std::move(doc));
     const Options defaults{};
     if constexpr (IsOptional<T>::value) {
+      using V = typename T::value_type;
+      const ValueCodec* codec = &value_codec(CodecOf<V>{});
       f.is_optional = true;
-      using V = typename IsOptional<T>::value_type;
-      f.description.type_name = ValueTraits<V>::name();
-      if (defaults.*member) f.description.default_value = ValueTraits<V>::node(*(defaults.*member));
-      f.assign = [member](Options& o, const ConfigNode& n) {
+      f.description.type_name = codec->type_name;
+      if (defaults.*member) f.description.default_value = codec->write(&*(defaults.*member));
+      f.assign = [member, codec](void* o, const ConfigNode& n) {
         V v{};
-        if (!ValueTraits<V>::parse(n, v)) return false;
-        o.*member = std::move(v);
+        if (!codec->read(n, &v)) return false;
+        of(o).*member = std::move(v);
         return true;
       };
-      f.get = [member](const Options& o) -> std::optional<ConfigNode> {
-        if (!(o.*member)) return std::nullopt;
-        return ValueTraits<V>::node(*(o.*member));
+      f.get = [member, codec](const void* o) -> std::optional<ConfigNode> {
+        const T& value = of(o).*member;
+        if (!value) return std::nullopt;
+        return codec->write(&*value);
       };
     } else {
-      f.description.type_name = ValueTraits<T>::name();
-      f.description.default_value = ValueTraits<T>::node(defaults.*member);
-      f.assign = [member](Options& o, const ConfigNode& n) {
-        return ValueTraits<T>::parse(n, o.*member);
+      const ValueCodec* codec = &value_codec(CodecOf<T>{});
+      f.description.type_name = codec->type_name;
+      f.description.default_value = codec->write(&(defaults.*member));
+      f.assign = [member, codec](void* o, const ConfigNode& n) {
+        return codec->read(n, &(of(o).*member));
       };
-      f.get = [member](const Options& o) -> std::optional<ConfigNode> {
-        return ValueTraits<T>::node(o.*member);
+      f.get = [member, codec](const void* o) -> std::optional<ConfigNode> {
+        return codec->write(&(of(o).*member));
       };
     }
-    fields_.push_back(std::move(f));
-    return FieldBuilder<Options>(*this, fields_.size() - 1);
+    return add(std::move(f));
   }
 
   template <class E, class = std::enable_if_t<std::is_enum_v<E>>>
   FieldBuilder<Options> field(std::string name, E Options::*member, std::string doc,
                               EnumChoices<E> choices) {
-    Field f = enum_field(std::move(name), std::move(doc), choices);
-    f.description.type_name = "string";
+    using namespace schema_detail;
+    ErasedField f = enum_field(std::move(name), std::move(doc), choices);
+    f.description.type_name = value_codec(CodecOf<std::string>{}).type_name;
     f.description.default_value = ConfigNode::string(spelling_of(choices, Options{}.*member));
-    f.assign = [member, choices](Options& o, const ConfigNode& n) {
-      if (!n.is_string()) return false;
-      // An unknown spelling is reported by the choices check with suggestions.
-      parse_enum(choices, n.as_string(), o.*member);
+    f.assign = [member, choices, spellings = f.description.choices](void* o, const ConfigNode& n) {
+      std::optional<std::size_t> chosen;
+      if (!read_choice(n, spellings, chosen)) return false;
+      if (chosen) of(o).*member = choices[*chosen].value;
       return true;
     };
-    f.get = [member, choices](const Options& o) -> std::optional<ConfigNode> {
-      return ConfigNode::string(spelling_of(choices, o.*member));
+    f.get = [member, choices](const void* o) -> std::optional<ConfigNode> {
+      return ConfigNode::string(spelling_of(choices, of(o).*member));
     };
-    fields_.push_back(std::move(f));
-    return FieldBuilder<Options>(*this, fields_.size() - 1);
+    return add(std::move(f));
   }
 
   template <class E, class = std::enable_if_t<std::is_enum_v<E>>>
   FieldBuilder<Options> field(std::string name, std::vector<E> Options::*member, std::string doc,
                               EnumChoices<E> choices) {
-    Field f = enum_field(std::move(name), std::move(doc), choices);
-    f.description.type_name = "list of strings";
-    const Options defaults{};
-    ConfigNode spelled = ConfigNode::array();
-    for (E v : defaults.*member)
-      spelled.push_back(ConfigNode::string(spelling_of(choices, v)));
-    f.description.default_value = std::move(spelled);
-    f.assign = [member, choices](Options& o, const ConfigNode& n) {
-      if (!n.is_array()) return false;
-      std::vector<E> parsed;
-      for (const ConfigNode& item : n.items()) {
-        if (!item.is_string()) return false;
-        E v{};
-        if (parse_enum(choices, item.as_string(), v)) parsed.push_back(v);
-      }
-      o.*member = std::move(parsed);
+    using namespace schema_detail;
+    ErasedField f = enum_field(std::move(name), std::move(doc), choices);
+    f.description.type_name = value_codec(CodecOf<std::vector<std::string>>{}).type_name;
+    f.description.default_value = spell_all(choices, Options{}.*member);
+    f.assign = [member, choices, spellings = f.description.choices](void* o, const ConfigNode& n) {
+      std::vector<std::size_t> chosen;
+      if (!read_choices(n, spellings, chosen)) return false;
+      std::vector<E> values;
+      for (std::size_t i : chosen)
+        values.push_back(choices[i].value);
+      of(o).*member = std::move(values);
       return true;
     };
-    f.get = [member, choices](const Options& o) -> std::optional<ConfigNode> {
-      ConfigNode a = ConfigNode::array();
-      for (E v : o.*member)
-        a.push_back(ConfigNode::string(spelling_of(choices, v)));
-      return a;
+    f.get = [member, choices](const void* o) -> std::optional<ConfigNode> {
+      return spell_all(choices, of(o).*member);
     };
-    fields_.push_back(std::move(f));
-    return FieldBuilder<Options>(*this, fields_.size() - 1);
+    return add(std::move(f));
   }
 
   template <class T>
   FieldBuilder<Options> field(std::string name, T Options::*member, std::string doc,
                               Spelling<T> spelling) {
-    Field f;
-    f.description.name = std::move(name);
-    f.description.doc = std::move(doc);
-    f.description.type_name = "string";
+    using namespace schema_detail;
+    ErasedField f = named(std::move(name), std::move(doc));
+    f.description.type_name = value_codec(CodecOf<std::string>{}).type_name;
     f.description.default_value = ConfigNode::string(spelling.spell(Options{}.*member));
     f.forms = spelling.forms;
-    f.assign = [member, parse = spelling.parse](Options& o, const ConfigNode& n) {
-      if (!n.is_string()) return false;
-      std::optional<T> value = parse(n.as_string());
-      if (!value) return false;
-      o.*member = std::move(*value);
-      return true;
+    f.assign = [member, parse = spelling.parse](void* o, const ConfigNode& n) {
+      return read_spelled(n, [&](const std::string& text) {
+        std::optional<T> value = parse(text);
+        if (value) of(o).*member = std::move(*value);
+        return value.has_value();
+      });
     };
-    f.get = [member, spell = spelling.spell](const Options& o) -> std::optional<ConfigNode> {
-      return ConfigNode::string(spell(o.*member));
+    f.get = [member, spell = spelling.spell](const void* o) -> std::optional<ConfigNode> {
+      return ConfigNode::string(spell(of(o).*member));
     };
-    fields_.push_back(std::move(f));
-    return FieldBuilder<Options>(*this, fields_.size() - 1);
+    return add(std::move(f));
   }
 
   // A check over several fields, run after every field bound cleanly.
   Schema& check(std::function<void(const Options&, FieldChecker&)> rule) {
-    checks_.push_back(std::move(rule));
+    erased_.checks.push_back(
+        [rule = std::move(rule)](const void* o, FieldChecker& checker) { rule(of(o), checker); });
     return *this;
   }
 
-  SchemaDescription description() const {
-    SchemaDescription d;
-    d.doc = description_.doc;
-    for (const Field& f : fields_)
-      d.fields.push_back(f.description);
-    return d;
-  }
+  SchemaDescription description() const { return schema_detail::describe(erased_); }
 
   // Binds `table` strictly; problems go to scope.diagnostics. The returned options are only
   // meaningful when no error was added.
   Options bind(const ConfigNode& table, BindScope& scope) const {
-    using namespace schema_detail;
     Options options{};
-    const std::size_t errors_before = scope.diagnostics->error_count();
-    const SchemaDescription described = description();
-    std::vector<bool> seen(fields_.size(), false);
-    for (const ConfigMember& member : table.members()) {
-      if (is_host_key(scope, member.key)) continue;
-      const std::size_t i = index_of(member.key);
-      if (i == fields_.size()) {
-        report_unknown_key(described, member, scope);
-        continue;
-      }
-      seen[i] = true;
-      const Field& f = fields_[i];
-      const ConfigNode value = f.description.is_path ? resolve_path(member.value) : member.value;
-      if (!f.assign(options, value)) {
-        if (!f.forms.empty() && member.value.is_string())
-          report_unaccepted_form(f.description, f.forms, member.value, scope);
-        else
-          report_wrong_type(f.description, member.value, scope);
-        continue;
-      }
-      if (!check_constraints(f.description, member.value, scope)) continue;
-      if (!f.description.derived_from.empty() && scope.facts) {
-        if (const ConfigNode* fact = scope.facts->find(f.description.derived_from)) {
-          if (*fact != value) report_disagreement(f.description, member.value, *fact, scope);
-        }
-      }
-    }
-    for (std::size_t i = 0; i < fields_.size(); ++i) {
-      if (seen[i]) continue;
-      const FieldDescription& d = fields_[i].description;
-      const std::string& fact_name = !d.derived_from.empty() ? d.derived_from : d.default_from;
-      const ConfigNode* fact =
-          (!fact_name.empty() && scope.facts) ? scope.facts->find(fact_name) : nullptr;
-      if (fact) {
-        fields_[i].assign(options, *fact);
-      } else if (!fact_name.empty()) {
-        scope.missing_facts.push_back(d.name + " from " + fact_name);
-      } else if (d.required) {
-        report_missing(d, table, scope);
-      }
-    }
-    if (scope.diagnostics->error_count() == errors_before && scope.missing_facts.empty()) {
-      FieldChecker checker(table, scope);
-      for (const auto& rule : checks_)
-        rule(options, checker);
-      for (std::size_t i = 0; i < fields_.size(); ++i)
-        if (seen[i] && !fields_[i].read_by(options) && !scope.recorded)
-          report_inert(fields_[i].description,
-                       table.find_member(fields_[i].description.name)->value, fields_[i].inert,
-                       scope);
-    }
+    schema_detail::bind(erased_, table, scope, &options);
     return options;
   }
 
   // Every field that the other settings let be read, with its current value (defaults included),
   // in declaration order.
   ConfigNode to_config(const Options& options) const {
-    ConfigNode table = ConfigNode::table();
-    for (const Field& f : fields_) {
-      if (!f.read_by(options)) continue;
-      if (auto v = f.get(options)) table.set(f.description.name, std::move(*v));
-    }
-    return table;
+    return schema_detail::to_config(erased_, &options);
   }
 
  private:
   friend class FieldBuilder<Options>;
-  struct Field {
-    FieldDescription description;
-    bool is_optional = false;
-    std::vector<std::string> forms;  // the accepted forms of a Spelling field
-    std::function<bool(Options&, const ConfigNode&)> assign;
-    std::function<std::optional<ConfigNode>(const Options&)> get;
-    std::function<bool(const Options&)> applies;  // null: always read
-    Inert inert = Inert::Error;
-    bool read_by(const Options& o) const { return !applies || applies(o); }
-  };
-  template <class E>
-  static Field enum_field(std::string name, std::string doc, const EnumChoices<E>& choices) {
-    Field f;
+  static Options& of(void* options) { return *static_cast<Options*>(options); }
+  static const Options& of(const void* options) { return *static_cast<const Options*>(options); }
+
+  static schema_detail::ErasedField named(std::string name, std::string doc) {
+    schema_detail::ErasedField f;
     f.description.name = std::move(name);
     f.description.doc = std::move(doc);
+    return f;
+  }
+  template <class E>
+  static schema_detail::ErasedField enum_field(std::string name, std::string doc,
+                                               const EnumChoices<E>& choices) {
+    schema_detail::ErasedField f = named(std::move(name), std::move(doc));
     for (const EnumChoice<E>& c : choices) {
       f.description.choices.push_back(c.spelling);
       f.description.choice_docs.push_back(c.doc);
@@ -548,24 +308,18 @@ class Schema {
     return f;
   }
   template <class E>
-  static bool parse_enum(const EnumChoices<E>& choices, const std::string& spelled, E& out) {
-    for (const EnumChoice<E>& c : choices)
-      if (spelled == c.spelling) {
-        out = c.value;
-        return true;
-      }
-    return false;
+  static ConfigNode spell_all(const EnumChoices<E>& choices, const std::vector<E>& values) {
+    ConfigNode spelled = ConfigNode::array();
+    for (E v : values)
+      spelled.push_back(ConfigNode::string(spelling_of(choices, v)));
+    return spelled;
+  }
+  FieldBuilder<Options> add(schema_detail::ErasedField field) {
+    erased_.fields.push_back(std::move(field));
+    return FieldBuilder<Options>(*this, erased_.fields.size() - 1);
   }
 
-  std::size_t index_of(const std::string& name) const {
-    for (std::size_t i = 0; i < fields_.size(); ++i)
-      if (fields_[i].description.name == name) return i;
-    return fields_.size();
-  }
-
-  SchemaDescription description_;
-  std::vector<Field> fields_;
-  std::vector<std::function<void(const Options&, FieldChecker&)>> checks_;
+  schema_detail::ErasedSchema erased_;
 };
 
 }  // namespace wscsl
