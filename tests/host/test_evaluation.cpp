@@ -7,11 +7,11 @@
 #include <fstream>
 
 #include "built_pipeline.hpp"
-#include "cli/npy.hpp"
 #include "evaluation/evaluation.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipelines.hpp"
 #include "run/curves.hpp"
+#include "wscsl/data/npy.hpp"
 #include "wscsl/plot/canvas.hpp"
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/util/rng.hpp"

@@ -4,14 +4,13 @@
 #include <set>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "wscsl/data/image_file.hpp"
+#include "wscsl/data/outfit_files.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
 #include "wscsl/util/rng.hpp"
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 namespace wscsl::testing {
 namespace {
@@ -52,10 +51,6 @@ std::vector<std::vector<std::vector<int>>> plan_outfits() {
 void write_picture(const fs::path& path, const Image8& image) {
   fs::create_directories(path.parent_path());
   write_image_file(path, image);
-}
-
-void write_json(const fs::path& path, const json& doc) {
-  write_text(path, doc.dump(1));
 }
 
 // Compatibility lines (each outfit, then it with every item swapped for one of the same type of
@@ -102,23 +97,18 @@ void add_tasks(FixtureSplit& split, const std::vector<std::vector<std::string>>&
   }
 }
 
-std::string compatibility_text(const FixtureSplit& split) {
-  std::string text;
-  for (std::size_t i = 0; i < split.lines.size(); ++i) {
-    text += std::to_string(split.labels[i]);
-    for (const std::string& key : split.lines[i])
-      text += " " + key;
-    text += "\n";
-  }
-  return text;
+std::string compatibility_file(const FixtureSplit& split) {
+  std::vector<CompatibilityRecord> lines;
+  for (std::size_t i = 0; i < split.lines.size(); ++i)
+    lines.push_back({0, split.labels[i] == 1, split.lines[i]});
+  return compatibility_text(lines);
 }
 
-json blanks_json(const FixtureSplit& split) {
-  json doc = json::array();
+std::string blank_file(const FixtureSplit& split) {
+  std::vector<BlankRecord> questions;
   for (const FixtureQuestion& q : split.questions)
-    doc.push_back(
-        {{"question", q.question}, {"answers", q.answers}, {"blank_position", q.blank_position}});
-  return doc;
+    questions.push_back({q.question, q.answers, q.blank_position});
+  return blank_file_json(questions);
 }
 
 }  // namespace
@@ -197,52 +187,51 @@ OutfitFixture write_polyvore_outfits(const fs::path& root, const std::string& fo
                                      int protocol) {
   OutfitFixture f;
   const auto plan = plan_outfits();
-  json metadata = json::object();
+  std::map<std::string, ReleasedItemMetadata> metadata;
   for (int p = 0; p < kPool; ++p) {
     const std::string id = std::to_string(5000 + p);
     f.item_type[id] = type_of_pool(p);
-    metadata[id] = {{"url_name", fmt::format("item {}", p)},
-                    {"description", "a thing, to wear"},
-                    {"catgeories", {"Women's Fashion", type_of_pool(p)}},
-                    {"title", p % 5 == 0 ? "" : fmt::format("Title {}", p)},
-                    {"related", {"blue", "cotton"}},
-                    {"category_id", std::to_string(10 + p % 7)},
-                    {"semantic_category", type_of_pool(p)}};
+    ReleasedItemMetadata& m = metadata[id];
+    m.read = {type_of_pool(p), p % 5 == 0 ? "" : fmt::format("Title {}", p),
+              fmt::format("item {}", p), std::to_string(10 + p % 7)};
+    m.description = "a thing, to wear";
+    m.categories = {"Women's Fashion", type_of_pool(p)};
+    m.related = {"blue", "cotton"};
     write_picture(root / "images" / (id + ".jpg"), pattern_image(10, 8, 300 + p));
   }
-  write_json(root / "polyvore_item_metadata.json", metadata);
+  write_text(root / "polyvore_item_metadata.json", item_metadata_json(metadata));
   const fs::path dir = root / folder;
   write_text(dir / "typespaces.p", type_pairs_pickle(protocol));
   std::set<std::string> seen;
   for (int s = 0; s < 3; ++s) {
     FixtureSplit& split = f.splits[kSplits[s]];
-    json outfits = json::array();
+    std::vector<OutfitRecord> outfits;
     std::vector<std::vector<std::string>> keys;
     std::map<std::string, std::string> type_of_key;
     for (std::size_t o = 0; o < plan[s].size(); ++o) {
       const std::string set_id = std::to_string(200000 + 1000 * s + static_cast<int>(o) * 7);
-      json items = json::array();
+      OutfitRecord outfit{set_id, {}};
       std::vector<std::string> names, outfit_keys;
       for (std::size_t j = 0; j < plan[s][o].size(); ++j) {
         const std::string id = std::to_string(5000 + plan[s][o][j]);
         const std::string key = fmt::format("{}_{}", set_id, index_of(j));
-        items.push_back({{"item_id", id}, {"index", index_of(j)}});
+        outfit.items.push_back({id, 0, "", index_of(j)});
         names.push_back(id);
         outfit_keys.push_back(key);
         split.item_of[key] = id;
         type_of_key[key] = f.item_type[id];
         if (seen.insert(id).second) f.image_order.push_back(id);
       }
-      outfits.push_back({{"set_id", set_id}, {"items", items}});
+      outfits.push_back(std::move(outfit));
       split.set_ids.push_back(set_id);
       split.outfits.push_back(names);
       keys.push_back(outfit_keys);
     }
     add_tasks(split, keys, type_of_key, false, 11 + static_cast<std::uint64_t>(s));
-    write_json(dir / fmt::format("{}.json", kFileSplits[s]), outfits);
+    write_text(dir / fmt::format("{}.json", kFileSplits[s]), polyvore_split_json(outfits));
     write_text(dir / fmt::format("compatibility_{}.txt", kFileSplits[s]),
-               compatibility_text(split));
-    write_json(dir / fmt::format("fill_in_blank_{}.json", kFileSplits[s]), blanks_json(split));
+               compatibility_file(split));
+    write_text(dir / fmt::format("fill_in_blank_{}.json", kFileSplits[s]), blank_file(split));
   }
   return f;
 }
@@ -257,24 +246,28 @@ MarylandFixture write_maryland_polyvore(const fs::path& root, MarylandSpelling s
   write_text(root / "category_types.csv", csv);
   for (int s = 0; s < 3; ++s) {
     FixtureSplit& split = f.splits[kSplits[s]];
-    json outfits = json::array();
+    std::vector<MarylandOutfit> outfits;
     std::vector<std::vector<std::string>> keys;
     std::map<std::string, std::string> type_of_key;
     for (std::size_t o = 0; o < plan[s].size(); ++o) {
       const std::string set_id = std::to_string(30000 + 100 * s + static_cast<int>(o));
-      json items = json::array();
+      MarylandOutfit outfit;
+      outfit.set_id = set_id;
+      outfit.name = "an outfit";
+      outfit.image = "http://ak1.polyvoreimg.com/cgi/img-set";
+      outfit.date = "One month";
+      outfit.set_url = "http://www.polyvore.com/cgi/set?id=" + set_id;
+      outfit.desc = "A set";
+      outfit.views = 12;
+      outfit.likes = 3;
       std::vector<std::string> outfit_keys;
       for (std::size_t j = 0; j < plan[s][o].size(); ++j) {
         const int p = plan[s][o][j];
         const int category = 100 + p % 4 + 4 * (p % 3);
         const std::string key = fmt::format("{}_{}", set_id, index_of(j));
-        items.push_back(
-            {{"index", index_of(j)},
-             {"name", fmt::format("item {}", p)},
-             {"price", 10.5 + p},
-             {"likes", p},
-             {"image", fmt::format("http://img.polyvoreimg.com/cgi/img-thing?id={}", p)},
-             {"categoryid", category}});
+        outfit.items.push_back({index_of(j), fmt::format("item {}", p), 10.5 + p, p,
+                                fmt::format("http://img.polyvoreimg.com/cgi/img-thing?id={}", p),
+                                category});
         outfit_keys.push_back(key);
         split.item_of[key] = key;
         f.item_type[key] = type_of_pool(p);
@@ -283,20 +276,12 @@ MarylandFixture write_maryland_polyvore(const fs::path& root, MarylandSpelling s
         write_picture(root / "images" / set_id / fmt::format("{}.jpg", index_of(j)),
                       pattern_image(9, 12, static_cast<std::uint64_t>(500 + 10 * s + p)));
       }
-      outfits.push_back({{"name", "an outfit"},
-                         {"views", 12},
-                         {"items", items},
-                         {"image", "http://ak1.polyvoreimg.com/cgi/img-set"},
-                         {"likes", 3},
-                         {"date", "One month"},
-                         {"set_url", "http://www.polyvore.com/cgi/set?id=" + set_id},
-                         {"set_id", set_id},
-                         {"desc", "A set"}});
+      outfits.push_back(std::move(outfit));
       split.set_ids.push_back(set_id);
       split.outfits.push_back(outfit_keys);
       keys.push_back(outfit_keys);
     }
-    write_json(root / fmt::format("{}_no_dup.json", kFileSplits[s]), outfits);
+    write_text(root / fmt::format("{}_no_dup.json", kFileSplits[s]), maryland_split_json(outfits));
     if (s == 2) {
       add_tasks(split, keys, type_of_key, true, 21);
       m.same_type.item_of = split.item_of;
@@ -307,11 +292,11 @@ MarylandFixture write_maryland_polyvore(const fs::path& root, MarylandSpelling s
   const bool readme = spelling == MarylandSpelling::Readme;
   write_text(root / (readme ? "fashion-compatibility-prediction.txt"
                             : "fashion_compatibility_prediction.txt"),
-             compatibility_text(test));
-  write_json(root / (readme ? "fill_in_the_blank_test.json" : "fill_in_blank_test.json"),
-             blanks_json(test));
-  write_text(root / "same_type" / "compatibility_test.txt", compatibility_text(m.same_type));
-  write_json(root / "same_type" / "fill_in_blank_test.json", blanks_json(m.same_type));
+             compatibility_file(test));
+  write_text(root / (readme ? "fill_in_the_blank_test.json" : "fill_in_blank_test.json"),
+             blank_file(test));
+  write_text(root / "same_type" / "compatibility_test.txt", compatibility_file(m.same_type));
+  write_text(root / "same_type" / "fill_in_blank_test.json", blank_file(m.same_type));
   return m;
 }
 

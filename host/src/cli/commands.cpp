@@ -12,12 +12,12 @@
 #include "distributed/communicator.hpp"
 #include "distributed/placement.hpp"
 #include "evaluation/run_evaluation.hpp"
-#include "npy.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/probe.hpp"
 #include "run/clock.hpp"
 #include "train/trainer.hpp"
 #include "triplet_files.hpp"
+#include "wscsl/data/npy.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/nn/state_dict.hpp"
 #include "wscsl/util/atomic_file.hpp"
@@ -28,6 +28,15 @@ namespace fs = std::filesystem;
 
 namespace wscsl::host {
 namespace {
+
+// Other floating types are written as float32, integer and boolean types as int64.
+void write_tensor_npy(const fs::path& file, const at::Tensor& tensor) {
+  const bool floating = at::isFloatingType(tensor.scalar_type());
+  const at::Tensor data = tensor.to(floating ? at::kFloat : at::kLong).to(at::kCPU).contiguous();
+  // Little-endian on every platform LibTorch ships for; '<' states it.
+  write_npy(file, floating ? "<f4" : "<i8", data.sizes().vec(),
+            {static_cast<const char*>(data.data_ptr()), data.nbytes()});
+}
 
 extern "C" void on_stop_signal(int) {
   request_stop();
@@ -220,13 +229,13 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
         return out / (split + "_" + what + ".npy");
       };
       const Comparisons& triplets = table.triplets;
-      write_npy(file("phi"), table.items.phi);
-      write_npy(file("psi"), table.items.psi);
-      write_npy(file("image_ids"), table.image_ids);
-      write_npy(file("triplets"),
-                torch::stack({triplets.first, triplets.second, triplets.third}, 1));
-      if (table.factors.defined()) write_npy(file("factors"), table.factors);
-      if (triplets.conditions.defined()) write_npy(file("conditions"), triplets.conditions);
+      write_tensor_npy(file("phi"), table.items.phi);
+      write_tensor_npy(file("psi"), table.items.psi);
+      write_tensor_npy(file("image_ids"), table.image_ids);
+      write_tensor_npy(file("triplets"),
+                       torch::stack({triplets.first, triplets.second, triplets.third}, 1));
+      if (table.factors.defined()) write_tensor_npy(file("factors"), table.factors);
+      if (triplets.conditions.defined()) write_tensor_npy(file("conditions"), triplets.conditions);
       fmt::print("{}: {} images (φ {}-D, {} ψ of {}-D), {} triplets\n", split, table.items.size(),
                  table.items.phi.size(1), table.items.psi.size(1), table.items.psi.size(2),
                  triplets.size());

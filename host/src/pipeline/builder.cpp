@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "host_keys.hpp"
+#include "plugins_section.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;
@@ -15,21 +16,6 @@ namespace {
 const std::vector<std::string> kSections = {"plugins",       "dataset",          "backbone",
                                             "text_encoders", "condition_module", "losses",
                                             "evaluators",    "trainer",          "provenance"};
-
-struct PluginsOptions {
-  std::vector<std::string> paths;
-  std::vector<std::string> require;
-};
-
-Schema<PluginsOptions> plugins_schema() {
-  Schema<PluginsOptions> s("Where to find plugins and which must be present.");
-  s.field("paths", &PluginsOptions::paths,
-          "Extra plugin directories, relative to this file; searched after --plugin-path and "
-          "WSCSL_PLUGIN_PATH.")
-      .path();
-  s.field("require", &PluginsOptions::require, "Plugins that must be loaded (by name).");
-  return s;
-}
 
 BindScope scope_of(Diagnostics& diagnostics, bool recorded, std::string table,
                    std::string component = {}, const Facts* facts = nullptr,
@@ -128,20 +114,8 @@ class Builder {
     const ConfigNode* node = table_section("plugins");
     const ConfigNode empty = ConfigNode::table({file(), 1, 1});
     BindScope scope = scope_of(diagnostics_, recorded_, "[plugins]");
-    const PluginsOptions options = plugins_schema().bind(node ? *node : empty, scope);
-    for (std::size_t i = 0; i < options.require.size(); ++i) {
-      if (registry_.find_plugin(options.require[i])) continue;
-      std::vector<std::string> loaded;
-      for (const auto& p : registry_.plugins())
-        loaded.push_back(p->name);
-      const ConfigNode& item = node->find("require")->items()[i];
-      diagnostics_.error(item.location(),
-                         fmt::format("required plugin '{}' is not loaded", options.require[i]),
-                         {"loaded plugins: " + (loaded.empty() ? "none" : join(loaded, ", ")),
-                          "add its directory with --plugin-path, WSCSL_PLUGIN_PATH or [plugins] "
-                          "paths"});
-    }
-    if (node) resolved_.set("plugins", plugins_schema().to_config(options));
+    ConfigNode resolved = bind_plugins_section(node ? *node : empty, registry_, scope);
+    if (node) resolved_.set("plugins", std::move(resolved));
   }
 
   void bind_trainer() {

@@ -83,31 +83,18 @@ std::vector<fs::path> pipeline_plugin_paths(const ConfigNode& root) {
 
 namespace {
 
-// Processes share every batch equally.
-void check_batch_split(const TrainerOptions& trainer, const ConfigNode& root, int processes,
-                       Diagnostics& diagnostics) {
-  if (trainer.batch_size % processes == 0) return;
-  const ConfigNode* table = root.find("trainer");
-  const ConfigNode* value = table ? table->find("batch_size") : nullptr;
-  diagnostics.error(
-      value ? value->location() : SourceLocation{root.location().file},
-      fmt::format("[trainer] 'batch_size' = {} cannot be shared equally by {} processes (choose "
-                  "a multiple of {})",
-                  trainer.batch_size, processes, processes));
-}
-
-// A batch holds at most the whole training split; checked here where the dataset knows its size
-// without loading, else when training starts.
-void check_batch_fits(const Pipeline& pipeline, const ConfigNode& root, Diagnostics& diagnostics) {
+// Processes share every batch equally, and a batch holds at most the whole training split:
+// checked here where the dataset knows its size without loading, else when training starts.
+void check_batch_size(const Pipeline& pipeline, const ConfigNode& root, int processes,
+                      Diagnostics& diagnostics) {
   const auto counts = pipeline.dataset->info().triplet_counts;
   const auto train = counts.find("train");
-  if (train == counts.end() || pipeline.trainer.batch_size <= train->second) return;
+  const std::string problem = pipeline.trainer.batch_size_problem(
+      train == counts.end() ? std::nullopt : std::optional<std::int64_t>(train->second), processes);
+  if (problem.empty()) return;
   const ConfigNode* table = root.find("trainer");
   const ConfigNode* value = table ? table->find("batch_size") : nullptr;
-  diagnostics.error(value ? value->location() : SourceLocation{root.location().file},
-                    fmt::format("[trainer] 'batch_size' = {} is larger than the training split, "
-                                "which holds {} triplets",
-                                pipeline.trainer.batch_size, train->second));
+  diagnostics.error(value ? value->location() : SourceLocation{root.location().file}, problem);
 }
 
 }  // namespace
@@ -118,9 +105,7 @@ Pipeline build_pipeline(const ConfigNode& root, const fs::path& source, const Re
   BuiltPipeline built = build_components(root, source, registry, diagnostics);
   if (!diagnostics.has_errors()) check_contracts(built, registry, diagnostics);
   if (!diagnostics.has_errors()) check_select_metric(built.pipeline, root, diagnostics);
-  if (!diagnostics.has_errors())
-    check_batch_split(built.pipeline.trainer, root, processes, diagnostics);
-  if (!diagnostics.has_errors()) check_batch_fits(built.pipeline, root, diagnostics);
+  if (!diagnostics.has_errors()) check_batch_size(built.pipeline, root, processes, diagnostics);
   if (diagnostics.has_errors()) throw ConfigError(diagnostics);
   Pipeline& p = built.pipeline;
   p.warnings = std::move(diagnostics);

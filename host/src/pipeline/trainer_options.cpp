@@ -250,6 +250,20 @@ CollectiveBackend TrainerOptions::resolved_collective_backend() const {
   return CollectiveBackend::Gloo;
 }
 
+std::string TrainerOptions::batch_size_problem(std::optional<std::int64_t> train_triplets,
+                                               int processes) const {
+  if (batch_size % processes != 0)
+    return fmt::format(
+        "[trainer] 'batch_size' = {} cannot be shared equally by {} processes (choose a multiple "
+        "of {})",
+        batch_size, processes, processes);
+  if (train_triplets && batch_size > *train_triplets)
+    return fmt::format(
+        "[trainer] 'batch_size' = {} is larger than the training split, which holds {} triplets",
+        batch_size, *train_triplets);
+  return {};
+}
+
 bool TrainerOptions::improves(double value, double best) const {
   if (std::isnan(best)) return !std::isnan(value);
   switch (select_mode) {

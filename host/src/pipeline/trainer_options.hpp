@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <torch/types.h>
@@ -58,6 +59,10 @@ struct TrainerOptions {
   DeviceSetting device;
 
   static Schema<TrainerOptions> schema();
+  // What keeps `batch_size` (≥ 1 by the schema) from being shared equally by `processes` or from
+  // fitting a training split of `train_triplets`, where that is known; empty when nothing does.
+  std::string batch_size_problem(std::optional<std::int64_t> train_triplets,
+                                 int processes = 1) const;
   // The learning rate of epoch `epoch` (0-based) under the schedule.
   double lr_at(std::int64_t epoch) const;
   // The thread count the trainer uses: `threads`, or all hardware threads when 0.

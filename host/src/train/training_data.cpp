@@ -31,11 +31,8 @@ TrainingData::TrainingData(const Pipeline& pipeline, torch::Device device)
                                         : (count_ + batch_size_ - 1) / batch_size_),
       conditioned_(pipeline.condition_module->supervision() == Supervision::Conditioned),
       pinned_(device.is_cuda()) {
-  if (batch_size_ > count_)
-    throw Error(
-        fmt::format("trainer.batch_size = {} is larger than the training split, which "
-                    "holds {} triplets",
-                    batch_size_, count_));
+  if (const std::string problem = pipeline.trainer.batch_size_problem(count_); !problem.empty())
+    throw Error(problem);
   if (conditioned_ && !split_.conditions.defined())
     throw Error(fmt::format("{} trains with triplet conditions, and the training split has none",
                             pipeline.condition_module->label()));

@@ -230,4 +230,29 @@ NpyMatrix read_npy_matrix(const fs::path& file) {
   return parse_npy_matrix(read_file(file), file);
 }
 
+std::string npy_header(const std::string& descr, const std::vector<std::int64_t>& shape) {
+  // As NumPy spells it: (), (n,), (m, n).
+  std::string dims;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    dims += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) dims += ",";
+  std::string dict =
+      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descr, dims);
+  const std::size_t unpadded = 10 + dict.size() + 1;  // magic(6) version(2) length(2) dict '\n'
+  dict += std::string((64 - unpadded % 64) % 64, ' ') + "\n";
+  std::string header = "\x93NUMPY";
+  header += '\x01';
+  header += '\x00';
+  header += static_cast<char>(dict.size() & 0xff);
+  header += static_cast<char>((dict.size() >> 8) & 0xff);
+  return header + dict;
+}
+
+void write_npy(const fs::path& file, const std::string& descr,
+               const std::vector<std::int64_t>& shape, std::string_view data) {
+  std::string bytes = npy_header(descr, shape);
+  bytes.append(data);
+  write_file_atomically(file, bytes);
+}
+
 }  // namespace wscsl

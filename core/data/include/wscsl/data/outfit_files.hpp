@@ -1,5 +1,6 @@
 // The file formats of the two outfit benchmarks, read strictly into plain records (no images, no
-// tensors): Polyvore Outfits (Vasileva et al. 2018) and Maryland Polyvore (Han et al. 2017).
+// tensors) and written from them: Polyvore Outfits (Vasileva et al. 2018) and Maryland Polyvore
+// (Han et al. 2017).
 //
 //   <split>.json                     a list of outfits {"set_id": str, "items": [{"item_id": str
 //                                    (Polyvore Outfits) | "categoryid": int, "name": str
@@ -97,5 +98,41 @@ struct BlankRecord {
 
 // fill_in_blank_<split>.json or Maryland's fill_in_the_blank_test.json.
 std::vector<BlankRecord> read_blank_file(const std::filesystem::path& file);
+
+// --- Writing: the text of each file as the releases lay it out, for the embedded outfit benchmark
+// and the tests' fixtures. JSON is written compact, with a final line feed.
+
+// A Polyvore Outfits split file: each outfit's set_id and its items' item_id and index.
+std::string polyvore_split_json(const std::vector<OutfitRecord>& outfits);
+
+// A Maryland split file holds, besides what read_outfit_split keeps, what Han's crawl recorded.
+struct MarylandItem {
+  std::int64_t index = 0;
+  std::string name;
+  double price = 0;
+  std::int64_t likes = 0;
+  std::string image;
+  std::int64_t category = 0;  // `categoryid`
+};
+struct MarylandOutfit {
+  std::string set_id, name, image, date, set_url, desc;
+  std::int64_t views = 0, likes = 0;
+  std::vector<MarylandItem> items;
+};
+std::string maryland_split_json(const std::vector<MarylandOutfit>& outfits);
+
+// polyvore_item_metadata.json holds, besides the fields read_item_metadata keeps, a description
+// and two lists of words.
+struct ReleasedItemMetadata {
+  ItemMetadata read;
+  std::string description;
+  std::vector<std::string> categories;  // under the release's spelling "catgeories"
+  std::vector<std::string> related;
+};
+std::string item_metadata_json(const std::map<std::string, ReleasedItemMetadata>& items);
+
+// Compatibility lines ("label id id ...", `line` unused) and fill-in-the-blank questions.
+std::string compatibility_text(const std::vector<CompatibilityRecord>& lines);
+std::string blank_file_json(const std::vector<BlankRecord>& questions);
 
 }  // namespace wscsl

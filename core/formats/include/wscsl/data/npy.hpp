@@ -1,12 +1,14 @@
-// Reading NumPy .npy files (formats 1.0, 2.0 and 3.0) that hold a 2-D float32 or float64 matrix,
-// e.g. text features computed in Python and saved with np.save. The header dictionary is parsed
-// as the literal numpy writes ({'descr': '<f4', 'fortran_order': False, 'shape': (N, F), });
+// NumPy .npy files. Reading (formats 1.0, 2.0 and 3.0): a 2-D float32 or float64 matrix, e.g.
+// text features computed in Python and saved with np.save. The header dictionary is parsed as
+// the literal numpy writes ({'descr': '<f4', 'fortran_order': False, 'shape': (N, F), });
 // little-endian data only. Every problem is a DataError naming the file and the byte offset.
+// Writing (format 1.0): C-ordered arrays of any shape, e.g. exported embeddings for np.load.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wscsl {
@@ -30,5 +32,13 @@ struct NpyMatrix {
 NpyMatrix parse_npy_matrix(const std::string& bytes, const std::filesystem::path& file);
 // The same for a file, its header read and checked before the rest.
 NpyMatrix read_npy_matrix(const std::filesystem::path& file);
+
+// The header of a C-ordered array of dtype `descr` ('<f4', '<i8') and `shape`: magic, version
+// 1.0, header length and the dict, padded with spaces and a newline so that the data start at a
+// multiple of 64 bytes.
+std::string npy_header(const std::string& descr, const std::vector<std::int64_t>& shape);
+// Writes such an array atomically: its header, then `data`, the bytes of its values in C order.
+void write_npy(const std::filesystem::path& file, const std::string& descr,
+               const std::vector<std::int64_t>& shape, std::string_view data);
 
 }  // namespace wscsl

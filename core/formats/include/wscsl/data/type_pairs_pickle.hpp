@@ -2,7 +2,8 @@
 // position of a pair in the list being its condition. The reader accepts exactly the opcodes that
 // pickle protocols 0 to 4 write for such a list (Python 2's str and Python 3's str, memo puts and
 // gets, frames) and refuses everything else — a pickle is a program, and no other of its opcodes
-// is ever run.
+// is ever run. The writer pickles such a list with protocol 2, as the embedded outfit benchmark
+// ships it.
 #pragma once
 
 #include <cstddef>
@@ -29,5 +30,9 @@ std::vector<TypePair> parse_type_pairs_pickle(const std::string& bytes,
                                               const std::filesystem::path& file);
 // The same for a file.
 std::vector<TypePair> read_type_pairs_pickle(const std::filesystem::path& file);
+
+// The bytes of typespaces.p holding `pairs` in order: protocol 2 without memo entries, which
+// Python's pickle.loads reads as the list of tuples.
+std::string pickle_type_pairs(const std::vector<TypePair>& pairs);
 
 }  // namespace wscsl
