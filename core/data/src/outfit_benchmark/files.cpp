@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <iterator>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -13,6 +12,7 @@
 #include "wscsl/data/image_file.hpp"
 #include "wscsl/data/item_text.hpp"
 #include "wscsl/data/outfit_files.hpp"
+#include "wscsl/data/text_features.hpp"
 #include "wscsl/data/type_pairs_pickle.hpp"
 #include "wscsl/error.hpp"
 
@@ -122,31 +122,16 @@ std::vector<MarylandOutfit> maryland_outfits(const OutfitBenchmarkPlan& plan,
 // list them, each followed by its feature; "0" for every zero, 4 significant digits otherwise.
 void write_text_features(const fs::path& path, const OutfitBenchmarkPlan& plan,
                          const SplitPlan& split) {
-  std::string zero_run;  // nearly all values are zero: they are written in runs
-  for (int k = 0; k < kTextFeatureSize; ++k)
-    zero_run += ",0";
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   std::unordered_set<std::string> written;
-  fmt::memory_buffer line;
+  std::string line;
   for (std::int64_t o : split.outfits)
     for (std::int64_t i : plan.outfits[static_cast<std::size_t>(o)].items) {
       const BenchmarkItem& item = plan.items[static_cast<std::size_t>(i)];
       const std::string key = polyvore_text_key(item.title, item.url_name);
       if (key.empty() || !written.insert(key).second) continue;
       line.clear();
-      line.append(key);
-      const std::vector<double> feature = text_feature(key);
-      std::size_t zeros = 0;
-      for (std::size_t k = 0; k <= feature.size(); ++k) {
-        if (k < feature.size() && feature[k] == 0) {
-          ++zeros;
-          continue;
-        }
-        line.append(zero_run.data(), zero_run.data() + 2 * zeros);
-        zeros = 0;
-        if (k < feature.size()) fmt::format_to(std::back_inserter(line), ",{:.4g}", feature[k]);
-      }
-      line.push_back('\n');
+      append_hglmm_line(line, key, text_feature(key));
       file.write(line.data(), static_cast<std::streamsize>(line.size()));
     }
   file.close();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -194,6 +195,18 @@ TextFeatureTable text_features_from_npy(const NpyMatrix& matrix, const fs::path&
     table.add(keys[i], matrix.values.data() + i * static_cast<std::size_t>(matrix.cols),
               static_cast<std::int64_t>(i + 1));
   return table;
+}
+
+void append_hglmm_line(std::string& out, const std::string& key,
+                       const std::vector<double>& values) {
+  out += key;
+  for (const double v : values) {
+    if (v == 0)
+      out += ",0";
+    else
+      fmt::format_to(std::back_inserter(out), ",{:.4g}", v);
+  }
+  out += '\n';
 }
 
 }  // namespace wscsl

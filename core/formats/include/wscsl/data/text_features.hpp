@@ -70,6 +70,10 @@ TextFeatureTable parse_hglmm_features(const std::string& text, const std::filesy
 // line bounded.
 TextFeatureTable read_hglmm_features(const std::filesystem::path& file, std::int64_t dim);
 
+// Appends one HGLMM line "<key>,<v1>,...,<vF>\n" to `out`: "0" for a zero, otherwise the value
+// with 4 significant digits (what read_hglmm_features reads back within float32).
+void append_hglmm_line(std::string& out, const std::string& key, const std::vector<double>& values);
+
 // The keys of an .npy matrix: the lines of `file` (a final line break ends the last line). An
 // empty line is refused: every row needs its text.
 std::vector<std::string> read_text_keys(const std::filesystem::path& file);
