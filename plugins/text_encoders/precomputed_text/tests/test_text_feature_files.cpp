@@ -59,6 +59,20 @@ TEST(HglmmFeatures, TheLastDimFieldsAreTheFeatureAndTheRestIsTheKey) {
   EXPECT_EQ(t.find("Plain"), -1) << "keys are exact";
 }
 
+TEST(HglmmFeatures, WrittenLinesReadBackToFourSignificantDigits) {
+  std::string text;
+  append_hglmm_line(text, "red, wool", {0.0, 0.123456, -25.0});
+  append_hglmm_line(text, "blue", {1.0, 0.0, 0.0});
+  EXPECT_EQ(text, "red, wool,0,0.1235,-25\nblue,1,0,0\n");
+  const TextFeatureTable table = parse_hglmm_features(text, "written.txt", 3);
+  ASSERT_EQ(table.size(), 2);
+  const std::int64_t red = table.find("red, wool");
+  ASSERT_GE(red, 0);
+  EXPECT_EQ(table.row(red)[0], 0.0f);
+  EXPECT_EQ(table.row(red)[1], 0.1235f);
+  EXPECT_EQ(table.row(red)[2], -25.0f);
+}
+
 TEST(HglmmFeatures, ARepeatedKeyWithTheSameValuesIsKeptOnce) {
   const TextFeatureTable t = parse_hglmm_features("a,1,2\nb,3,4\na,1,2\n", "f.txt", 2);
   EXPECT_EQ(t.size(), 2);
