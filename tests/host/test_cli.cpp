@@ -210,9 +210,11 @@ batch_size = 32
   const std::string wscsl = "--plugin-path " WSCSL_MISSHAPED_FIXTURE " ";
   const Output right = run_wscsl(wscsl + "check " + pipeline);
   EXPECT_EQ(right.status, 0) << right.text;
-  EXPECT_NE(right.text.find("  probed            φ Float [4, 8], ψ Float [4, 4, 8], weights Float "
-                            "[4, 4], loss 'margin', the evaluators' inputs (4 triplets, "),
-            std::string::npos)
+  // φ and ψ of the 12 items of the 4 triplets, weights of the 4 triplets.
+  EXPECT_NE(
+      right.text.find("  probed            φ Float [12, 8], ψ Float [12, 4, 8], weights Float "
+                      "[4, 4], loss 'margin', the evaluators' inputs (4 triplets, "),
+      std::string::npos)
       << right.text;
 
   const std::string run = (dir / "run").string();
@@ -240,7 +242,7 @@ batch_size = 32
   const Output skipped =
       run_wscsl(wscsl + "check " + pipeline + " --set backbone.mistake=phi --skip-probe backbone");
   EXPECT_EQ(skipped.status, 0) << skipped.text;
-  EXPECT_NE(skipped.text.find("φ skipped (random [4, 8]), ψ Float [4, 4, 8]"), std::string::npos)
+  EXPECT_NE(skipped.text.find("φ skipped (random [12, 8]), ψ Float [12, 4, 8]"), std::string::npos)
       << skipped.text;
   EXPECT_EQ(run_wscsl(wscsl + "check " + pipeline + " --skip-probe dataset").status, 2);
 
