@@ -39,9 +39,10 @@ TEST(Probe, RunsEveryComponentAndLeavesTheModelAndTheRandomStreamAsTheyWere) {
   expect_equal(copies(model->parameters()), parameters);
   expect_equal(copies(model->buffers()), buffers);
   EXPECT_TRUE(model->is_training());
-  EXPECT_EQ(report.ran,
-            (std::vector<std::string>{"φ Float [4, 8]", "ψ Float [4, 4, 8]", "weights Float [4, 4]",
-                                      "loss 'margin'", "the evaluators' inputs"}));
+  // φ and ψ of the 12 items of the 4 probe triplets; the weights of the triplets.
+  EXPECT_EQ(report.ran, (std::vector<std::string>{"φ Float [12, 8]", "ψ Float [12, 4, 8]",
+                                                  "weights Float [4, 4]", "loss 'margin'",
+                                                  "the evaluators' inputs"}));
   EXPECT_GT(report.milliseconds, 0.0);
 }
 
@@ -49,6 +50,6 @@ TEST(Probe, ASkippedComponentIsReplacedByRandomTensorsOfItsDeclaredShapes) {
   const ProbeReport report =
       probe_pipeline(test::built_tiny_pipeline(), {Kind::Backbone, Kind::ConditionModule});
   EXPECT_EQ(report.ran,
-            (std::vector<std::string>{"φ skipped (random [4, 8])", "ψ skipped (random [4, 4, 8])",
+            (std::vector<std::string>{"φ skipped (random [12, 8])", "ψ skipped (random [12, 4, 8])",
                                       "weights skipped (random [4, 4])", "loss 'margin'"}));
 }
