@@ -100,7 +100,7 @@ void check_batch_split(const TrainerOptions& trainer, const ConfigNode& root, in
 // without loading, else when training starts.
 void check_batch_fits(const Pipeline& pipeline, const ConfigNode& root, Diagnostics& diagnostics) {
   const auto counts = pipeline.dataset->info().triplet_counts;
-  const auto train = counts.find("train");
+  const auto train = counts.find(Split::Train);
   if (train == counts.end() || pipeline.trainer.batch_size <= train->second) return;
   const ConfigNode* table = root.find("trainer");
   const ConfigNode* value = table ? table->find("batch_size") : nullptr;
