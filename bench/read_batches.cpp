@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   std::ostringstream body;
   body << in.rdbuf();
   const auto dataset = wscsl::testing::build<wscsl::Dataset>(argv[1], body.str());
-  const wscsl::SplitData& split = dataset->split("train");
+  const wscsl::SplitData& split = dataset->split(wscsl::Split::Train);
   const std::int64_t batches = std::stoll(argv[3]);
   const std::int64_t size = std::stoll(argv[4]);
   const std::int64_t count = split.triplets.size(0);
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     const torch::Tensor triplets = split.triplets.index_select(0, rows);
     for (std::int64_t role = 0; role < 3; ++role)
       dataset->images(
-          "train", triplets.select(1, role).contiguous(),
+          wscsl::Split::Train, triplets.select(1, role).contiguous(),
           {true, static_cast<std::uint64_t>(b), static_cast<std::uint64_t>(role * size)});
   }
   const double seconds =

@@ -36,12 +36,12 @@ class BareTriplets final : public wscsl::Dataset {
     d.channels = 1;
     d.height = kSide;
     d.width = kSide;
-    d.splits = {"train", "val", "test"};
+    d.splits = {wscsl::Split::Train, wscsl::Split::Val, wscsl::Split::Test};
     return d;
   }
 
  protected:
-  wscsl::SplitData load_split(const std::string&) override {
+  wscsl::SplitData load_split(wscsl::Split) override {
     wscsl::SplitData data;
     data.num_images = kImages;
     data.triplets = torch::tensor({0, 1, 2, 3, 4, 5}, torch::kLong).reshape({2, 3});
@@ -50,8 +50,7 @@ class BareTriplets final : public wscsl::Dataset {
       data.factors = torch::arange(kImages * 2, torch::kLong).reshape({kImages, 2}) % 2;
     return data;
   }
-  at::Tensor load_images(const std::string&, const at::Tensor& ids,
-                         const wscsl::ImageRequest&) override {
+  at::Tensor load_images(wscsl::Split, const at::Tensor& ids, const wscsl::ImageRequest&) override {
     return torch::ones({ids.size(0), 1, kSide, kSide}) * ids.to(torch::kFloat).view({-1, 1, 1, 1});
   }
 

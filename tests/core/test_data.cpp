@@ -1,5 +1,5 @@
 // The shared image-dataset machinery: PIL-exact resampling, torchvision's crop rounding, image
-// decoding with its refusals, strict CSV reading and the triplet-drawing rule.
+// decoding with its refusals, strict CSV reading, the triplet-drawing rule and the splits' names.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +15,7 @@
 #include "wscsl/data/resample.hpp"
 #include "wscsl/data/triplets.hpp"
 #include "wscsl/error.hpp"
+#include "wscsl/plugin/dataset.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
@@ -64,6 +65,22 @@ fs::path temp(const std::string& name) {
 }
 
 }  // namespace
+
+TEST(Splits, EachNameParsesBackToItsSplitAndNoOtherNameParses) {
+  EXPECT_EQ(split_name(Split::Train), "train");
+  EXPECT_EQ(split_name(Split::Val), "val");
+  EXPECT_EQ(split_name(Split::Test), "test");
+  for (Split split : kAllSplits) {
+    Split parsed = split == Split::Train ? Split::Test : Split::Train;
+    EXPECT_TRUE(parse_split(split_name(split), parsed));
+    EXPECT_EQ(parsed, split);
+  }
+  Split untouched = Split::Val;
+  for (const char* name : {"valid", "Train", "", "t10k"}) {
+    EXPECT_FALSE(parse_split(name, untouched)) << name;
+    EXPECT_EQ(untouched, Split::Val) << name;
+  }
+}
 
 TEST(Resample, DownsamplingAveragesOverTheScaledTriangle) {
   // Worked by hand: 4 → 2, support 2; output 0 weighs inputs 0..2 by 0.75, 0.75, 0.25 (/1.75).

@@ -77,10 +77,11 @@ std::multiset<Row> rows(const SplitData& s) {
 
 // The triplets of a CSN layout, as (anchor, close, far, condition).
 std::multiset<Row> csn_rows(const fs::path& dir, const std::vector<std::string>& conditions,
-                            const std::string& split) {
+                            Split split) {
   std::multiset<Row> out;
   for (std::size_t k = 0; k < conditions.size(); ++k)
-    for (const std::string& line : read_lines(csn_triplet_file(dir, conditions[k], split, false))) {
+    for (const std::string& line :
+         read_lines(csn_triplet_file(dir, conditions[k], split_name(split), false))) {
       const auto t = tokens(line);
       out.emplace(*parse_id(t[0]), *parse_id(t[2]), *parse_id(t[1]), static_cast<std::int64_t>(k));
     }
@@ -137,18 +138,18 @@ TEST_F(DatasetsTest, MadeTripletsRoundTripThroughUtZapposAndImageFolder) {
                   (dir_ / "made").string(), (dir_ / "folder" / "images").string()));
   Pipeline folder = pipeline(image_folder_table(
       fmt::format("numeric = [\"size\"]\ntriplets = \"{}\"", (dir_ / "made").string())));
-  for (const std::string split : {"train", "val", "test"}) {
-    SCOPED_TRACE(split);
+  for (Split split : kAllSplits) {
+    SCOPED_TRACE(split_name(split));
     const std::multiset<Row> written = csn_rows(dir_ / "made", conditions, split);
-    EXPECT_EQ(written.size(), split == "train" ? 14u : (split == "val" ? 6u : 8u));
+    EXPECT_EQ(written.size(), split == Split::Train ? 14u : (split == Split::Val ? 6u : 8u));
     EXPECT_EQ(rows(zappos.dataset->split(split)), written);
     EXPECT_EQ(rows(folder.dataset->split(split)), written);
   }
   // Every drawn triplet keeps to the rule and to its split.
-  const auto a = source.dataset->attributes("train");
+  const auto a = source.dataset->attributes(Split::Train);
   const std::set<std::int64_t> members(a->members.data_ptr<std::int64_t>(),
                                        a->members.data_ptr<std::int64_t>() + a->members.numel());
-  for (const auto& [anchor, close, far, k] : csn_rows(dir_ / "made", conditions, "train")) {
+  for (const auto& [anchor, close, far, k] : csn_rows(dir_ / "made", conditions, Split::Train)) {
     EXPECT_TRUE(members.count(anchor) && members.count(close) && members.count(far));
     const double va = a->values[anchor][k].item<double>(), vc = a->values[close][k].item<double>(),
                  vf = a->values[far][k].item<double>();
@@ -166,8 +167,8 @@ TEST_F(DatasetsTest, MadeTripletsRoundTripThroughUtZapposAndImageFolder) {
                   "conditions = [\"color\", \"size\"]\nimage_size = 16\nhalf_reverse = true\n"
                   "train_triplets = 0\n",
                   (dir_ / "made").string(), (dir_ / "folder" / "images").string()));
-  const SplitData& h = half.dataset->split("train");
-  EXPECT_EQ(rows(h), csn_rows(dir_ / "made", conditions, "train"));
+  const SplitData& h = half.dataset->split(Split::Train);
+  EXPECT_EQ(rows(h), csn_rows(dir_ / "made", conditions, Split::Train));
   EXPECT_GT(h.reversed.sum().item<std::int64_t>(), 0);
   EXPECT_LT(h.reversed.sum().item<std::int64_t>(), 14);
 }
@@ -203,8 +204,8 @@ test_triplets = 12
       "\"rotation\", \"background\"]\nimage_size = 32\nnormalize = \"none\"\nflip = false\n",
       (dir_ / "export").string()));
   std::int64_t offset = 0;
-  for (const std::string split : {"train", "val", "test"}) {
-    SCOPED_TRACE(split);
+  for (Split split : kAllSplits) {
+    SCOPED_TRACE(split_name(split));
     const SplitData& original = crb.dataset->split(split);
     std::multiset<Row> shifted;
     for (const auto& [a, c, f, k] : rows(original))

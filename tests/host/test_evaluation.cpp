@@ -47,13 +47,13 @@ queries = 100
   test.conditions = torch::arange(triplets) % 2;
   test.factors = torch::stack({torch::arange(images) % 3, torch::arange(images) % 5}, 1);
   pipeline.dataset = std::make_shared<wscsl::testing::FixedDataset>(
-      info, std::map<std::string, SplitData>{{"test", test}});
+      info, std::map<Split, SplitData>{{Split::Test, test}});
   auto backbone = std::make_shared<wscsl::testing::CountingBackbone>(4);
   pipeline.backbone = backbone;
   pipeline.condition_module =
       std::make_shared<wscsl::testing::TableModule>(2, 2, std::vector<double>{0.5, 0.5});
 
-  const EmbeddingTable table = embed_split(pipeline, "test", 1024);
+  const EmbeddingTable table = embed_split(pipeline, Split::Test, 1024);
   const EvaluationResult result = evaluate(pipeline, table, table, true, {});
   EXPECT_EQ(backbone->images_embedded(), images);
   ASSERT_EQ(backbone->calls_per_image().size(), static_cast<std::size_t>(images));

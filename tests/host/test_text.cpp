@@ -145,7 +145,7 @@ TEST(Text, ATrainingStepEncodesEachRolesTextsAndTrainsTheEncoders) {
   const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
   const TripletBatch batch = data.read(rows, share_of(rows.size(0), 0, 1), 0);
   ASSERT_EQ(batch.texts.anchor.size(), 2u);  // one entry per field read
-  const SplitData& train = p.dataset->split("train");
+  const SplitData& train = p.dataset->split(Split::Train);
   ASSERT_EQ(batch.texts.anchor.at("category").size(), static_cast<std::size_t>(rows.size(0)));
   // Each role's texts are its items' texts of the field.
   for (const std::string& text : batch.texts.close.at("category"))
@@ -162,8 +162,8 @@ TEST(Text, ATrainingStepEncodesEachRolesTextsAndTrainsTheEncoders) {
 
 TEST(Text, EmbeddingTablesCarryEveryEncodersFeaturesOfEveryRow) {
   Pipeline p = build(text_pipeline(kTwoEncoders));
-  const EmbeddingTable table = embed_split(p, "test", 64);
-  const SplitData& test = p.dataset->split("test");
+  const EmbeddingTable table = embed_split(p, Split::Test, 64);
+  const SplitData& test = p.dataset->split(Split::Test);
   ASSERT_EQ(table.items.texts.size(), 2u);
   const TextFeatures& title = table.items.texts.at("title");
   const std::int64_t rows = table.image_ids.size(0);
@@ -288,7 +288,7 @@ field = "title"
   Unshared alone;
   step.take(data.read(rows, share_of(rows.size(0), 0, 1), 0), alone);
   EXPECT_GT(gradient_mass(*p.text_encoders[0].encoder), 0.0);
-  const EmbeddingTable table = embed_split(p, "test", 64);
+  const EmbeddingTable table = embed_split(p, Split::Test, 64);
   EXPECT_EQ(table.items.texts.at("label").features.size(1), 6);
   EXPECT_TRUE(
       table.items.texts.at("label").present.all().item<bool>());  // every item has a category

@@ -1,6 +1,7 @@
 #include "wscsl/data/image_dataset.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -23,20 +24,18 @@ void flip_horizontally(std::uint8_t* pixels, std::int64_t rows, std::int64_t wid
 
 }  // namespace
 
-const std::vector<std::string>& image_splits() {
-  static const std::vector<std::string> splits = {"train", "val", "test"};
+const std::vector<Split>& image_splits() {
+  static const std::vector<Split> splits(std::begin(kAllSplits), std::end(kAllSplits));
   return splits;
 }
 
-std::uint64_t split_index(const std::string& split) {
+std::uint64_t split_index(Split split) {
   const auto& splits = image_splits();
-  const auto it = std::find(splits.begin(), splits.end(), split);
-  if (it == splits.end()) throw Error(fmt::format("unknown split '{}'", split));
-  return static_cast<std::uint64_t>(it - splits.begin());
+  return static_cast<std::uint64_t>(std::find(splits.begin(), splits.end(), split) -
+                                    splits.begin());
 }
 
-std::int64_t per_split(const std::string& split, std::int64_t train, std::int64_t val,
-                       std::int64_t test) {
+std::int64_t per_split(Split split, std::int64_t train, std::int64_t val, std::int64_t test) {
   const std::int64_t values[] = {train, val, test};
   return values[split_index(split)];
 }
@@ -61,7 +60,7 @@ ImageDataset::ImageDataset(const ImageDatasetOptions& options)
 ImageDataset::~ImageDataset() = default;
 
 DatasetInfo ImageDataset::image_info(std::vector<ConditionInfo> conditions,
-                                     std::vector<std::string> splits) const {
+                                     std::vector<Split> splits) const {
   DatasetInfo d;
   d.conditions = std::move(conditions);
   d.channels = 3;
@@ -110,10 +109,10 @@ std::vector<std::int64_t> ImageDataset::usable(const std::vector<std::int64_t>& 
   return out;
 }
 
-SplitData ImageDataset::load_split(const std::string& name) {
+SplitData ImageDataset::load_split(Split split) {
   const ImageList& list = image_list();
   const std::int64_t bad_before = bad_.count();
-  SplitData data = read_split(name, list, bad_);
+  SplitData data = read_split(split, list, bad_);
   const at::Tensor flat = data.triplets.reshape({-1}).contiguous();
   std::vector<std::int64_t> ids(flat.data_ptr<std::int64_t>(),
                                 flat.data_ptr<std::int64_t>() + flat.numel());
@@ -136,14 +135,14 @@ SplitData ImageDataset::load_split(const std::string& name) {
     if (data.reversed.defined()) data.reversed = data.reversed.index_select(0, rows);
   }
   if (bad_.count() > bad_before || dropped > 0)
-    fmt::print(stderr, "wscsl: warning: {}: split '{}': {}{}\n", label(), name, bad_.summary(),
+    fmt::print(stderr, "wscsl: warning: {}: split '{}': {}{}\n", label(), split_name(split),
+               bad_.summary(),
                dropped ? fmt::format("; dropped {} triplets that use a skipped image", dropped)
                        : std::string());
   return data;
 }
 
-at::Tensor ImageDataset::load_images(const std::string&, const at::Tensor& ids,
-                                     const ImageRequest& request) {
+at::Tensor ImageDataset::load_images(Split, const at::Tensor& ids, const ImageRequest& request) {
   const ImageList& list = image_list();
   const at::Tensor flat = ids.contiguous();
   std::vector<std::int64_t> wanted(flat.data_ptr<std::int64_t>(),

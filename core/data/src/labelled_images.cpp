@@ -80,8 +80,7 @@ SplitData LabelledImages::draw_split(const std::vector<std::int64_t>& members, s
   return data;
 }
 
-SplitAttributes LabelledImages::attributes(const std::string& split,
-                                           const ImageList& images) const {
+SplitAttributes LabelledImages::attributes(Split split, const ImageList& images) const {
   SplitAttributes a;
   a.image_root = images.folder;
   for (const ImageEntry& e : images.entries)

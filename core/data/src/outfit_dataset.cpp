@@ -27,6 +27,10 @@ bool all_usable(const std::vector<std::int64_t>& ids, const std::set<std::int64_
   return std::none_of(ids.begin(), ids.end(), [&](std::int64_t id) { return unusable.count(id); });
 }
 
+// The order the splits' compatibility lines and questions are read and their problems reported:
+// that of the splits' names.
+constexpr Split kSplitsByName[] = {Split::Test, Split::Train, Split::Val};
+
 std::string not_an_item(const std::string& name, const OutfitSplitSource& src) {
   return fmt::format("{} is not an item of {}; expected \"<set_id>_<index>\" of an outfit there",
                      quoted_excerpt(name), src.file.string());
@@ -121,14 +125,14 @@ std::vector<ResolvedQuestion> resolve_blanks(const OutfitSplitSource& src) {
 
 }  // namespace
 
-OutfitImages outfit_images(const std::map<std::string, fs::path>& split_files, OutfitLayout layout,
+OutfitImages outfit_images(const std::map<Split, fs::path>& split_files, OutfitLayout layout,
                            const fs::path& image_folder, FileProblems& problems) {
   OutfitImages out;
   ImageList& images = out.catalog.images;
   images.folder = existing_directory(image_folder, "outfit image folder");
   images.index = image_folder;
   std::unordered_map<std::string, std::int64_t> image_of;
-  for (const std::string& split : image_splits()) {
+  for (Split split : image_splits()) {
     const fs::path& file = split_files.at(split);
     OutfitSplitSource& src = out.catalog.splits[split];
     src.file = file;
@@ -214,11 +218,12 @@ DatasetInfo OutfitDataset::info() const {
 void OutfitDataset::read_files() {
   FileProblems problems;
   catalog_ = std::make_unique<OutfitCatalog>(read_catalog(problems));
-  for (const auto& [name, src] : catalog_->splits) {
+  for (Split split : kSplitsByName) {
+    const OutfitSplitSource& src = catalog_->splits.at(split);
     auto tasks = std::make_unique<SplitTasks>();
     // A split whose outfits could not be read names no item: its files are only parsed.
     if (!src.compatibility.empty())
-      problems.attempt([&, &src = src] {
+      problems.attempt([&] {
         if (src.read) {
           tasks->lines = resolve_compatibility(src, bad_rows_budget());
         } else {
@@ -226,16 +231,16 @@ void OutfitDataset::read_files() {
         }
       });
     if (!src.blanks.empty())
-      problems.attempt([&, &src = src] {
+      problems.attempt([&] {
         if (src.read) {
           tasks->questions = resolve_blanks(src);
         } else {
           read_blank_file(src.blanks);
         }
       });
-    tasks_[name] = std::move(tasks);
+    tasks_[split] = std::move(tasks);
   }
-  const OutfitSplitSource& train = catalog_->splits.at("train");
+  const OutfitSplitSource& train = catalog_->splits.at(Split::Train);
   if (problems.empty()) {
     const auto kept = [&](std::int64_t id) {
       return !held_out_[static_cast<std::size_t>(
@@ -256,11 +261,11 @@ ImageList OutfitDataset::read_image_list(BadRows&) {
   return catalog_->images;
 }
 
-SplitData OutfitDataset::read_split(const std::string& name, const ImageList& images, BadRows&) {
-  const OutfitSplitSource& src = catalog_->splits.at(name);
+SplitData OutfitDataset::read_split(Split split, const ImageList& images, BadRows&) {
+  const OutfitSplitSource& src = catalog_->splits.at(split);
   const std::vector<std::int64_t>& types = catalog_->item_types;
-  const std::vector<ResolvedLine>& lines = tasks_.at(name)->lines;
-  const std::vector<ResolvedQuestion>& questions = tasks_.at(name)->questions;
+  const std::vector<ResolvedLine>& lines = tasks_.at(split)->lines;
+  const std::vector<ResolvedQuestion>& questions = tasks_.at(split)->questions;
 
   // Decode every image the split refers to now; an unusable one (a bad row) takes its lines and
   // questions with it and leaves its outfits.
@@ -279,7 +284,7 @@ SplitData OutfitDataset::read_split(const std::string& name, const ImageList& im
   std::set_difference(wanted.begin(), wanted.end(), ok.begin(), ok.end(),
                       std::inserter(unusable, unusable.end()));
 
-  const bool training = name == "train";
+  const bool training = split == Split::Train;
   std::vector<std::vector<std::int64_t>> outfits;
   for (const auto& outfit : src.outfits) {
     std::vector<std::int64_t> kept;
@@ -293,7 +298,7 @@ SplitData OutfitDataset::read_split(const std::string& name, const ImageList& im
 
   SplitData data;
   data.num_images = static_cast<std::int64_t>(images.entries.size());
-  data.triplets = sampler->triplets(mix_seed(kLoadSeed, split_index(name)));
+  data.triplets = sampler->triplets(mix_seed(kLoadSeed, split_index(split)));
   data.conditions = sampler->conditions();
   OutfitData o;
   o.item_types = torch::tensor(types, torch::kLong);
@@ -326,12 +331,11 @@ SplitData OutfitDataset::read_split(const std::string& name, const ImageList& im
   data.outfits = std::move(o);
   data.texts[kTitleField] = catalog_->titles;
   data.texts[kCategoryField] = catalog_->categories;
-  samplers_[name] = std::move(sampler);
+  samplers_[split] = std::move(sampler);
   return data;
 }
 
-at::Tensor OutfitDataset::draw_epoch_triplets(const std::string& split, std::int64_t epoch,
-                                              std::uint64_t seed) {
+at::Tensor OutfitDataset::draw_epoch_triplets(Split split, std::int64_t epoch, std::uint64_t seed) {
   return samplers_.at(split)->triplets(
       mix_seed(mix_seed(seed, split_index(split)), static_cast<std::uint64_t>(epoch)));
 }

@@ -30,15 +30,14 @@ ComparisonScores TableModule::score_impl(const ItemFeatures& items, const Compar
                                 weights_.unsqueeze(0).expand({c.size(), k_}));
 }
 
-FixedDataset::FixedDataset(DatasetInfo info, std::map<std::string, SplitData> splits)
+FixedDataset::FixedDataset(DatasetInfo info, std::map<Split, SplitData> splits)
     : info_(std::move(info)), splits_(std::move(splits)) {}
 
-SplitData FixedDataset::load_split(const std::string& name) {
-  return splits_.at(name);
+SplitData FixedDataset::load_split(Split split) {
+  return splits_.at(split);
 }
 
-torch::Tensor FixedDataset::load_images(const std::string&, const torch::Tensor& ids,
-                                        const ImageRequest&) {
+torch::Tensor FixedDataset::load_images(Split, const torch::Tensor& ids, const ImageRequest&) {
   torch::Tensor images = torch::full({ids.size(0), info_.channels, info_.height, info_.width}, 0.5);
   images.select(1, 0).select(1, 0).select(1, 0).copy_(ids.to(torch::kFloat));
   return images;
@@ -53,7 +52,7 @@ torch::Tensor CountingBackbone::forward_images(const torch::Tensor& images) {
   return ((ids.to(torch::kFloat) + 1) / 1000).unsqueeze(1).expand({ids.size(0), dim_}).clone();
 }
 
-EmbeddingTable make_table(const std::string& split, const torch::Tensor& psi,
+EmbeddingTable make_table(Split split, const torch::Tensor& psi,
                           const std::vector<std::array<std::int64_t, 3>>& triplets,
                           const std::vector<std::int64_t>& conditions) {
   EmbeddingTable t;
@@ -111,7 +110,7 @@ DatasetInfo dataset_info(const std::vector<std::string>& condition_names) {
     info.conditions.push_back({name, {}});
   info.channels = 3;
   info.height = info.width = 32;
-  info.splits = {"train", "val", "test"};
+  info.splits = {Split::Train, Split::Val, Split::Test};
   return info;
 }
 

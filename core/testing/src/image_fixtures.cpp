@@ -27,8 +27,7 @@ ScratchDir::~ScratchDir() {
   fs::remove_all(path_, ignored);
 }
 
-std::string load_error(const std::string& type, const std::string& toml_body,
-                       const std::string& split) {
+std::string load_error(const std::string& type, const std::string& toml_body, Split split) {
   try {
     build<Dataset>(type, toml_body)->split(split);
   } catch (const DataError& e) {

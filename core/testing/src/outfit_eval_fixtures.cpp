@@ -28,7 +28,7 @@ FixedDataset three_type_outfit_dataset(std::int64_t images, std::optional<Outfit
   split.num_images = images;
   split.triplets = torch::zeros({0, 3}, torch::kLong);
   split.outfits = std::move(outfits);
-  return FixedDataset(three_type_outfit_info(), {{"test", split}});
+  return FixedDataset(three_type_outfit_info(), {{Split::Test, split}});
 }
 
 torch::Tensor ConditionPicker::embed_impl(const torch::Tensor& phi) {

@@ -18,7 +18,7 @@ namespace {
 constexpr int kPool = 40;
 const char* const kTypes[] = {"tops", "bottoms", "shoes", "scarves"};
 const char* const kFileSplits[] = {"train", "valid", "test"};
-const char* const kSplits[] = {"train", "val", "test"};
+const Split kSplits[] = {Split::Train, Split::Val, Split::Test};
 
 std::string type_of_pool(int p) {
   return kTypes[p % 4];
@@ -158,7 +158,7 @@ std::int64_t fixture_image(const OutfitFixture& f, const std::string& item) {
   return it - f.image_order.begin();
 }
 
-std::vector<NaivePair> naive_outfit_pairs(const OutfitFixture& f, const std::string& split,
+std::vector<NaivePair> naive_outfit_pairs(const OutfitFixture& f, Split split,
                                           const std::set<std::string>& held_out) {
   std::vector<std::vector<std::string>> outfits;
   std::map<std::string, std::set<std::string>> items_of_type;
@@ -288,7 +288,7 @@ MarylandFixture write_maryland_polyvore(const fs::path& root, MarylandSpelling s
       add_tasks(m.same_type, keys, type_of_key, false, 22, true);
     }
   }
-  const FixtureSplit& test = f.splits["test"];
+  const FixtureSplit& test = f.splits[Split::Test];
   const bool readme = spelling == MarylandSpelling::Readme;
   write_text(root / (readme ? "fashion-compatibility-prediction.txt"
                             : "fashion_compatibility_prediction.txt"),

@@ -200,10 +200,14 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
   OpenPipeline opened = open_pipeline(global, run.resolved(), args.overrides);
   Pipeline& pipeline = opened.pipeline;
   const DatasetInfo info = pipeline.dataset->info();
-  for (const std::string& split : args.splits)
-    if (!info.has_split(split))
-      throw Error(fmt::format("{} has no split '{}' (it has: {})", pipeline.dataset->label(), split,
-                              join(info.splits, ", ")));
+  for (Split split : args.splits)
+    if (!info.has_split(split)) {
+      std::vector<std::string> names;
+      for (Split s : info.splits)
+        names.emplace_back(split_name(s));
+      throw Error(fmt::format("{} has no split '{}' (it has: {})", pipeline.dataset->label(),
+                              split_name(split), join(names, ", ")));
+    }
   const Job job = join_job(pipeline.trainer, world);
   const Placement& placement = job.placement;
   const std::unique_ptr<Communicator>& comm = job.comm;
@@ -221,13 +225,12 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
         names += name + "\n";
       write_file_atomically(out / "conditions.txt", names);
     }
-    for (const std::string& split : args.splits) {
+    for (Split split : args.splits) {
       const EmbeddingTable table =
           embed_split(pipeline, split, pipeline.trainer.eval_batch_size, *comm);
       if (!comm->is_root()) continue;
-      const auto file = [&](const std::string& what) {
-        return out / (split + "_" + what + ".npy");
-      };
+      const std::string name(split_name(split));
+      const auto file = [&](const std::string& what) { return out / (name + "_" + what + ".npy"); };
       const Comparisons& triplets = table.triplets;
       write_tensor_npy(file("phi"), table.items.phi);
       write_tensor_npy(file("psi"), table.items.psi);
@@ -236,7 +239,7 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
                        torch::stack({triplets.first, triplets.second, triplets.third}, 1));
       if (table.factors.defined()) write_tensor_npy(file("factors"), table.factors);
       if (triplets.conditions.defined()) write_tensor_npy(file("conditions"), triplets.conditions);
-      fmt::print("{}: {} images (φ {}-D, {} ψ of {}-D), {} triplets\n", split, table.items.size(),
+      fmt::print("{}: {} images (φ {}-D, {} ψ of {}-D), {} triplets\n", name, table.items.size(),
                  table.items.phi.size(1), table.items.psi.size(1), table.items.psi.size(2),
                  triplets.size());
     }

@@ -10,6 +10,7 @@
 
 #include "distributed/world.hpp"
 #include "pipeline/session.hpp"
+#include "wscsl/plugin/dataset.hpp"
 
 namespace wscsl::host {
 
@@ -39,7 +40,7 @@ int run_eval(const GlobalOptions& global, const EvalArgs& args, const World& wor
 
 struct EmbedArgs {
   std::filesystem::path target;  // a run directory or a checkpoint inside one
-  std::vector<std::string> splits = {"test"};
+  std::vector<Split> splits = {Split::Test};
   std::filesystem::path output;  // default: <run>/embeddings
   std::vector<std::string> overrides;
 };

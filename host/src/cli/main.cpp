@@ -78,7 +78,12 @@ int main(int argc, char** argv) {
   auto* embed_cmd = app.add_subcommand(
       "embed", "Export per-image embeddings (φ and every ψ_k) and labels as .npy files");
   embed_cmd->add_option("target", embed.target, "Run directory or checkpoint file")->required();
-  embed_cmd->add_option("--split", embed.splits, "Split to export (repeatable; default: test)");
+  std::vector<std::string> split_names;
+  for (wscsl::Split split : wscsl::kAllSplits)
+    split_names.emplace_back(wscsl::split_name(split));
+  std::vector<std::string> embed_splits;
+  embed_cmd->add_option("--split", embed_splits, "Split to export (repeatable; default: test)")
+      ->check(CLI::IsMember(split_names));
   embed_cmd->add_option("--output", embed.output, "Directory (default: <run>/embeddings)");
   embed_cmd->add_option("--set", embed.overrides, "Override a pipeline key");
   add_nproc(eval_cmd);
@@ -220,7 +225,14 @@ int main(int argc, char** argv) {
     if ((eval_cmd->parsed() || embed_cmd->parsed()) && nproc > 1)
       return launch_local(nproc, rank_args);
     if (eval_cmd->parsed()) return run_eval(global, eval, world);
-    if (embed_cmd->parsed()) return run_embed(global, embed, world);
+    if (embed_cmd->parsed()) {
+      if (!embed_splits.empty()) embed.splits.clear();
+      for (const std::string& name : embed_splits) {
+        wscsl::Split split{};
+        if (wscsl::parse_split(name, split)) embed.splits.push_back(split);
+      }
+      return run_embed(global, embed, world);
+    }
     if (bench_cmd->parsed()) {
       std::string command_line = "wscsl";
       for (int i = 1; i < argc; ++i)

@@ -22,9 +22,6 @@ void check_names(const DatasetInfo& info, const std::string& label) {
   for (const ConditionInfo& c : info.conditions)
     if (!valid_csn_name(c.name))
       throw Error(fmt::format("{}: condition '{}' cannot be part of a file name", label, c.name));
-  for (const std::string& s : info.splits)
-    if (!valid_csn_name(s))
-      throw Error(fmt::format("{}: split '{}' cannot be part of a file name", label, s));
 }
 
 void report(std::FILE* log, const fs::path& file, std::size_t lines) {
@@ -43,7 +40,8 @@ void make_triplets(Dataset& dataset, const MakeTripletsOptions& options, std::FI
   std::vector<std::string> files;
   fs::path image_root;
   for (std::size_t s = 0; s < info.splits.size(); ++s) {
-    const std::string& split = info.splits[s];
+    const Split split = info.splits[s];
+    const std::string_view name = split_name(split);
     const std::int64_t count = per_split(split, options.train, options.val, options.test);
     const std::optional<SplitAttributes> a = dataset.attributes(split);
     if (!a)
@@ -59,7 +57,7 @@ void make_triplets(Dataset& dataset, const MakeTripletsOptions& options, std::FI
     if (files.empty()) files = a->files, image_root = a->image_root;
     if (a->files != files)
       throw Error(fmt::format("{}: split '{}' lists other image files than split '{}'",
-                              dataset.label(), split, info.splits.front()));
+                              dataset.label(), name, split_name(info.splits.front())));
     const at::Tensor values = a->values.contiguous();
     const std::vector<std::int64_t> members(
         a->members.data_ptr<std::int64_t>(),
@@ -78,14 +76,14 @@ void make_triplets(Dataset& dataset, const MakeTripletsOptions& options, std::FI
                        static_cast<std::uint64_t>(k)));
       std::vector<Triplet> triplets;
       draw_condition_triplets(column, members, rule, k, c.name, count, rng, triplets);
-      const fs::path file = csn_triplet_file(options.out, c.name, split, false);
+      const fs::path file = csn_triplet_file(options.out, c.name, name, false);
       write_csn_triplets(file, triplets);
       report(log, file, triplets.size());
       if (options.half_reverse) {
         std::vector<bool> reversed(triplets.size());
         for (std::size_t i = 0; i < reversed.size(); ++i)
           reversed[i] = rng.below(2) == 1;
-        const fs::path half = csn_triplet_file(options.out, c.name, split, true);
+        const fs::path half = csn_triplet_file(options.out, c.name, name, true);
         write_csn_half_reverse(half, triplets, reversed);
         report(log, half, triplets.size());
       }
@@ -110,7 +108,8 @@ void export_dataset(Dataset& dataset, const fs::path& out, std::FILE* log) {
   csv += "\n";
   bool labelled = true;
   constexpr std::int64_t kBatch = 256;
-  for (const std::string& split : info.splits) {
+  for (Split split : info.splits) {
+    const std::string name(split_name(split));
     const SplitData& data = dataset.split(split);
     const auto offset = static_cast<std::int64_t>(files.size());
     labelled = labelled && data.factors.defined();
@@ -123,7 +122,7 @@ void export_dataset(Dataset& dataset, const fs::path& out, std::FILE* log) {
         throw Error(
             fmt::format("{}: split '{}' has pixel values outside [0, 1]; export writes "
                         "the images as they are served, so turn normalisation off",
-                        dataset.label(), split));
+                        dataset.label(), name));
       const at::Tensor bytes =
           images.mul(255).round_().clamp_(0, 255).to(at::kByte).permute({0, 2, 3, 1}).contiguous();
       for (std::int64_t i = 0; i < ids.size(0); ++i) {
@@ -133,12 +132,12 @@ void export_dataset(Dataset& dataset, const fs::path& out, std::FILE* log) {
         image.channels = static_cast<int>(info.channels);
         const std::uint8_t* p = bytes[i].data_ptr<std::uint8_t>();
         image.pixels.assign(p, p + bytes[i].numel());
-        const std::string file = fmt::format("{}/{}.png", split, begin + i);
-        fs::create_directories(out / "images" / split);
+        const std::string file = fmt::format("{}/{}.png", name, begin + i);
+        fs::create_directories(out / "images" / name);
         write_image_file(out / "images" / file, image);
         files.push_back(file);
         if (labelled) {
-          csv += csv_field(file) + "," + csv_field(split);
+          csv += csv_field(file) + "," + csv_field(name);
           for (std::int64_t k = 0; k < info.num_conditions(); ++k) {
             const std::int64_t v =
                 factors.data_ptr<std::int64_t>()[(begin + i) * info.num_conditions() + k];
@@ -163,13 +162,13 @@ void export_dataset(Dataset& dataset, const fs::path& out, std::FILE* log) {
         throw Error(
             fmt::format("{}: split '{}' has a triplet of unknown condition; the CSN layout "
                         "keeps one list per condition",
-                        dataset.label(), split));
+                        dataset.label(), name));
       const std::int64_t* row = t.data_ptr<std::int64_t>() + 3 * i;
       by_condition[static_cast<std::size_t>(c)].push_back(
           {offset + row[0], offset + row[1], offset + row[2], c});
     }
     for (std::size_t k = 0; k < by_condition.size(); ++k) {
-      const fs::path file = csn_triplet_file(out, info.conditions[k].name, split, false);
+      const fs::path file = csn_triplet_file(out, info.conditions[k].name, name, false);
       write_csn_triplets(file, by_condition[k]);
       report(log, file, by_condition[k].size());
     }

@@ -39,7 +39,7 @@ ItemFeatures gathered(const Pipeline& pipeline, const Communicator& comm,
 
 }  // namespace
 
-EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size,
+EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size,
                            const Communicator& comm) {
   const SplitData& data = pipeline.dataset->split(split);
   torch::NoGradGuard no_grad;
@@ -115,7 +115,7 @@ EvaluationResult evaluate(Pipeline& pipeline, const EmbeddingTable& fit,
   return result;
 }
 
-EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size) {
+EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size) {
   return embed_split(pipeline, split, batch_size, *Communicator::single());
 }
 

@@ -14,9 +14,9 @@ namespace wscsl::host {
 // gradients, on the model's device. Rows follow ascending image id; the table's triplets index
 // rows; its tensors are on the CPU. With several processes each embeds a disjoint share of the
 // images and every process gets the whole table.
-EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size,
+EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size,
                            const Communicator& comm);
-EmbeddingTable embed_split(Pipeline& pipeline, const std::string& split, std::int64_t batch_size);
+EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size);
 
 struct NamedMetric {
   std::string name;  // "<evaluator>/<metric>"

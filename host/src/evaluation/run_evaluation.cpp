@@ -54,8 +54,8 @@ std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, torch::Device d
   TrainingState state;
   model_from_root(pipeline, device, checkpoint, comm, &state);
   const std::int64_t batch = pipeline.trainer.eval_batch_size;
-  const EmbeddingTable val = embed_split(pipeline, "val", batch, comm);
-  const EmbeddingTable test = embed_split(pipeline, "test", batch, comm);
+  const EmbeddingTable val = embed_split(pipeline, Split::Val, batch, comm);
+  const EmbeddingTable test = embed_split(pipeline, Split::Test, batch, comm);
   if (!comm.is_root()) return std::nullopt;
   EvaluationResult result = evaluate(pipeline, val, test, true, run.artifacts());
   std::string markdown =

@@ -88,7 +88,7 @@ namespace {
 void check_batch_size(const Pipeline& pipeline, const ConfigNode& root, int processes,
                       Diagnostics& diagnostics) {
   const auto counts = pipeline.dataset->info().triplet_counts;
-  const auto train = counts.find("train");
+  const auto train = counts.find(Split::Train);
   const std::string problem = pipeline.trainer.batch_size_problem(
       train == counts.end() ? std::nullopt : std::optional<std::int64_t>(train->second), processes);
   if (problem.empty()) return;

@@ -97,7 +97,8 @@ StepOutcome DataParallel::naming_failures(const TrainingState& at,
 
 std::optional<EvaluationResult> DataParallel::validate(Pipeline& pipeline) {
   comm_.broadcast(model_.module().buffers());
-  const EmbeddingTable val = embed_split(pipeline, "val", pipeline.trainer.eval_batch_size, comm_);
+  const EmbeddingTable val =
+      embed_split(pipeline, Split::Val, pipeline.trainer.eval_batch_size, comm_);
   if (!comm_.is_root()) return std::nullopt;
   return evaluate(pipeline, val, val, false, {});
 }

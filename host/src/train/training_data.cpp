@@ -24,7 +24,7 @@ double BatchShare::fraction() const {
 
 TrainingData::TrainingData(const Pipeline& pipeline, torch::Device device)
     : pipeline_(pipeline),
-      split_(pipeline.dataset->split("train")),
+      split_(pipeline.dataset->split(Split::Train)),
       count_(split_.triplets.size(0)),
       batch_size_(pipeline.trainer.batch_size),
       steps_(pipeline.trainer.drop_last ? count_ / batch_size_
@@ -54,7 +54,7 @@ std::vector<std::int64_t> TrainingData::start_epoch(std::int64_t epoch) {
   drop_ahead();
   const auto seed = static_cast<std::uint64_t>(pipeline_.trainer.seed);
   epoch_triplets_ =
-      pipeline_.dataset->epoch_triplets("train", epoch, mix_seed(seed, kNegativeStream));
+      pipeline_.dataset->epoch_triplets(Split::Train, epoch, mix_seed(seed, kNegativeStream));
   order_ = seeded_permutation(
       mix_seed(mix_seed(seed, kOrderStream), static_cast<std::uint64_t>(epoch)), count_);
   return order_;
@@ -109,7 +109,7 @@ TripletBatch TrainingData::read_now(const torch::Tensor& rows, const BatchShare&
   const auto role_images = [&](std::int64_t role) {
     const ImageRequest request{true, seed,
                                static_cast<std::uint64_t>(role * share.size + share.first)};
-    return pipeline_.dataset->images("train", triplets.select(1, role).contiguous(), request);
+    return pipeline_.dataset->images(Split::Train, triplets.select(1, role).contiguous(), request);
   };
   TripletBatch batch{{role_images(0), role_images(1), role_images(2)},
                      {},

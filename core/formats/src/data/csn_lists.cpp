@@ -8,8 +8,8 @@ namespace fs = std::filesystem;
 
 namespace wscsl {
 
-fs::path csn_triplet_file(const fs::path& dir, const std::string& condition,
-                          const std::string& split, bool half_reverse) {
+fs::path csn_triplet_file(const fs::path& dir, const std::string& condition, std::string_view split,
+                          bool half_reverse) {
   return dir / kCsnTripletDir /
          fmt::format("{}_tripletlist_{}{}.txt", condition, split,
                      half_reverse ? "_half_reverse" : "");

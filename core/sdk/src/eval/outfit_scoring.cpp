@@ -98,7 +98,7 @@ torch::Tensor PairScorer::conditions(const ItemPairs& pairs) const {
     throw Error(fmt::format(
         "{}: split '{}': item {} has no type, and the conditioned condition module scores a pair "
         "of items under the condition of their type pair",
-        evaluator_, table_.split, id));
+        evaluator_, split_name(table_.split), id));
   }
   const std::int64_t types = outfits_.type_pair_conditions.size(0);
   return outfits_.type_pair_conditions.reshape({-1}).index_select(0, first * types + second);

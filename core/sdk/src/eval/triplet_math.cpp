@@ -140,8 +140,8 @@ bool gives_conditions(PredictionMode mode, const ConditionModule& module,
       break;
   }
   if (given && !table.triplets.conditions.defined())
-    throw Error(
-        fmt::format("{}: split '{}' has no triplet conditions to give", evaluator, table.split));
+    throw Error(fmt::format("{}: split '{}' has no triplet conditions to give", evaluator,
+                            split_name(table.split)));
   return given;
 }
 

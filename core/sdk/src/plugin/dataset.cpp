@@ -1,4 +1,5 @@
 // The non-virtual half of Dataset: what a dataset returns is checked before anything reads it.
+#include <algorithm>
 #include <set>
 
 #include "checks.hpp"
@@ -20,10 +21,30 @@ std::vector<std::string> DatasetInfo::condition_names() const {
   return names;
 }
 
-bool DatasetInfo::has_split(const std::string& name) const {
-  for (const std::string& s : splits)
-    if (s == name) return true;
+std::string_view split_name(Split split) {
+  switch (split) {
+    case Split::Train:
+      return "train";
+    case Split::Val:
+      return "val";
+    case Split::Test:
+      return "test";
+  }
+  return "split";
+}
+
+bool parse_split(std::string_view name, Split& split) {
+  for (Split s : kAllSplits) {
+    if (split_name(s) == name) {
+      split = s;
+      return true;
+    }
+  }
   return false;
+}
+
+bool DatasetInfo::has_split(Split split) const {
+  return std::find(splits.begin(), splits.end(), split) != splits.end();
 }
 
 namespace {
@@ -49,9 +70,9 @@ void check_id_lists(const Component& c, const std::string& what, const IdLists& 
   check_ids(c, what, lists.items, n);
 }
 
-void check_outfits(const Component& c, const std::string& split, const OutfitData& o, int64_t n,
+void check_outfits(const Component& c, Split split, const OutfitData& o, int64_t n,
                    const DatasetInfo& info) {
-  const std::string where = fmt::format("split '{}'", split);
+  const std::string where = fmt::format("split '{}'", split_name(split));
   const auto types = static_cast<int64_t>(info.item_types.size());
   expect_shape(c, "item types", o.item_types, {n});
   if (o.item_types.scalar_type() != at::kLong) broke_contract(c, "item types must be int64");
@@ -93,13 +114,14 @@ const DatasetInfo& Dataset::cached_info() {
   return *info_;
 }
 
-const SplitData& Dataset::split(const std::string& name) {
-  auto it = splits_.find(name);
+const SplitData& Dataset::split(Split split) {
+  auto it = splits_.find(split);
   if (it != splits_.end()) return it->second;
+  const std::string_view name = split_name(split);
   const DatasetInfo& described = cached_info();
-  if (!described.has_split(name))
+  if (!described.has_split(split))
     throw ComponentError(fmt::format("{} has no split '{}'", who(*this), name));
-  SplitData data = guarded(*this, "load_split", [&] { return load_split(name); });
+  SplitData data = guarded(*this, "load_split", [&] { return load_split(split); });
   const int64_t n = data.num_images;
   if (!data.triplets.defined() || data.triplets.dim() != 2 || data.triplets.size(1) != 3 ||
       data.triplets.scalar_type() != at::kLong)
@@ -123,7 +145,7 @@ const SplitData& Dataset::split(const std::string& name) {
     if (data.reversed.scalar_type() != at::kBool)
       broke_contract(*this, "reversed flags must be bool");
   }
-  if (data.outfits) check_outfits(*this, name, *data.outfits, n, described);
+  if (data.outfits) check_outfits(*this, split, *data.outfits, n, described);
   std::set<std::string> fields(described.text_fields.begin(), described.text_fields.end());
   for (const auto& [field, texts] : data.texts) {
     if (!fields.erase(field))
@@ -138,37 +160,36 @@ const SplitData& Dataset::split(const std::string& name) {
   if (!fields.empty())
     broke_contract(*this, fmt::format("split '{}' has no texts in the declared field '{}'", name,
                                       *fields.begin()));
-  return splits_.emplace(name, std::move(data)).first->second;
+  return splits_.emplace(split, std::move(data)).first->second;
 }
 
-at::Tensor Dataset::epoch_triplets(const std::string& split_name, std::int64_t epoch,
-                                   std::uint64_t seed) {
-  const SplitData& data = split(split_name);
+at::Tensor Dataset::epoch_triplets(Split split, std::int64_t epoch, std::uint64_t seed) {
+  const SplitData& data = this->split(split);
   at::Tensor drawn = guarded(*this, "draw_epoch_triplets",
-                             [&] { return draw_epoch_triplets(split_name, epoch, seed); });
+                             [&] { return draw_epoch_triplets(split, epoch, seed); });
   expect_shape(*this, "epoch triplets", drawn, {data.triplets.size(0), 3});
   if (drawn.scalar_type() != at::kLong) broke_contract(*this, "epoch triplets must be int64");
   if (!drawn.slice(1, 0, 2).equal(data.triplets.slice(1, 0, 2)))
     broke_contract(*this, fmt::format("split '{}': the triplets of epoch {} change an anchor or a "
                                       "close image (only `far` may be drawn afresh)",
-                                      split_name, epoch + 1));
+                                      split_name(split), epoch + 1));
   if (drawn.numel() > 0 &&
       (drawn.min().item<int64_t>() < 0 || drawn.max().item<int64_t>() >= data.num_images))
     broke_contract(*this, fmt::format("split '{}': the triplets of epoch {} have image ids "
                                       "outside [0, {})",
-                                      split_name, epoch + 1, data.num_images));
+                                      split_name(split), epoch + 1, data.num_images));
   return drawn;
 }
 
-at::Tensor Dataset::draw_epoch_triplets(const std::string& split_name, std::int64_t,
-                                        std::uint64_t) {
-  return split(split_name).triplets;
+at::Tensor Dataset::draw_epoch_triplets(Split split, std::int64_t, std::uint64_t) {
+  return this->split(split).triplets;
 }
 
-std::optional<SplitAttributes> Dataset::attributes(const std::string& split) {
+std::optional<SplitAttributes> Dataset::attributes(Split split) {
+  const std::string_view name = split_name(split);
   const DatasetInfo& described = cached_info();
   if (!described.has_split(split))
-    throw ComponentError(fmt::format("{} has no split '{}'", who(*this), split));
+    throw ComponentError(fmt::format("{} has no split '{}'", who(*this), name));
   std::optional<SplitAttributes> a =
       guarded(*this, "load_attributes", [&] { return load_attributes(split); });
   if (!a) return a;
@@ -176,26 +197,25 @@ std::optional<SplitAttributes> Dataset::attributes(const std::string& split) {
   if (!a->values.defined() || a->values.dim() != 2 || a->values.size(1) != f ||
       a->values.scalar_type() != at::kDouble)
     broke_contract(*this, fmt::format("split '{}' attribute values must be float64 [N, {}], got {}",
-                                      split, f, shape_of(a->values)));
+                                      name, f, shape_of(a->values)));
   const int64_t n = a->values.size(0);
   if (!a->files.empty() && static_cast<int64_t>(a->files.size()) != n)
     broke_contract(
-        *this, fmt::format("split '{}' names {} files for {} images", split, a->files.size(), n));
+        *this, fmt::format("split '{}' names {} files for {} images", name, a->files.size(), n));
   if (!a->members.defined() || a->members.dim() != 1 || a->members.scalar_type() != at::kLong)
-    broke_contract(*this, fmt::format("split '{}' members must be int64 [M], got {}", split,
+    broke_contract(*this, fmt::format("split '{}' members must be int64 [M], got {}", name,
                                       shape_of(a->members)));
   if (a->members.numel() > 0 &&
       (a->members.min().item<int64_t>() < 0 || a->members.max().item<int64_t>() >= n))
-    broke_contract(*this, fmt::format("split '{}' has member ids outside [0, {})", split, n));
+    broke_contract(*this, fmt::format("split '{}' has member ids outside [0, {})", name, n));
   return a;
 }
 
-std::optional<SplitAttributes> Dataset::load_attributes(const std::string&) {
+std::optional<SplitAttributes> Dataset::load_attributes(Split) {
   return std::nullopt;
 }
 
-at::Tensor Dataset::images(const std::string& split, const at::Tensor& ids,
-                           const ImageRequest& request) {
+at::Tensor Dataset::images(Split split, const at::Tensor& ids, const ImageRequest& request) {
   if (!ids.defined() || ids.dim() != 1 || ids.scalar_type() != at::kLong)
     throw ComponentError(
         fmt::format("{}: image ids must be a 1-D int64 tensor, got {}", who(*this), shape_of(ids)));

@@ -19,7 +19,7 @@ torch::Tensor EmbeddingTable::rows_of(const torch::Tensor& ids) const {
     throw ComponentError(
         fmt::format("split '{}': an image id has no row in the embedding table (only images that "
                     "the split's triplets and outfits reference are embedded)",
-                    split));
+                    split_name(split)));
   return rows.reshape(ids.sizes());
 }
 

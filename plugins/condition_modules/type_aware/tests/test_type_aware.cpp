@@ -101,7 +101,7 @@ TEST(TypeAware, AnItemPairIsScoredUnderItsTypePairsMask) {
   m->eval();
   const torch::Tensor weight = parameter(*m, "masks.weight");
   const torch::Tensor phi = torch::randn({4, 8});
-  EmbeddingTable table = wscsl::testing::make_table("test", m->embed(phi).detach(), {}, {});
+  EmbeddingTable table = wscsl::testing::make_table(Split::Test, m->embed(phi).detach(), {}, {});
   table.items.phi = phi;
   OutfitData o;
   o.item_types = torch::tensor({0, 1, 1, 0}, torch::kLong);

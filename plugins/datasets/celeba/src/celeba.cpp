@@ -223,7 +223,7 @@ ImageList Celeba::read_image_list(BadRows& bad) {
   // The official partition: 0 train, 1 val, 2 test.
   const fs::path partition_file = root_ / kPartitionFile;
   const std::vector<std::string> partition = read_lines(partition_file);
-  for (const std::string& split : image_splits())
+  for (Split split : image_splits())
     labelled_.members[split];
   std::vector<bool> placed(list.entries.size(), false);
   for (std::size_t i = 0; i < partition.size(); ++i) {
@@ -258,15 +258,15 @@ ImageList Celeba::read_image_list(BadRows& bad) {
   return list;
 }
 
-SplitData Celeba::read_split(const std::string& name, const ImageList&, BadRows&) {
+SplitData Celeba::read_split(Split split, const ImageList&, BadRows&) {
   const std::int64_t total =
-      per_split(name, options_.train_triplets, options_.val_triplets, options_.test_triplets);
+      per_split(split, options_.train_triplets, options_.val_triplets, options_.test_triplets);
   return labelled_.draw_split(
-      usable(labelled_.members.at(name)), total,
-      mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(name)));
+      usable(labelled_.members.at(split)), total,
+      mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(split)));
 }
 
-std::optional<SplitAttributes> Celeba::load_attributes(const std::string& split) {
+std::optional<SplitAttributes> Celeba::load_attributes(Split split) {
   return labelled_.attributes(split, image_list());
 }
 

@@ -65,8 +65,8 @@ class Celeba final : public ImageDataset {
 
  protected:
   ImageList read_image_list(BadRows& bad) override;
-  SplitData read_split(const std::string& name, const ImageList& images, BadRows& bad) override;
-  std::optional<SplitAttributes> load_attributes(const std::string& split) override;
+  SplitData read_split(Split split, const ImageList& images, BadRows& bad) override;
+  std::optional<SplitAttributes> load_attributes(Split split) override;
 
  private:
   Options options_;

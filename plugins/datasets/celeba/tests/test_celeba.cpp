@@ -68,7 +68,7 @@ TEST_F(CelebaTest, ThePapersEightAttributesWithinTheOfficialPartition) {
   ASSERT_EQ(info.conditions.size(), 8u);
   EXPECT_EQ(info.conditions[0].name, "5_o_Clock_Shadow");
   EXPECT_EQ(info.conditions[7].name, "Young");
-  const SplitData& s = d->split("val");
+  const SplitData& s = d->split(Split::Val);
   EXPECT_EQ(s.triplets.size(0), 8);
   EXPECT_EQ(s.conditions.bincount().eq(1).sum().item<std::int64_t>(), 8);  // one per condition
   // The fixture's partition puts images 10..19 in val.
@@ -91,7 +91,7 @@ TEST_F(CelebaTest, MergedVariantHasFiveMultiValuedConditions) {
     EXPECT_GT(info.conditions[k].values.size(), 2u);
     EXPECT_LE(info.conditions[k].values.size(), kMergedConditions[k].values);
   }
-  EXPECT_EQ(d->split("train").triplets.size(0), 32);
+  EXPECT_EQ(d->split(Split::Train).triplets.size(0), 32);
 }
 
 TEST_F(CelebaTest, WrongColumnCountNamesFileAndLine) {
@@ -130,7 +130,7 @@ TEST_F(CelebaTest, PartitionRowsAreChecked) {
             std::string::npos)
       << error();
   auto d = build("max_bad_rows = 1");
-  EXPECT_EQ(d->attributes("train")->members.numel(), 9);  // the skipped row's image is in none
+  EXPECT_EQ(d->attributes(Split::Train)->members.numel(), 9);  // the skipped row's image is in none
 }
 
 TEST_F(CelebaTest, TruncatedImageNamesTheAttributeLine) {

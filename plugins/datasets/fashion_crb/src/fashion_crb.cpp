@@ -144,10 +144,10 @@ DatasetInfo FashionCrb::info() const {
     d.conditions.push_back({spelling_of(factor_choices(), c), value_names(c)});
   d.channels = 3;
   d.height = d.width = kCanvasSize;
-  d.splits = {"train", "val", "test"};
-  d.triplet_counts = {{"train", options_.train_triplets},
-                      {"val", options_.val_triplets},
-                      {"test", options_.test_triplets}};
+  d.splits = {Split::Train, Split::Val, Split::Test};
+  d.triplet_counts = {{Split::Train, options_.train_triplets},
+                      {Split::Val, options_.val_triplets},
+                      {Split::Test, options_.test_triplets}};
   return d;
 }
 
@@ -171,15 +171,15 @@ Contract FashionCrb::contract_of(const Options&) {
   return c;
 }
 
-SplitData FashionCrb::load_split(const std::string& name) {
+SplitData FashionCrb::load_split(Split split) {
   const std::filesystem::path root(options_.root);
-  const bool train = name == "train";
+  const bool train = split == Split::Train;
   const data::FashionMnistFiles source = data::read_fashion_mnist(root, train ? "train" : "t10k");
   const std::int64_t available = source.images.dims[0];
   std::int64_t first = 0, count = 0, triplet_count = 0;
   if (train) count = options_.train_items, triplet_count = options_.train_triplets;
-  if (name == "val") count = options_.val_items, triplet_count = options_.val_triplets;
-  if (name == "test") {
+  if (split == Split::Val) count = options_.val_items, triplet_count = options_.val_triplets;
+  if (split == Split::Test) {
     count = options_.test_items, triplet_count = options_.test_triplets;
     first = available - count;
   }
@@ -187,8 +187,8 @@ SplitData FashionCrb::load_split(const std::string& name) {
     throw DataError(fmt::format(
         "{}: split '{}' needs {} images but the file holds {}",
         (root / (train ? "train-images-idx3-ubyte.gz" : "t10k-images-idx3-ubyte.gz")).string(),
-        name, count, available));
-  const std::uint64_t split_id = train ? 0 : (name == "val" ? 1 : 2);
+        split_name(split), count, available));
+  const std::uint64_t split_id = train ? 0 : (split == Split::Val ? 1 : 2);
   const std::uint64_t seed = static_cast<std::uint64_t>(options_.seed);
   RenderedSplit rendered = render_split(source.images.data, source.labels.data, first, count,
                                         mix_seed(seed, 2 * split_id));
@@ -205,7 +205,7 @@ SplitData FashionCrb::load_split(const std::string& name) {
   }
   auto [triplets, conditions] =
       draw_triplets(values, triplet_count, mix_seed(seed, 2 * split_id + 1));
-  images_[name] = rendered.images;
+  images_[split] = rendered.images;
   SplitData data;
   data.num_images = count;
   data.factors = factors;
@@ -214,8 +214,7 @@ SplitData FashionCrb::load_split(const std::string& name) {
   return data;
 }
 
-torch::Tensor FashionCrb::load_images(const std::string& split, const torch::Tensor& ids,
-                                      const ImageRequest&) {
+torch::Tensor FashionCrb::load_images(Split split, const torch::Tensor& ids, const ImageRequest&) {
   auto it = images_.find(split);
   if (it == images_.end()) {
     this->split(split);

@@ -73,14 +73,14 @@ class FashionCrb final : public Dataset {
   DatasetInfo info() const override;
 
  protected:
-  SplitData load_split(const std::string& name) override;
-  torch::Tensor load_images(const std::string& split, const torch::Tensor& ids,
+  SplitData load_split(Split split) override;
+  torch::Tensor load_images(Split split, const torch::Tensor& ids,
                             const ImageRequest& request) override;
 
  private:
   static int factor_of(const SampleFactors& f, Factor condition);
   Options options_;
-  std::map<std::string, torch::Tensor> images_;  // uint8 [N, 3, 32, 32] per loaded split
+  std::map<Split, torch::Tensor> images_;  // uint8 [N, 3, 32, 32] per loaded split
 };
 
 }  // namespace wscsl::fashion_crb

@@ -223,27 +223,27 @@ TEST(FashionCrb, BuildsSmallSplitsDeterministically) {
   EXPECT_EQ(info.condition_names(),
             (std::vector<std::string>{"category", "color", "rotation", "background"}));
   EXPECT_EQ(info.conditions[1].values.size(), 6u);
-  const SplitData& train = a->split("train");
+  const SplitData& train = a->split(Split::Train);
   EXPECT_EQ(train.num_images, 300);
   EXPECT_EQ(train.triplets.sizes(), (std::vector<std::int64_t>{64, 3}));
   EXPECT_EQ(train.factors.sizes(), (std::vector<std::int64_t>{300, 4}));
   EXPECT_TRUE(torch::equal(torch::bincount(train.conditions), torch::full({4}, 16, torch::kLong)));
-  EXPECT_TRUE(torch::equal(train.triplets, b->split("train").triplets));
+  EXPECT_TRUE(torch::equal(train.triplets, b->split(Split::Train).triplets));
   const torch::Tensor ids = torch::arange(5, torch::kLong);
-  const torch::Tensor images = a->images("train", ids, {});
+  const torch::Tensor images = a->images(Split::Train, ids, {});
   EXPECT_EQ(images.sizes(), (std::vector<std::int64_t>{5, 3, 32, 32}));
   EXPECT_GE(images.min().item<float>(), 0.0f);
   EXPECT_LE(images.max().item<float>(), 1.0f);
-  EXPECT_TRUE(torch::equal(images, b->images("train", ids, {})));
+  EXPECT_TRUE(torch::equal(images, b->images(Split::Train, ids, {})));
   // The test split is the last test_items images of the t10k file: disjoint from validation.
-  EXPECT_FALSE(torch::equal(a->images("val", ids, {}), a->images("test", ids, {})));
+  EXPECT_FALSE(torch::equal(a->images(Split::Val, ids, {}), a->images(Split::Test, ids, {})));
 }
 
 TEST(FashionCrb, AnotherSeedGivesAnotherBenchmark) {
   const std::string base = "train_items = 50\ntrain_triplets = 16\n";
   auto a = wscsl::testing::build<Dataset>("fashion_crb", base + "seed = 1\n");
   auto b = wscsl::testing::build<Dataset>("fashion_crb", base + "seed = 2\n");
-  EXPECT_FALSE(torch::equal(a->split("train").factors, b->split("train").factors));
+  EXPECT_FALSE(torch::equal(a->split(Split::Train).factors, b->split(Split::Train).factors));
 }
 
 TEST(FashionCrb, OptionsAreChecked) {
@@ -268,7 +268,7 @@ TEST(FashionCrb, ConditionSubsetsSetTheFactors) {
       wscsl::testing::build<Dataset>("fashion_crb",
                                      "conditions = [\"rotation\", \"color\"]\ntrain_items = 40\n"
                                      "train_triplets = 8\n");
-  const SplitData& s = d->split("train");
+  const SplitData& s = d->split(Split::Train);
   EXPECT_EQ(s.factors.size(1), 2);
   EXPECT_LT(s.factors.select(1, 0).max().item<std::int64_t>(), 4);
   EXPECT_LT(s.factors.select(1, 1).max().item<std::int64_t>(), 6);
@@ -291,8 +291,8 @@ std::uint64_t fnv1a(const torch::Tensor& t) {
 TEST(FashionCrb, TripletsOfASeedNeverChange) {
   auto d = wscsl::testing::build<Dataset>(
       "fashion_crb", "train_items = 500\ntrain_triplets = 999\nval_items = 64\nseed = 7\n");
-  const SplitData& train = d->split("train");
-  const SplitData& val = d->split("val");
+  const SplitData& train = d->split(Split::Train);
+  const SplitData& val = d->split(Split::Val);
   // Recorded before the drawing moved into core (wscsl/data/triplets.hpp): the benchmark's
   // triplets for a seed stay what they were.
   EXPECT_EQ(fnv1a(train.triplets), 10864700727148742700ULL);

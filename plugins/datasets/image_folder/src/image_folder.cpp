@@ -90,8 +90,8 @@ ImageFolder::ImageFolder(const Options& options) : ImageDataset(options), option
     const fs::path dir = existing_directory(options_.triplets, "triplet directory");
     require_file(dir / kCsnImageList, "triplet image list");
     for (const std::string& condition : conditions_)
-      for (const std::string& split : image_splits())
-        require_file(csn_triplet_file(dir, condition, split, false), "triplet list");
+      for (Split split : image_splits())
+        require_file(csn_triplet_file(dir, condition, split_name(split), false), "triplet list");
   }
 }
 
@@ -151,15 +151,16 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
     column.rule.close_within = options_.close_within;
     column.rule.far_beyond = options_.far_beyond;
   }
-  for (const std::string& split : image_splits())
+  for (Split split : image_splits())
     labelled_.members[split];
   std::set<std::string> files;
   for (std::size_t r = 0; r < table.rows.size(); ++r) {
     const auto& row = table.rows[r];
     const std::int64_t line = table.lines[r];
-    const std::string& split = row[split_column];
-    if (!contains(image_splits(), split)) {
-      bad.reject(table.file, line, fmt::format("split '{}' is not train, val or test", split));
+    Split split{};
+    if (!parse_split(row[split_column], split)) {
+      bad.reject(table.file, line,
+                 fmt::format("split '{}' is not train, val or test", row[split_column]));
       continue;
     }
     if (!files.insert(row[file_column]).second) {
@@ -193,17 +194,16 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
   return list;
 }
 
-SplitData ImageFolder::read_split(const std::string& name, const ImageList& images, BadRows& bad) {
-  if (!options_.triplets.empty()) return read_triplet_files(name, images, bad);
+SplitData ImageFolder::read_split(Split split, const ImageList& images, BadRows& bad) {
+  if (!options_.triplets.empty()) return read_triplet_files(split, images, bad);
   const std::int64_t total =
-      per_split(name, options_.train_triplets, options_.val_triplets, options_.test_triplets);
+      per_split(split, options_.train_triplets, options_.val_triplets, options_.test_triplets);
   return labelled_.draw_split(
-      usable(labelled_.members.at(name)), total,
-      mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(name)));
+      usable(labelled_.members.at(split)), total,
+      mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(split)));
 }
 
-SplitData ImageFolder::read_triplet_files(const std::string& split, const ImageList& images,
-                                          BadRows& bad) {
+SplitData ImageFolder::read_triplet_files(Split split, const ImageList& images, BadRows& bad) {
   const fs::path dir = existing_directory(options_.triplets, "triplet directory");
   const fs::path list_file = dir / kCsnImageList;
   std::unordered_map<std::string, std::int64_t> id_of;
@@ -218,7 +218,7 @@ SplitData ImageFolder::read_triplet_files(const std::string& split, const ImageL
   }
   std::vector<Triplet> triplets;
   for (std::size_t k = 0; k < conditions_.size(); ++k) {
-    const fs::path file = csn_triplet_file(dir, conditions_[k], split, false);
+    const fs::path file = csn_triplet_file(dir, conditions_[k], split_name(split), false);
     for (const CsnTriplet& t :
          read_csn_triplets(file, static_cast<std::int64_t>(listed.size()), list_file, false, bad)) {
       const std::int64_t ids[3] = {local[static_cast<std::size_t>(t.anchor)],
@@ -244,7 +244,7 @@ SplitData ImageFolder::read_triplet_files(const std::string& split, const ImageL
   return data;
 }
 
-std::optional<SplitAttributes> ImageFolder::load_attributes(const std::string& split) {
+std::optional<SplitAttributes> ImageFolder::load_attributes(Split split) {
   return labelled_.attributes(split, image_list());
 }
 

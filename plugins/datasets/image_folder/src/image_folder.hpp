@@ -43,13 +43,13 @@ class ImageFolder final : public ImageDataset {
 
  protected:
   ImageList read_image_list(BadRows& bad) override;
-  SplitData read_split(const std::string& name, const ImageList& images, BadRows& bad) override;
-  std::optional<SplitAttributes> load_attributes(const std::string& split) override;
+  SplitData read_split(Split split, const ImageList& images, BadRows& bad) override;
+  std::optional<SplitAttributes> load_attributes(Split split) override;
 
  private:
   // Triplets of `split` from the CSN-layout directory `triplets`, mapped onto this dataset's ids
   // through the file names of its filenames.json.
-  SplitData read_triplet_files(const std::string& split, const ImageList& images, BadRows& bad);
+  SplitData read_triplet_files(Split split, const ImageList& images, BadRows& bad);
 
   Options options_;
   std::vector<std::string> conditions_;  // the chosen attribute columns

@@ -55,7 +55,7 @@ TEST_F(ImageFolderTest, DescribesTheAttributeColumnsAsConditions) {
 
 TEST_F(ImageFolderTest, DrawnTripletsFollowTheRuleWithinTheSplit) {
   auto d = build("numeric = [\"size\"]\nclose_within = 1\nfar_beyond = 2");
-  const SplitData& s = d->split("train");
+  const SplitData& s = d->split(Split::Train);
   ASSERT_EQ(s.triplets.size(0), 40);
   EXPECT_EQ((s.conditions == 0).sum().item<std::int64_t>(), 20);
   const CsvTable table = [&] {
@@ -85,7 +85,7 @@ TEST_F(ImageFolderTest, DrawnTripletsFollowTheRuleWithinTheSplit) {
 
 TEST_F(ImageFolderTest, OffersItsAttributesToMakeTriplets) {
   auto d = build();
-  const auto a = d->attributes("val");
+  const auto a = d->attributes(Split::Val);
   ASSERT_TRUE(a.has_value());
   EXPECT_EQ(a->members.numel(), 8);
   EXPECT_EQ(a->files.size(), 24u);
@@ -124,7 +124,7 @@ TEST_F(ImageFolderTest, UnreadableImageNamesTheCsvLine) {
 TEST_F(ImageFolderTest, SkippedRowsAreCounted) {
   append("b/x.png,train,red\nb/y.png,nope,red,1\n");
   auto d = build("max_bad_rows = 2");
-  EXPECT_EQ(d->split("train").num_images, 24);
+  EXPECT_EQ(d->split(Split::Train).num_images, 24);
   EXPECT_EQ(dynamic_cast<ImageDataset&>(*d).bad_rows().count(), 2);
   EXPECT_NE(dynamic_cast<ImageDataset&>(*d).bad_rows().summary().find("skipped 2 bad rows"),
             std::string::npos);

@@ -24,6 +24,12 @@ TypeSpaces type_spaces_of(const MarylandPolyvoreOptions& o) {
   return all_type_pairs({types.begin(), types.end()});
 }
 
+// The outfits of a split: <split>_no_dup.json, the validation split's spelled "valid".
+fs::path outfit_file(const fs::path& root, Split split) {
+  return root / fmt::format("{}_no_dup.json",
+                            split == Split::Val ? std::string_view("valid") : split_name(split));
+}
+
 }  // namespace
 
 fs::path released_file(const fs::path& root, const std::array<const char*, 2>& names,
@@ -134,10 +140,8 @@ MarylandPolyvore::MarylandPolyvore(const Options& options)
   category_types_ = read_category_types(category_file_);
   existing_directory(root_ / "images", "Maryland Polyvore image folder");
   FileProblems missing;
-  for (const char* split : {"train", "valid", "test"})
-    missing.attempt([&] {
-      require_file(root_ / fmt::format("{}_no_dup.json", split), "Maryland Polyvore outfits");
-    });
+  for (Split split : image_splits())
+    missing.attempt([&] { require_file(outfit_file(root_, split), "Maryland Polyvore outfits"); });
   missing.attempt([&] {
     compatibility_file_ = chosen_file(root_, options.same_type_compatibility, kCompatibilityFiles,
                                       "Maryland Polyvore compatibility lines");
@@ -153,9 +157,9 @@ MarylandPolyvore::MarylandPolyvore(const Options& options)
 }
 
 OutfitCatalog MarylandPolyvore::read_catalog(FileProblems& problems) {
-  std::map<std::string, fs::path> files;
-  for (const std::string& split : image_splits())
-    files[split] = root_ / fmt::format("{}_no_dup.json", split == "val" ? "valid" : split);
+  std::map<Split, fs::path> files;
+  for (Split split : image_splits())
+    files[split] = outfit_file(root_, split);
   OutfitImages read = outfit_images(files, OutfitLayout::Maryland, root_ / "images", problems);
   OutfitCatalog catalog = std::move(read.catalog);
   for (std::size_t i = 0; i < read.entries.size(); ++i) {
@@ -177,7 +181,7 @@ OutfitCatalog MarylandPolyvore::read_catalog(FileProblems& problems) {
     catalog.titles.push_back(normalised_text(read.entries[i].name));
     catalog.categories.push_back(normalised_text(it->second));
   }
-  OutfitSplitSource& test = catalog.splits.at("test");
+  OutfitSplitSource& test = catalog.splits.at(Split::Test);
   test.compatibility = compatibility_file_;
   test.blanks = blank_file_;
   test.answer = blank_answer_;

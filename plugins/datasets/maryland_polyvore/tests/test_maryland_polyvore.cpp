@@ -42,7 +42,7 @@ class MarylandPolyvoreTest : public ::testing::Test {
   std::shared_ptr<Dataset> build(const std::string& extra = "") {
     return wscsl::testing::build<Dataset>("maryland_polyvore", body(extra));
   }
-  std::string load_error(const std::string& split = "train", const std::string& extra = "") {
+  std::string load_error(Split split = Split::Train, const std::string& extra = "") {
     return wscsl::testing::load_error("maryland_polyvore", body(extra), split);
   }
   std::int64_t image(const std::string& item) const {
@@ -85,16 +85,16 @@ TEST_F(MarylandPolyvoreTest, EveryUnorderedTypePairIsACondition) {
 
 TEST_F(MarylandPolyvoreTest, EveryItemOfEveryOutfitIsItsOwnImage) {
   auto d = build("normalize = \"none\"");
-  const SplitData& s = d->split("train");
+  const SplitData& s = d->split(Split::Train);
   EXPECT_EQ(s.num_images, static_cast<std::int64_t>(fixture_.outfits.image_order.size()));
   const std::vector<std::int64_t> types = values(s.outfits->item_types);
   const std::vector<std::string> sorted = {"bottoms", "scarves", "shoes", "tops"};
   for (std::size_t i = 0; i < types.size(); ++i)
     EXPECT_EQ(sorted[static_cast<std::size_t>(types[i])],
               fixture_.outfits.item_type.at(fixture_.outfits.image_order[i]));
-  const std::string& set_id = fixture_.outfits.splits.at("val").set_ids[1];
+  const std::string& set_id = fixture_.outfits.splits.at(Split::Val).set_ids[1];
   const std::string key = set_id + "_4";  // the third item: indices skip 3
-  const at::Tensor got = d->images("val", torch::tensor({image(key)}, torch::kLong), {});
+  const at::Tensor got = d->images(Split::Val, torch::tensor({image(key)}, torch::kLong), {});
   const DecodedImage file = read_image_file(dir_ / "images" / set_id / "4.jpg", 1 << 20);
   ASSERT_TRUE(file.problem.empty()) << file.problem;
   std::vector<std::uint8_t> want(3 * 8 * 8);
@@ -105,12 +105,13 @@ TEST_F(MarylandPolyvoreTest, EveryItemOfEveryOutfitIsItsOwnImage) {
 
 TEST_F(MarylandPolyvoreTest, TrainingTripletsAreTheOutfitPairsWithTypePairConditions) {
   auto d = build("held_out_types = [\"scarves\"]");
-  const SplitData& s = d->split("train");
-  const auto pairs = wscsl::testing::naive_outfit_pairs(fixture_.outfits, "train", {"scarves"});
+  const SplitData& s = d->split(Split::Train);
+  const auto pairs =
+      wscsl::testing::naive_outfit_pairs(fixture_.outfits, Split::Train, {"scarves"});
   ASSERT_EQ(s.triplets.size(0), static_cast<std::int64_t>(pairs.size()));
   const std::vector<std::int64_t> types = values(s.outfits->item_types);
   const at::Tensor m = s.outfits->type_pair_conditions;
-  const at::Tensor epoch = d->epoch_triplets("train", 3, 1);
+  const at::Tensor epoch = d->epoch_triplets(Split::Train, 3, 1);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const auto t = static_cast<std::int64_t>(i);
     EXPECT_EQ(epoch[t][0].item<std::int64_t>(), pairs[i].anchor);
@@ -123,25 +124,26 @@ TEST_F(MarylandPolyvoreTest, TrainingTripletsAreTheOutfitPairsWithTypePairCondit
                [types[static_cast<std::size_t>(pairs[i].close)]]
                    .item<std::int64_t>());
   }
-  EXPECT_FALSE(epoch.equal(d->epoch_triplets("train", 4, 1)));
-  EXPECT_TRUE(epoch.equal(build("held_out_types = [\"scarves\"]")->epoch_triplets("train", 3, 1)));
+  EXPECT_FALSE(epoch.equal(d->epoch_triplets(Split::Train, 4, 1)));
+  EXPECT_TRUE(
+      epoch.equal(build("held_out_types = [\"scarves\"]")->epoch_triplets(Split::Train, 3, 1)));
 }
 
 TEST_F(MarylandPolyvoreTest, HansTestFilesTakeAnswersFirst) {
   auto d = build();
-  const OutfitData& o = *d->split("test").outfits;
-  expect_tasks(o, fixture_.outfits.splits.at("test"));
+  const OutfitData& o = *d->split(Split::Test).outfits;
+  expect_tasks(o, fixture_.outfits.splits.at(Split::Test));
   for (std::int64_t a : values(o.blanks.answers))
     EXPECT_EQ(a, 0);
-  EXPECT_EQ(d->split("val").outfits->compatibility.outfits.size(), 0);
-  EXPECT_EQ(d->split("val").outfits->blanks.questions.size(), 0);
+  EXPECT_EQ(d->split(Split::Val).outfits->compatibility.outfits.size(), 0);
+  EXPECT_EQ(d->split(Split::Val).outfits->blanks.questions.size(), 0);
 }
 
 TEST_F(MarylandPolyvoreTest, VasilevasSameTypeFilesResolveTheAnswerBySetId) {
   auto d = build(
       "same_type_compatibility = \"same_type/compatibility_test.txt\"\n"
       "same_type_fitb = \"same_type/fill_in_blank_test.json\"");
-  const OutfitData& o = *d->split("test").outfits;
+  const OutfitData& o = *d->split(Split::Test).outfits;
   expect_tasks(o, fixture_.same_type);
   const std::vector<std::int64_t> answers = values(o.blanks.answers);
   EXPECT_GT(std::set<std::int64_t>(answers.begin(), answers.end()).size(), 1u);
@@ -164,14 +166,14 @@ TEST_F(MarylandPolyvoreTest, TextsAreTheNormalisedNamesAndTheTypes) {
   EXPECT_EQ(d->info().text_fields, (std::vector<std::string>{"title", "category"}));
   EXPECT_TRUE(d->contract().provides_resource(Resource::ItemText, "title"));
   EXPECT_TRUE(d->contract().provides_resource(Resource::ItemText, "category"));
-  const SplitData& s = d->split("val");
+  const SplitData& s = d->split(Split::Val);
   const std::vector<std::string>& titles = s.texts.at("title");
   const std::vector<std::string>& categories = s.texts.at("category");
   ASSERT_EQ(static_cast<std::int64_t>(titles.size()), s.num_images);
   ASSERT_EQ(static_cast<std::int64_t>(categories.size()), s.num_images);
-  const std::string set0 = fixture_.outfits.splits.at("val").set_ids[0];
-  const std::string first = fixture_.outfits.splits.at("val").outfits[0][0];
-  const std::string second = fixture_.outfits.splits.at("val").outfits[0][1];
+  const std::string set0 = fixture_.outfits.splits.at(Split::Val).set_ids[0];
+  const std::string first = fixture_.outfits.splits.at(Split::Val).outfits[0][0];
+  const std::string second = fixture_.outfits.splits.at(Split::Val).outfits[0][1];
   EXPECT_EQ(titles[static_cast<std::size_t>(image(first))], "nol woolcoat");
   EXPECT_EQ(titles[static_cast<std::size_t>(image(second))], "");
   for (const std::string& key : fixture_.outfits.image_order) {
@@ -186,7 +188,7 @@ TEST_F(MarylandPolyvoreTest, TextsAreTheNormalisedNamesAndTheTypes) {
 TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndField) {
   const std::string train = (dir_ / "train_no_dup.json").string();
   const std::string csv = (dir_ / "category_types.csv").string();
-  const std::string set0 = fixture_.outfits.splits.at("train").set_ids[0];
+  const std::string set0 = fixture_.outfits.splits.at(Split::Train).set_ids[0];
   const auto edit_json = [&](const fs::path& path, const std::function<void(json&)>& edit) {
     return [=] {
       json doc = json::parse(read_text_file(path));
@@ -196,31 +198,32 @@ TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndF
   };
   struct Case {
     std::function<void()> damage;
-    std::string split, extra, expected;
+    Split split;
+    std::string extra, expected;
   };
   const std::vector<Case> cases = {
-      {edit_json(train, [](json& d) { d[0]["items"][1].erase("categoryid"); }), "train", "",
+      {edit_json(train, [](json& d) { d[0]["items"][1].erase("categoryid"); }), Split::Train, "",
        train + ": outfit 0 (set_id '" + set0 +
            "'): has no items[1].categoryid; expected an integer"},
-      {edit_json(train, [](json& d) { d[0]["items"][1]["categoryid"] = 77; }), "train", "",
+      {edit_json(train, [](json& d) { d[0]["items"][1]["categoryid"] = 77; }), Split::Train, "",
        train + " (outfit 0, set_id '" + set0 + "'): the item of index 2 has categoryid 77, which " +
            csv + " does not map to a type"},
-      {edit_json(train, [](json& d) { d[0]["items"][1].erase("name"); }), "train", "",
+      {edit_json(train, [](json& d) { d[0]["items"][1].erase("name"); }), Split::Train, "",
        train + ": outfit 0 (set_id '" + set0 + "'): has no items[1].name; expected a string"},
-      {edit_json(train, [](json& d) { d[0]["items"][0]["name"] = 3; }), "train", "",
+      {edit_json(train, [](json& d) { d[0]["items"][0]["name"] = 3; }), Split::Train, "",
        train + ": outfit 0 (set_id '" + set0 +
            "'): items[0].name is an integer; expected a string"},
-      {edit_json(train, [](json& d) { d[0]["set_id"] = -5; }), "train", "",
+      {edit_json(train, [](json& d) { d[0]["set_id"] = -5; }), Split::Train, "",
        train + ": outfit 0: 'set_id' is an integer; expected an id (a string or a non-negative "
                "integer)"},
       {[&] {
          wscsl::testing::write_text(dir_ / "category_types.csv", "categoryid,type\nx,tops\n");
        },
-       "train", "", csv + ":2: categoryid is 'x'; expected an integer"},
+       Split::Train, "", csv + ":2: categoryid is 'x'; expected an integer"},
       {[&] { wscsl::testing::write_text(dir_ / "category_types.csv", "id,type\n1,tops\n"); },
-       "train", "", csv + ":1: the header lacks a 'categoryid' or a 'type' column"},
+       Split::Train, "", csv + ":1: the header lacks a 'categoryid' or a 'type' column"},
       {edit_json(dir_ / "fill_in_the_blank_test.json", [](json& d) { d[0]["answers"][0] = "9_9"; }),
-       "test", "",
+       Split::Test, "",
        (dir_ / "fill_in_the_blank_test.json").string() +
            ": question 0: answers[0] '9_9' is not "
            "an item of " +
@@ -228,16 +231,16 @@ TEST_F(MarylandPolyvoreTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndF
       {[&] {
          std::ofstream(dir_ / "fashion-compatibility-prediction.txt", std::ios::app) << "yes a b\n";
        },
-       "test", "",
+       Split::Test, "",
        (dir_ / "fashion-compatibility-prediction.txt").string() + ":9: the label is 'yes'"},
       {edit_json(dir_ / "same_type" / "fill_in_blank_test.json",
                  [](json& d) {
                    d[0]["answers"] = {d[0]["answers"][0], d[0]["answers"][0], d[0]["answers"][0],
                                       d[0]["answers"][0]};
                  }),
-       "test", "same_type_fitb = \"same_type/fill_in_blank_test.json\"",
+       Split::Test, "same_type_fitb = \"same_type/fill_in_blank_test.json\"",
        (dir_ / "same_type" / "fill_in_blank_test.json").string() + ": question 0: "},
-      {[] {}, "train", "held_out_types = [\"hats\"]",
+      {[] {}, Split::Train, "held_out_types = [\"hats\"]",
        "held_out_types: 'hats' is not an item type of " + csv},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -263,18 +266,18 @@ TEST(MarylandPolyvoreGenerated, TheTinyBenchmarksVariantIsRead) {
       fmt::format("root = \"{}\"\ncategory_types = \"category_types.csv\"\nimage_size = 16",
                   (scratch.path() / "maryland").string()));
   EXPECT_EQ(d->info().num_conditions(), 66);
-  const OutfitData& test = *d->split("test").outfits;
+  const OutfitData& test = *d->split(Split::Test).outfits;
   EXPECT_GT(test.blanks.questions.size(), 0);
   EXPECT_EQ(test.blanks.answers.sum().item<std::int64_t>(), 0);
   EXPECT_GT(test.compatibility.outfits.size(), 0);
-  EXPECT_GT(d->split("train").triplets.size(0), 0);
+  EXPECT_GT(d->split(Split::Train).triplets.size(0), 0);
   // Texts: every item's normalised name (the benchmark's title; some have none) and its type.
   std::multiset<std::string> want;
   for (const char* file : {"train_no_dup.json", "valid_no_dup.json", "test_no_dup.json"})
     for (const json& o : json::parse(read_text_file(scratch.path() / "maryland" / file)))
       for (const json& i : o.at("items"))
         want.insert(normalised_text(i.at("name").get<std::string>()));
-  const auto& texts = d->split("test").texts;
+  const auto& texts = d->split(Split::Test).texts;
   EXPECT_EQ(std::multiset<std::string>(texts.at("title").begin(), texts.at("title").end()), want);
   EXPECT_GT(want.count(""), 0u);
   const std::vector<std::string>& types = d->info().item_types;
@@ -295,14 +298,14 @@ TEST(MarylandPolyvoreRelease, TheTestFilesAreReadUnderTheScriptsSpellings) {
       "root = \"{}\"\ncategory_types = \"category_types.csv\"\nimage_size = 8\ndecode_threads = 1",
       dir.string());
   auto d = wscsl::testing::build<Dataset>("maryland_polyvore", body);
-  const OutfitData& o = *d->split("test").outfits;
-  EXPECT_EQ(values(o.compatibility.labels), fixture.outfits.splits.at("test").labels);
+  const OutfitData& o = *d->split(Split::Test).outfits;
+  EXPECT_EQ(values(o.compatibility.labels), fixture.outfits.splits.at(Split::Test).labels);
   EXPECT_EQ(o.blanks.questions.size(),
-            static_cast<std::int64_t>(fixture.outfits.splits.at("test").questions.size()));
+            static_cast<std::int64_t>(fixture.outfits.splits.at(Split::Test).questions.size()));
 
   fs::remove(dir / "fashion_compatibility_prediction.txt");
   fs::remove(dir / "fill_in_blank_test.json");
-  const std::string message = wscsl::testing::load_error("maryland_polyvore", body, "train");
+  const std::string message = wscsl::testing::load_error("maryland_polyvore", body, Split::Train);
   EXPECT_EQ(message,
             fmt::format("2 problems in the dataset's files:\n"
                         "  Maryland Polyvore compatibility lines: neither {0}/"
@@ -325,7 +328,7 @@ TEST_F(MarylandPolyvoreTest, IndexValuedBlankPositionsAreReadAsPublished) {
   auto d = build(
       "same_type_compatibility = \"same_type/compatibility_test.txt\"\n"
       "same_type_fitb = \"same_type/fill_in_blank_test.json\"");
-  expect_tasks(*d->split("test").outfits, fixture_.same_type);
+  expect_tasks(*d->split(Split::Test).outfits, fixture_.same_type);
 }
 
 // `wscsl check` builds the dataset: a broken test-split file is refused then, with every other

@@ -38,9 +38,9 @@ fs::path checked_folder(const PolyvoreOutfitsOptions& o) {
   };
   require(root / kMetadataFile, "Polyvore Outfits item metadata");
   require(folder / kTypeSpacesFile, "Polyvore Outfits type spaces");
-  for (const std::string& split : image_splits()) {
+  for (Split split : image_splits()) {
     require(folder / (file_split(split) + ".json"), "Polyvore Outfits outfits");
-    if (split == "train") continue;
+    if (split == Split::Train) continue;
     require(folder / fmt::format("compatibility_{}.txt", file_split(split)),
             "Polyvore Outfits compatibility lines");
     require(folder / fmt::format("fill_in_blank_{}.json", file_split(split)),
@@ -58,18 +58,18 @@ TypeSpaces read_type_spaces(const PolyvoreOutfitsOptions& o) {
 
 }  // namespace
 
-fs::path split_folder(const fs::path& root, Split split) {
+fs::path split_folder(const fs::path& root, ReleaseSplit split) {
   switch (split) {
-    case Split::Nondisjoint:
+    case ReleaseSplit::Nondisjoint:
       return root / "nondisjoint";
-    case Split::Disjoint:
+    case ReleaseSplit::Disjoint:
       return root / "disjoint";
   }
   return root;
 }
 
-std::string file_split(const std::string& split) {
-  return split == "val" ? "valid" : split;
+std::string file_split(Split split) {
+  return split == Split::Val ? "valid" : std::string(split_name(split));
 }
 
 Schema<PolyvoreOutfitsOptions> PolyvoreOutfits::schema() {
@@ -86,13 +86,13 @@ Schema<PolyvoreOutfitsOptions> PolyvoreOutfits::schema() {
           "Directory holding polyvore_item_metadata.json, images/, nondisjoint/ and disjoint/.")
       .path()
       .required();
-  s.field(
-      "split", &O::split, "Which of the release's two splits to read.",
-      EnumChoices<Split>{{Split::Nondisjoint, "nondisjoint",
-                          "outfits split at random: items may occur in training and test outfits"},
-                         {Split::Disjoint, "disjoint",
-                          "no test or validation outfit shares an item with "
-                          "a training outfit"}});
+  s.field("split", &O::split, "Which of the release's two splits to read.",
+          EnumChoices<ReleaseSplit>{
+              {ReleaseSplit::Nondisjoint, "nondisjoint",
+               "outfits split at random: items may occur in training and test outfits"},
+              {ReleaseSplit::Disjoint, "disjoint",
+               "no test or validation outfit shares an item with "
+               "a training outfit"}});
   s.field("generate", &O::generate,
           "Write the embedded outfit benchmark (Fashion-MNIST garments drawn by the Fashion-CRB "
           "renderer from a hidden compatibility process, docs/datasets.md) under `root` first, "
@@ -124,18 +124,18 @@ fs::path PolyvoreOutfits::released_text_features() const {
 }
 
 OutfitCatalog PolyvoreOutfits::read_catalog(FileProblems& problems) {
-  std::map<std::string, fs::path> files;
-  for (const std::string& split : image_splits())
+  std::map<Split, fs::path> files;
+  for (Split split : image_splits())
     files[split] = folder_ / (file_split(split) + ".json");
   OutfitImages read =
       outfit_images(files, OutfitLayout::PolyvoreOutfits, root_ / "images", problems);
   OutfitCatalog catalog = std::move(read.catalog);
-  for (const std::string& split : image_splits()) {
+  for (Split split : image_splits()) {
     OutfitSplitSource& src = catalog.splits.at(split);
     const fs::path compatibility = folder_ / fmt::format("compatibility_{}.txt", file_split(split));
     const fs::path blanks = folder_ / fmt::format("fill_in_blank_{}.json", file_split(split));
     // The release has both for training too; the released code evaluates only valid and test.
-    const bool train = split == "train";
+    const bool train = split == Split::Train;
     problems.attempt([&] {
       if (!train || optional_file_present(compatibility)) src.compatibility = compatibility;
     });

@@ -12,7 +12,8 @@
 
 namespace wscsl::polyvore_outfits {
 
-enum class Split { Nondisjoint, Disjoint };
+// Which of the release's two splits of the outfits (its folders nondisjoint/ and disjoint/).
+enum class ReleaseSplit { Nondisjoint, Disjoint };
 // Whether to write the embedded outfit benchmark under `root` first
 // (wscsl/data/outfit_benchmark.hpp).
 enum class Generate { None, Tiny, Medium };
@@ -27,15 +28,15 @@ struct PolyvoreOutfitsOptions : OutfitDatasetOptions {
   PolyvoreOutfitsOptions() {}
 
   std::string root;
-  Split split = Split::Nondisjoint;
+  ReleaseSplit split = ReleaseSplit::Nondisjoint;
   Generate generate = Generate::None;
   std::int64_t generator_seed = 1;
 };
 
 // The folder of a split's files ("<root>/nondisjoint") and the released name of a wscsl split
 // ("valid" for val).
-std::filesystem::path split_folder(const std::filesystem::path& root, Split split);
-std::string file_split(const std::string& split);
+std::filesystem::path split_folder(const std::filesystem::path& root, ReleaseSplit split);
+std::string file_split(Split split);
 
 class PolyvoreOutfits final : public OutfitDataset {
  public:

@@ -57,7 +57,7 @@ class PolyvoreOutfitsTest : public ::testing::Test {
   std::shared_ptr<Dataset> build(const std::string& extra = "") {
     return wscsl::testing::build<Dataset>("polyvore_outfits", body(extra));
   }
-  std::string load_error(const std::string& split = "train", const std::string& extra = "") {
+  std::string load_error(Split split = Split::Train, const std::string& extra = "") {
     return wscsl::testing::load_error("polyvore_outfits", body(extra), split);
   }
   fs::path file(const std::string& name) const { return dir_ / "nondisjoint" / name; }
@@ -138,7 +138,7 @@ TEST_F(PolyvoreOutfitsTest, InfoNamesTheTypePairsInPickleOrderAndTheSortedTypes)
   EXPECT_TRUE(info.conditions[3].values.empty());
   EXPECT_EQ(info.item_types, (std::vector<std::string>{"bottoms", "scarves", "shoes", "tops"}));
   EXPECT_EQ(info.height, 8);
-  const at::Tensor m = d->split("val").outfits->type_pair_conditions;
+  const at::Tensor m = d->split(Split::Val).outfits->type_pair_conditions;
   for (const std::string& a : info.item_types)
     for (const std::string& b : info.item_types)
       EXPECT_EQ(m[type_index(a)][type_index(b)].item<std::int64_t>(), condition_of(a, b));
@@ -146,16 +146,16 @@ TEST_F(PolyvoreOutfitsTest, InfoNamesTheTypePairsInPickleOrderAndTheSortedTypes)
 
 TEST_F(PolyvoreOutfitsTest, TrainingTripletsAreTheReleasedLoadersPairs) {
   auto d = build();
-  const SplitData& s = d->split("train");
-  const auto pairs = wscsl::testing::naive_outfit_pairs(fixture_, "train");
+  const SplitData& s = d->split(Split::Train);
+  const auto pairs = wscsl::testing::naive_outfit_pairs(fixture_, Split::Train);
   ASSERT_EQ(s.triplets.size(0), static_cast<std::int64_t>(pairs.size()));
   std::int64_t expected_pairs = 0;
-  for (const auto& outfit : fixture_.splits.at("train").outfits)
+  for (const auto& outfit : fixture_.splits.at(Split::Train).outfits)
     expected_pairs += static_cast<std::int64_t>(outfit.size() * (outfit.size() - 1) / 2);
   EXPECT_EQ(static_cast<std::int64_t>(pairs.size()), expected_pairs);  // every type has 2 items
   const std::vector<std::int64_t> types = values(s.outfits->item_types);
   std::set<std::int64_t> train_items;
-  for (const auto& outfit : fixture_.splits.at("train").outfits)
+  for (const auto& outfit : fixture_.splits.at(Split::Train).outfits)
     for (const std::string& item : outfit)
       train_items.insert(image(item));
   bool same_type_pair = false;
@@ -183,30 +183,31 @@ TEST_F(PolyvoreOutfitsTest, TrainingTripletsAreTheReleasedLoadersPairs) {
 TEST_F(PolyvoreOutfitsTest, EpochTripletsAreAFunctionOfSeedAndEpoch) {
   auto a = build();
   auto b = build();
-  const at::Tensor a0 = a->epoch_triplets("train", 0, 5);
-  EXPECT_TRUE(a0.equal(b->epoch_triplets("train", 0, 5)));
-  const at::Tensor a1 = a->epoch_triplets("train", 1, 5);
+  const at::Tensor a0 = a->epoch_triplets(Split::Train, 0, 5);
+  EXPECT_TRUE(a0.equal(b->epoch_triplets(Split::Train, 0, 5)));
+  const at::Tensor a1 = a->epoch_triplets(Split::Train, 1, 5);
   EXPECT_FALSE(a0.equal(a1));
-  EXPECT_FALSE(a0.equal(a->epoch_triplets("train", 0, 6)));
+  EXPECT_FALSE(a0.equal(a->epoch_triplets(Split::Train, 0, 6)));
   EXPECT_TRUE(a0.slice(1, 0, 2).equal(a1.slice(1, 0, 2)));
-  EXPECT_TRUE(a0.slice(1, 0, 2).equal(a->split("train").triplets.slice(1, 0, 2)));
+  EXPECT_TRUE(a0.slice(1, 0, 2).equal(a->split(Split::Train).triplets.slice(1, 0, 2)));
   // The far items of an epoch are of the close item's type, never the close item.
-  const std::vector<std::int64_t> types = values(a->split("train").outfits->item_types);
+  const std::vector<std::int64_t> types = values(a->split(Split::Train).outfits->item_types);
   const std::vector<std::int64_t> close = column(a1, 1), far = column(a1, 2);
   for (std::size_t i = 0; i < close.size(); ++i) {
     EXPECT_NE(close[i], far[i]);
     EXPECT_EQ(types[static_cast<std::size_t>(close[i])], types[static_cast<std::size_t>(far[i])]);
   }
   // Validation keeps its load-time triplets, the same in every instance.
-  EXPECT_TRUE(a->split("val").triplets.equal(b->split("val").triplets));
+  EXPECT_TRUE(a->split(Split::Val).triplets.equal(b->split(Split::Val).triplets));
 }
 
 TEST_F(PolyvoreOutfitsTest, CompatibilityLinesAndQuestionsResolveByItemKey) {
   auto d = build();
-  for (const std::string split : {"train", "val", "test"}) {
+  for (Split split : kAllSplits) {
     const OutfitData& o = *d->split(split).outfits;
     const wscsl::testing::FixtureSplit& f = fixture_.splits.at(split);
-    ASSERT_EQ(o.compatibility.outfits.size(), static_cast<std::int64_t>(f.lines.size())) << split;
+    ASSERT_EQ(o.compatibility.outfits.size(), static_cast<std::int64_t>(f.lines.size()))
+        << split_name(split);
     EXPECT_EQ(values(o.compatibility.labels), f.labels);
     const std::vector<std::int64_t> offsets = values(o.compatibility.outfits.offsets);
     const std::vector<std::int64_t> items = values(o.compatibility.outfits.items);
@@ -237,24 +238,26 @@ TEST_F(PolyvoreOutfitsTest, CompatibilityLinesAndQuestionsResolveByItemKey) {
 
 TEST_F(PolyvoreOutfitsTest, HeldOutTypesLeaveTheTrainingOutfitsOnly) {
   auto d = build("held_out_types = [\"scarves\", \"shoes\"]");
-  const SplitData& train = d->split("train");
-  const auto pairs = wscsl::testing::naive_outfit_pairs(fixture_, "train", {"scarves", "shoes"});
+  const SplitData& train = d->split(Split::Train);
+  const auto pairs =
+      wscsl::testing::naive_outfit_pairs(fixture_, Split::Train, {"scarves", "shoes"});
   ASSERT_EQ(train.triplets.size(0), static_cast<std::int64_t>(pairs.size()));
-  ASSERT_LT(pairs.size(), wscsl::testing::naive_outfit_pairs(fixture_, "train").size());
+  ASSERT_LT(pairs.size(), wscsl::testing::naive_outfit_pairs(fixture_, Split::Train).size());
   const std::vector<std::int64_t> types = values(train.outfits->item_types);
   for (std::int64_t id : values(train.triplets))
     EXPECT_TRUE(types[static_cast<std::size_t>(id)] != type_index("scarves") &&
                 types[static_cast<std::size_t>(id)] != type_index("shoes"));
   for (std::size_t i = 0; i < pairs.size(); ++i)
     EXPECT_EQ(train.triplets[static_cast<std::int64_t>(i)][1].item<std::int64_t>(), pairs[i].close);
-  const SplitData& test = d->split("test");
-  EXPECT_EQ(test.triplets.size(0),
-            static_cast<std::int64_t>(wscsl::testing::naive_outfit_pairs(fixture_, "test").size()));
+  const SplitData& test = d->split(Split::Test);
+  EXPECT_EQ(
+      test.triplets.size(0),
+      static_cast<std::int64_t>(wscsl::testing::naive_outfit_pairs(fixture_, Split::Test).size()));
   bool scarves_in_test = false;
   for (std::int64_t id : values(test.triplets))
     scarves_in_test |= types[static_cast<std::size_t>(id)] == type_index("scarves");
   EXPECT_TRUE(scarves_in_test);
-  EXPECT_NE(load_error("train", "held_out_types = [\"scarfs\"]")
+  EXPECT_NE(load_error(Split::Train, "held_out_types = [\"scarfs\"]")
                 .find("held_out_types: 'scarfs' is not an item type of " +
                       file("typespaces.p").string() + "; expected one of bottoms, scarves"),
             std::string::npos);
@@ -262,8 +265,8 @@ TEST_F(PolyvoreOutfitsTest, HeldOutTypesLeaveTheTrainingOutfitsOnly) {
 
 TEST_F(PolyvoreOutfitsTest, ImagesAreTheItemsFilesThroughTheReferencePipeline) {
   auto d = build("normalize = \"none\"");
-  const std::string item = fixture_.splits.at("test").outfits[2][1];
-  const at::Tensor got = d->images("test", torch::tensor({image(item)}, torch::kLong), {});
+  const std::string item = fixture_.splits.at(Split::Test).outfits[2][1];
+  const at::Tensor got = d->images(Split::Test, torch::tensor({image(item)}, torch::kLong), {});
   const DecodedImage file = read_image_file(dir_ / "images" / (item + ".jpg"), 1 << 20);
   ASSERT_TRUE(file.problem.empty()) << file.problem;
   std::vector<std::uint8_t> want(3 * 8 * 8);
@@ -277,8 +280,9 @@ TEST_F(PolyvoreOutfitsTest, TheDisjointSplitIsReadFromItsFolder) {
   fs::rename(dir_ / "nondisjoint", dir_ / "disjoint");
   EXPECT_NE(load_error().find("nondisjoint"), std::string::npos);
   auto d = wscsl::testing::build<Dataset>("polyvore_outfits", body("split = \"disjoint\""));
-  EXPECT_EQ(d->split("test").triplets.size(0),
-            static_cast<std::int64_t>(wscsl::testing::naive_outfit_pairs(fixture_, "test").size()));
+  EXPECT_EQ(
+      d->split(Split::Test).triplets.size(0),
+      static_cast<std::int64_t>(wscsl::testing::naive_outfit_pairs(fixture_, Split::Test).size()));
 }
 
 TEST_F(PolyvoreOutfitsTest, PythonPicklesOfEveryProtocolAreRead) {
@@ -289,7 +293,7 @@ TEST_F(PolyvoreOutfitsTest, PythonPicklesOfEveryProtocolAreRead) {
 }
 
 TEST_F(PolyvoreOutfitsTest, TextsAreTheReleasedKeysAndTheSemanticCategories) {
-  const std::string edited = fixture_.splits.at("train").outfits[0][0];
+  const std::string edited = fixture_.splits.at(Split::Train).outfits[0][0];
   json metadata = read_json(dir_ / "polyvore_item_metadata.json");
   metadata[edited]["title"] = " Ma\u00f1ana\nRed TOP, Size S \n";
   write_json(dir_ / "polyvore_item_metadata.json", metadata);
@@ -297,7 +301,7 @@ TEST_F(PolyvoreOutfitsTest, TextsAreTheReleasedKeysAndTheSemanticCategories) {
   EXPECT_EQ(d->info().text_fields, (std::vector<std::string>{"title", "category"}));
   EXPECT_TRUE(d->contract().provides_resource(Resource::ItemText, "title"));
   EXPECT_TRUE(d->contract().provides_resource(Resource::ItemText, "category"));
-  for (const std::string split : {"train", "val", "test"}) {
+  for (Split split : kAllSplits) {
     const SplitData& s = d->split(split);
     ASSERT_EQ(s.texts.size(), 2u);
     const std::vector<std::string>& titles = s.texts.at("title");
@@ -329,7 +333,7 @@ TEST_F(PolyvoreOutfitsTest, CategoriesCsvGivesTheFineGrainedCategoryLabel) {
   wscsl::testing::write_text(dir_ / "categories.csv", csv);
   const json metadata = read_json(dir_ / "polyvore_item_metadata.json");
   auto d = build();
-  const std::vector<std::string>& categories = d->split("test").texts.at("category");
+  const std::vector<std::string>& categories = d->split(Split::Test).texts.at("category");
   for (const std::string& item : fixture_.image_order)
     EXPECT_EQ(categories[static_cast<std::size_t>(image(item))],
               "fine name, " + metadata.at(item).at("category_id").get<std::string>())
@@ -363,12 +367,12 @@ TEST_F(PolyvoreOutfitsTest, CategoriesCsvGivesTheFineGrainedCategoryLabel) {
 TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndField) {
   const std::string train = file("train.json").string();
   const std::string metadata = (dir_ / "polyvore_item_metadata.json").string();
-  const std::string set0 = fixture_.splits.at("train").set_ids[0];
-  const std::string set2 = fixture_.splits.at("train").set_ids[2];
-  const std::string first = fixture_.splits.at("train").outfits[0][0];
+  const std::string set0 = fixture_.splits.at(Split::Train).set_ids[0];
+  const std::string set2 = fixture_.splits.at(Split::Train).set_ids[2];
+  const std::string first = fixture_.splits.at(Split::Train).outfits[0][0];
   struct Case {
     std::function<void()> damage;
-    std::string split;
+    Split split;
     std::string expected;
   };
   const auto edit_json = [&](const fs::path& path, const std::function<void(json&)>& edit) {
@@ -379,20 +383,21 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
     };
   };
   const std::vector<Case> cases = {
-      {edit_json(file("train.json"), [](json& d) { d[2].erase("set_id"); }), "train",
+      {edit_json(file("train.json"), [](json& d) { d[2].erase("set_id"); }), Split::Train,
        train + ": outfit 2: has no 'set_id'; expected an id (a string or an integer)"},
-      {edit_json(file("train.json"), [](json& d) { d[2]["items"][1]["item_id"] = 1.5; }), "train",
+      {edit_json(file("train.json"), [](json& d) { d[2]["items"][1]["item_id"] = 1.5; }),
+       Split::Train,
        train + ": outfit 2 (set_id '" + set2 +
            "'): items[1].item_id is a fractional number; expected an id (a string or a "
            "non-negative integer)"},
       {edit_json(file("train.json"),
                  [](json& d) { d[2]["items"][1]["item_id"] = std::string("17\0x", 4); }),
-       "train",
+       Split::Train,
        train + ": outfit 2 (set_id '" + set2 +
            "'): items[1].item_id '17\\x00x' holds a NUL byte; expected an id"},
       {edit_json(file("train.json"),
                  [](json& d) { d[2]["items"][1]["index"] = 18446744073709551615u; }),
-       "train",
+       Split::Train,
        train + ": outfit 2 (set_id '" + set2 +
            "'): items[1].index is 18446744073709551615, above 9223372036854775807; expected an "
            "integer within 64 bits"},
@@ -401,76 +406,85 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
                    d[2]["set_id"] = "\x1b[2J" + std::string(300, 'x');
                    d[2]["items"][0].erase("item_id");
                  }),
-       "train",
+       Split::Train,
        train + ": outfit 2 (set_id '\\x1b[2J" + std::string(196, 'x') +
            "\u2026' (104 more bytes)): has no items[0].item_id"},
-      {edit_json(file("train.json"), [](json& d) { d[0]["items"][0].erase("index"); }), "train",
+      {edit_json(file("train.json"), [](json& d) { d[0]["items"][0].erase("index"); }),
+       Split::Train,
        train + ": outfit 0 (set_id '" + set0 + "'): has no items[0].index; expected an integer"},
-      {edit_json(file("train.json"), [](json& d) { d[0]["items"][1]["index"] = "2"; }), "train",
+      {edit_json(file("train.json"), [](json& d) { d[0]["items"][1]["index"] = "2"; }),
+       Split::Train,
        train + ": outfit 0 (set_id '" + set0 +
            "'): items[1].index is a string; expected an integer"},
-      {edit_json(file("train.json"), [](json& d) { d[0]["items"] = 3; }), "train",
+      {edit_json(file("train.json"), [](json& d) { d[0]["items"] = 3; }), Split::Train,
        train + ": outfit 0 (set_id '" + set0 + "'): 'items' is an integer; expected a list"},
-      {edit_json(file("train.json"), [](json& d) { d[0]["items"][0]["item_id"] = "999"; }), "train",
+      {edit_json(file("train.json"), [](json& d) { d[0]["items"][0]["item_id"] = "999"; }),
+       Split::Train,
        metadata + ": describes no item '999', which " + train + " (outfit 0, set_id '" + set0 +
            "') lists"},
-      {[&] { wscsl::testing::write_text(file("train.json"), "[{\"set_id\": \"1\",]"); }, "train",
-       train + ": not valid JSON: parse error at line 1, column 17"},
+      {[&] { wscsl::testing::write_text(file("train.json"), "[{\"set_id\": \"1\",]"); },
+       Split::Train, train + ": not valid JSON: parse error at line 1, column 17"},
       {edit_json(dir_ / "polyvore_item_metadata.json",
                  [&](json& d) { d[first].erase("semantic_category"); }),
-       "train", metadata + ": item '" + first + "': has no 'semantic_category'; expected a string"},
+       Split::Train,
+       metadata + ": item '" + first + "': has no 'semantic_category'; expected a string"},
       {edit_json(dir_ / "polyvore_item_metadata.json", [&](json& d) { d[first]["title"] = 5; }),
-       "train", metadata + ": item '" + first + "': 'title' is an integer; expected a string"},
+       Split::Train, metadata + ": item '" + first + "': 'title' is an integer; expected a string"},
       {edit_json(dir_ / "polyvore_item_metadata.json",
                  [&](json& d) { d[first]["semantic_category"] = "hats"; }),
-       "train",
+       Split::Train,
        metadata + ": item '" + first + "': 'semantic_category' is 'hats', which " +
            file("typespaces.p").string() + " does not name"},
       {[&] { std::ofstream(file("compatibility_valid.txt"), std::ios::app) << "2 a_1 b_2\n"; },
-       "val", file("compatibility_valid.txt").string() + ":9: the label is '2'; expected 1"},
+       Split::Val, file("compatibility_valid.txt").string() + ":9: the label is '2'; expected 1"},
       {[&] {
          std::ofstream(file("compatibility_test.txt"), std::ios::app) << "1 " + set0 + "_1\n";
        },
-       "test",
+       Split::Test,
        file("compatibility_test.txt").string() + ":9: the outfit has 1 item; expected at least 2"},
       {[&] {
          std::ofstream(file("compatibility_test.txt"), std::ios::app) << "0 " + set0 + "_1 x_2\n";
        },
-       "test",
+       Split::Test,
        file("compatibility_test.txt").string() + ":9: item '" + set0 + "_1' is not an item of " +
            file("test.json").string()},
-      {edit_json(file("fill_in_blank_valid.json"),
-                 [&](json& d) {
-                   d[0]["answers"]
-                    [static_cast<std::size_t>(fixture_.splits.at("val").questions[0].answer)] =
-                        d[0]["answers"][(fixture_.splits.at("val").questions[0].answer + 1) % 4];
-                 }),
-       "val",
+      {edit_json(
+           file("fill_in_blank_valid.json"),
+           [&](json& d) {
+             d[0]["answers"]
+              [static_cast<std::size_t>(fixture_.splits.at(Split::Val).questions[0].answer)] =
+                  d[0]["answers"][(fixture_.splits.at(Split::Val).questions[0].answer + 1) % 4];
+           }),
+       Split::Val,
        file("fill_in_blank_valid.json").string() +
            ": question 0: 0 of the answers share the set_id of question[0]"},
       {edit_json(file("fill_in_blank_valid.json"), [](json& d) { d[0]["answers"][1] = "1_1"; }),
-       "val",
+       Split::Val,
        file("fill_in_blank_valid.json").string() +
            ": question 0: answers[1] '1_1' is not "
            "an item of " +
            file("valid.json").string()},
       {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1]["blank_position"] = "9"; }),
-       "test",
+       Split::Test,
        file("fill_in_blank_test.json").string() + ": question 1: 'blank_position' is a string; "
                                                   "expected an integer"},
-      {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1].erase("answers"); }), "test",
+      {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1].erase("answers"); }),
+       Split::Test,
        file("fill_in_blank_test.json").string() +
            ": question 1: has no 'answers'; expected a list"},
-      {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1]["question"][0] = 4; }), "test",
+      {edit_json(file("fill_in_blank_test.json"), [](json& d) { d[1]["question"][0] = 4; }),
+       Split::Test,
        file("fill_in_blank_test.json").string() + ": question 1: question[0] is an integer; "
                                                   "expected an item name"},
       {[&] { wscsl::testing::write_text(file("typespaces.p"), "(lp0\nc__builtin__\neval\n."); },
-       "train", file("typespaces.p").string() + ": byte 5: opcode 0x63 is not one"},
-      {[&] { fs::remove(file("fill_in_blank_test.json")); }, "test",
+       Split::Train, file("typespaces.p").string() + ": byte 5: opcode 0x63 is not one"},
+      {[&] { fs::remove(file("fill_in_blank_test.json")); }, Split::Test,
        "Polyvore Outfits fill-in-the-blank questions " + file("fill_in_blank_test.json").string() +
            ": no such file"},
-      {[&] { fs::remove(dir_ / "images" / (fixture_.splits.at("val").outfits[1][0] + ".jpg")); },
-       "val", fixture_.splits.at("val").outfits[1][0] + ".jpg"},
+      {[&] {
+         fs::remove(dir_ / "images" / (fixture_.splits.at(Split::Val).outfits[1][0] + ".jpg"));
+       },
+       Split::Val, fixture_.splits.at(Split::Val).outfits[1][0] + ".jpg"},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     fs::remove_all(dir_);
@@ -495,12 +509,12 @@ TEST(PolyvoreOutfitsGenerated, TheTinyBenchmarkIsWrittenAndRead) {
                     root, split));
     EXPECT_EQ(d->info().num_conditions(), 66);
     EXPECT_EQ(d->info().item_types.size(), 11u);
-    const SplitData& train = d->split("train");
+    const SplitData& train = d->split(Split::Train);
     EXPECT_GT(train.triplets.size(0), 0);
-    const SplitData& test = d->split("test");
+    const SplitData& test = d->split(Split::Test);
     EXPECT_GT(test.outfits->compatibility.outfits.size(), 0);
     EXPECT_GT(test.outfits->blanks.questions.size(), 0);
-    const at::Tensor epoch = d->epoch_triplets("train", 2, 9);
+    const at::Tensor epoch = d->epoch_triplets(Split::Train, 2, 9);
     EXPECT_TRUE(epoch.slice(1, 0, 2).equal(train.triplets.slice(1, 0, 2)));
 
     // Every listed item's texts: its key, or none; its fine category's name from categories.csv.
@@ -537,7 +551,7 @@ TEST(PolyvoreOutfitsGenerated, TheTinyBenchmarkIsWrittenAndRead) {
 
 // Ids written as JSON numbers by another tool read as their decimal text.
 TEST_F(PolyvoreOutfitsTest, IdsMayBeJsonNumbers) {
-  const auto before = build()->split("train").triplets.clone();
+  const auto before = build()->split(Split::Train).triplets.clone();
   for (const char* name : {"train.json", "valid.json", "test.json"}) {
     json doc = read_json(file(name));
     for (json& outfit : doc) {
@@ -547,7 +561,7 @@ TEST_F(PolyvoreOutfitsTest, IdsMayBeJsonNumbers) {
     }
     write_json(file(name), doc);
   }
-  EXPECT_TRUE(build()->split("train").triplets.equal(before));
+  EXPECT_TRUE(build()->split(Split::Train).triplets.equal(before));
 }
 
 // A FIFO, a device or a directory in place of a data file, optional or not, is named for what it
@@ -593,8 +607,9 @@ TEST_F(PolyvoreOutfitsTest, AnEmptyTrainingSplitNamesItsFile) {
             file("train.json").string() + ": the file lists no outfit; expected at least one");
   fs::remove_all(dir_);
   fixture_ = wscsl::testing::write_polyvore_outfits(dir_);
-  EXPECT_EQ(load_error("train", "held_out_types = [\"tops\", \"bottoms\", \"shoes\", \"scarves\"]"),
-            file("train.json").string() +
-                ": no outfit has two items outside held_out_types; expected at least one to draw "
-                "training triplets from");
+  EXPECT_EQ(
+      load_error(Split::Train, "held_out_types = [\"tops\", \"bottoms\", \"shoes\", \"scarves\"]"),
+      file("train.json").string() +
+          ": no outfit has two items outside held_out_types; expected at least one to draw "
+          "training triplets from");
 }

@@ -62,8 +62,8 @@ UtZappos::UtZappos(const Options& options) : ImageDataset(options), options_(opt
   require_file(root_ / kCsnImageList, "UT-Zappos image list");
   existing_directory(root_ / options.images, "UT-Zappos image folder");
   for (const std::string& condition : options.conditions)
-    for (const std::string& split : image_splits())
-      require_file(csn_triplet_file(root_, condition, split, options.half_reverse),
+    for (Split split : image_splits())
+      require_file(csn_triplet_file(root_, condition, split_name(split), options.half_reverse),
                    "UT-Zappos triplet list");
 }
 
@@ -85,13 +85,13 @@ ImageList UtZappos::read_image_list(BadRows&) {
   return list;
 }
 
-SplitData UtZappos::read_split(const std::string& name, const ImageList& images, BadRows& bad) {
+SplitData UtZappos::read_split(Split split, const ImageList& images, BadRows& bad) {
   const auto num_images = static_cast<std::int64_t>(images.entries.size());
   std::vector<CsnTriplet> pooled;
   std::vector<std::int64_t> pooled_conditions;
   for (std::size_t k = 0; k < options_.conditions.size(); ++k) {
     const fs::path file =
-        csn_triplet_file(root_, options_.conditions[k], name, options_.half_reverse);
+        csn_triplet_file(root_, options_.conditions[k], split_name(split), options_.half_reverse);
     for (const CsnTriplet& t :
          read_csn_triplets(file, num_images, images.index, options_.half_reverse, bad)) {
       pooled.push_back(t);
@@ -102,10 +102,10 @@ SplitData UtZappos::read_split(const std::string& name, const ImageList& images,
   std::vector<std::size_t> order(pooled.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  Rng rng(mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(name)));
+  Rng rng(mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(split)));
   rng.shuffle(order);
   const std::int64_t wanted =
-      per_split(name, options_.train_triplets, options_.val_triplets, options_.test_triplets);
+      per_split(split, options_.train_triplets, options_.val_triplets, options_.test_triplets);
   if (wanted > 0 && static_cast<std::size_t>(wanted) < order.size())
     order.resize(static_cast<std::size_t>(wanted));
   const auto count = static_cast<std::int64_t>(order.size());

@@ -38,7 +38,7 @@ class UtZappos final : public ImageDataset {
 
  protected:
   ImageList read_image_list(BadRows& bad) override;
-  SplitData read_split(const std::string& name, const ImageList& images, BadRows& bad) override;
+  SplitData read_split(Split split, const ImageList& images, BadRows& bad) override;
 
  private:
   Options options_;

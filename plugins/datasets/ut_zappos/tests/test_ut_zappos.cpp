@@ -30,7 +30,7 @@ class UtZapposTest : public ::testing::Test {
     return wscsl::testing::build<Dataset>("ut_zappos", body(extra));
   }
   // The message of the DataError that loading `split` throws.
-  std::string load_error(const std::string& extra = "", const std::string& split = "train") {
+  std::string load_error(const std::string& extra = "", Split split = Split::Train) {
     return wscsl::testing::load_error("ut_zappos", body(extra), split);
   }
   fs::path list(const std::string& name) const { return dir_ / "tripletlists" / name; }
@@ -66,7 +66,7 @@ std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> row
 
 TEST_F(UtZapposTest, ReadsEveryListInTheTrueOrder) {
   auto d = build("train_triplets = 0");
-  const SplitData& s = d->split("train");
+  const SplitData& s = d->split(Split::Train);
   ASSERT_EQ(s.triplets.size(0), 24);  // 4 conditions × 6 lines
   EXPECT_EQ(s.num_images, 12);
   // The fixture's first class line is "0 1 2": anchor 0, far 1, close 2.
@@ -83,13 +83,13 @@ TEST_F(UtZapposTest, ReadsEveryListInTheTrueOrder) {
 }
 
 TEST_F(UtZapposTest, HalfReverseListsGiveTheSameTripletsWithTheirFlags) {
-  const SplitData plain = build("train_triplets = 0")->split("val");
+  const SplitData plain = build("train_triplets = 0")->split(Split::Val);
   auto half = build("train_triplets = 0\nval_triplets = 0\nhalf_reverse = true");
-  const SplitData& s = half->split("val");
+  const SplitData& s = half->split(Split::Val);
   ASSERT_TRUE(s.reversed.defined());
   EXPECT_EQ(s.reversed.sum().item<std::int64_t>(), 12);  // every other line of 24
   auto all = build("val_triplets = 0");
-  EXPECT_EQ(rows(s), rows(all->split("val")));
+  EXPECT_EQ(rows(s), rows(all->split(Split::Val)));
   (void)plain;
 }
 
@@ -97,20 +97,20 @@ TEST_F(UtZapposTest, SubsetSizeAndSeed) {
   auto a = build("train_triplets = 5\nseed = 1");
   auto b = build("train_triplets = 5\nseed = 1");
   auto c = build("train_triplets = 5\nseed = 2");
-  EXPECT_EQ(a->split("train").triplets.size(0), 5);
-  EXPECT_TRUE(a->split("train").triplets.equal(b->split("train").triplets));
-  EXPECT_FALSE(a->split("train").triplets.equal(c->split("train").triplets));
+  EXPECT_EQ(a->split(Split::Train).triplets.size(0), 5);
+  EXPECT_TRUE(a->split(Split::Train).triplets.equal(b->split(Split::Train).triplets));
+  EXPECT_FALSE(a->split(Split::Train).triplets.equal(c->split(Split::Train).triplets));
 }
 
 TEST_F(UtZapposTest, ImagesFollowTheReferencePipelineAndAreDecodedOnce) {
   auto d = build("normalize = \"none\"");
-  d->split("test");
+  d->split(Split::Test);
   const auto* image_dataset = dynamic_cast<ImageDataset*>(d.get());
   ASSERT_NE(image_dataset, nullptr);
   const std::int64_t decoded = image_dataset->decoded_images();
   EXPECT_GT(decoded, 0);
   const at::Tensor ids = torch::tensor({3, 4}, torch::kLong);
-  const at::Tensor got = d->images("test", ids, {});
+  const at::Tensor got = d->images(Split::Test, ids, {});
   EXPECT_EQ(image_dataset->decoded_images(), decoded);  // served from the store
   for (int i = 0; i < 2; ++i) {
     const DecodedImage file = read_image_file(image_path(4 + i), kDefaultMaxImagePixels);
@@ -123,7 +123,7 @@ TEST_F(UtZapposTest, ImagesFollowTheReferencePipelineAndAreDecodedOnce) {
   }
   // ImageNet normalisation of the same pixels.
   auto n = build();
-  const at::Tensor normalized = n->images("test", ids, {});
+  const at::Tensor normalized = n->images(Split::Test, ids, {});
   const at::Tensor mean = torch::tensor({0.485, 0.456, 0.406}).view({1, 3, 1, 1});
   const at::Tensor std = torch::tensor({0.229, 0.224, 0.225}).view({1, 3, 1, 1});
   EXPECT_TRUE(torch::allclose(normalized, (got - mean) / std, 1e-5, 1e-6));
@@ -132,11 +132,11 @@ TEST_F(UtZapposTest, ImagesFollowTheReferencePipelineAndAreDecodedOnce) {
 TEST_F(UtZapposTest, TrainingFlipsEachImageOnItsOwn) {
   auto d = build("normalize = \"none\"");
   const at::Tensor ids = torch::arange(12, torch::kLong);
-  const at::Tensor plain = d->images("train", ids, {});
+  const at::Tensor plain = d->images(Split::Train, ids, {});
   ImageRequest request;
   request.augment = true;
   request.seed = 11;
-  const at::Tensor augmented = d->images("train", ids, request);
+  const at::Tensor augmented = d->images(Split::Train, ids, request);
   int flipped = 0;
   for (std::int64_t i = 0; i < 12; ++i) {
     const bool same = augmented[i].equal(plain[i]);
@@ -146,7 +146,7 @@ TEST_F(UtZapposTest, TrainingFlipsEachImageOnItsOwn) {
   }
   EXPECT_GT(flipped, 0);
   EXPECT_LT(flipped, 12);
-  EXPECT_TRUE(augmented.equal(d->images("train", ids, request)));  // a function of the seed
+  EXPECT_TRUE(augmented.equal(d->images(Split::Train, ids, request)));  // a function of the seed
 }
 
 TEST_F(UtZapposTest, WrongColumnCountNamesFileAndLine) {
@@ -159,7 +159,7 @@ TEST_F(UtZapposTest, WrongColumnCountNamesFileAndLine) {
 
 TEST_F(UtZapposTest, IdOutOfRangeNamesFileAndLine) {
   append(list("heel_tripletlist_val.txt"), "1 2 12\n");
-  const std::string e = load_error("", "val");
+  const std::string e = load_error("", Split::Val);
   EXPECT_NE(e.find(list("heel_tripletlist_val.txt").string() + ":7: image id 12 is out of range"),
             std::string::npos)
       << e;
@@ -227,7 +227,7 @@ TEST_F(UtZapposTest, BadRowsAreSkippedUpToTheLimit) {
   append(list("closure_tripletlist_train.txt"), "1 2 99\n");
   fs::remove(image_path(1));  // image 0 is in several triplets
   auto d = build("train_triplets = 0\nmax_bad_rows = 3");
-  const SplitData& s = d->split("train");
+  const SplitData& s = d->split(Split::Train);
   const auto* image_dataset = dynamic_cast<ImageDataset*>(d.get());
   EXPECT_EQ(image_dataset->bad_rows().count(), 3);
   EXPECT_EQ((s.triplets == 0).sum().item<std::int64_t>(), 0);  // no triplet uses image 0
@@ -243,7 +243,7 @@ TEST_F(UtZapposTest, CacheBoundRefusesADatasetThatDoesNotFit) {
                                "decode_threads = 1\ntrain_triplets = 0\n",
                                dir_.string()));
   try {
-    d->split("train");
+    d->split(Split::Train);
     FAIL() << "expected the store to refuse";
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("cache_limit_mb"), std::string::npos) << e.what();

@@ -18,7 +18,7 @@ Matrix accuracy_matrix(EvalContext& context, const EmbeddingTable& table, TieRul
     throw Error(
         fmt::format("alignment: split '{}' has no triplet conditions; the criterion needs "
                     "them",
-                    table.split));
+                    split_name(table.split)));
   auto [close, far] = embedding_distances(context.module, table, context.batch_size);
   const auto names = context.info.condition_names();
   const auto c = static_cast<std::int64_t>(names.size());
@@ -28,7 +28,7 @@ Matrix accuracy_matrix(EvalContext& context, const EmbeddingTable& table, TieRul
   for (std::int64_t i = 0; i < c; ++i) {
     if (by.counts[i].item<std::int64_t>() == 0)
       throw Error(fmt::format("alignment: split '{}' has no triplets of condition '{}'",
-                              table.split, names[static_cast<std::size_t>(i)]));
+                              split_name(table.split), names[static_cast<std::size_t>(i)]));
     for (std::size_t j = 0; j < a.cols; ++j)
       a(static_cast<std::size_t>(i), j) =
           by.accuracy[i][static_cast<std::int64_t>(j)].item<double>();
@@ -194,8 +194,8 @@ EvalReport Alignment::evaluate_impl(EvalContext& context) {
       report.metrics.push_back({f.metric + "_accuracy/" + names[c], f.per_condition[c]});
 
   ReportTable matrix;
-  matrix.title =
-      fmt::format("Accuracy of each embedding on each condition ('{}')", context.target.split);
+  matrix.title = fmt::format("Accuracy of each embedding on each condition ('{}')",
+                             split_name(context.target.split));
   matrix.header = {"condition"};
   for (std::size_t l = 0; l < embeddings; ++l)
     matrix.header.push_back(psi_name(static_cast<int>(l)));
@@ -206,8 +206,8 @@ EvalReport Alignment::evaluate_impl(EvalContext& context) {
     matrix.rows.push_back(std::move(row));
   }
   ReportTable summary;
-  summary.title = fmt::format("Alignment accuracy on '{}' (fitted on '{}')", context.target.split,
-                              context.fit.split);
+  summary.title = fmt::format("Alignment accuracy on '{}' (fitted on '{}')",
+                              split_name(context.target.split), split_name(context.fit.split));
   summary.header = {"condition"};
   for (const Fitted& f : fitted)
     summary.header.insert(summary.header.end(), {f.label + " ψ", f.label + " acc"});

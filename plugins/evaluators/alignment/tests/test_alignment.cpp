@@ -10,7 +10,7 @@ namespace {
 // Builds a table in which embedding l is right on a fraction accuracy[c][l] of the triplets of
 // condition c. Each triplet gets its own three images: anchor at 0, close at 1, far at 2 under
 // the embeddings that are right, and far at 0.5 under the others.
-EmbeddingTable table_with_accuracy(const std::string& split,
+EmbeddingTable table_with_accuracy(Split split,
                                    const std::vector<std::vector<int>>& correct_of_four) {
   const std::size_t conditions = correct_of_four.size(), embeddings = correct_of_four[0].size();
   std::vector<std::array<std::int64_t, 3>> triplets;
@@ -61,7 +61,7 @@ TEST(Alignment, KnownCostMatrixGivesKnownGreedyOtAndExactAccuracies) {
   // Accuracy (out of 4 triplets) of embedding l on condition c. Greedy picks ψ1 for both a and b;
   // the one-to-one optimum is a→ψ2 (3/4), b→ψ1 (4/4), c→ψ3 (2/4): total 2.25 vs 2.0 for a→ψ1.
   const std::vector<std::vector<int>> acc = {{4, 3, 0}, {4, 1, 0}, {1, 0, 2}};
-  const EmbeddingTable t = table_with_accuracy("test", acc);
+  const EmbeddingTable t = table_with_accuracy(Split::Test, acc);
   const Result r = run(t, t, 3);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "gr_accuracy"), (1.0 + 1.0 + 0.5) / 3);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (0.75 + 1.0 + 0.5) / 3);
@@ -93,7 +93,7 @@ TEST(Alignment, RectangularThreeConditionsFiveEmbeddings) {
   // for their 5); c is perfect on ψ5 only (3 units) and at 2/4 elsewhere, so its other 2 units go
   // to the spare capacity left by a and b at cost ½: exact accuracy of c = 1 − (2/5)·½ = 0.8.
   const std::vector<std::vector<int>> acc = {{4, 4, 0, 0, 0}, {0, 0, 4, 4, 0}, {2, 2, 2, 2, 4}};
-  const EmbeddingTable t = table_with_accuracy("test", acc);
+  const EmbeddingTable t = table_with_accuracy(Split::Test, acc);
   const Result r = run(t, t, 5);
   EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy"), 14.0 / 15.0, 1e-12);
   EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy/a"), 1.0, 1e-12);
@@ -119,7 +119,7 @@ TEST(Alignment, MoreConditionsThanEmbeddingsShareThem) {
   // Three conditions, two embeddings: ψ1 serves a, ψ2 serves b; c (perfect on ψ2, ¾ on ψ1) is
   // split between them by the exact plan (units of 1/6: rows 2, columns 3).
   const std::vector<std::vector<int>> acc = {{4, 0}, {0, 4}, {3, 4}};
-  const EmbeddingTable t = table_with_accuracy("test", acc);
+  const EmbeddingTable t = table_with_accuracy(Split::Test, acc);
   const Result r = run(t, t, 2);
   // a: 2 units on ψ1, b: 2 units on ψ2, c: 1 unit on ψ1 (cost ¼) and 1 on ψ2 (cost 0).
   EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy/c"), 1.0 - 0.5 * 0.25, 1e-12);
@@ -129,8 +129,8 @@ TEST(Alignment, MoreConditionsThanEmbeddingsShareThem) {
 TEST(Alignment, FitsOnOneSplitAndAppliesToAnother) {
   // On the validation split a goes with ψ1; on the test split ψ2 would be better for a, but the
   // OT and exact assignments are those fitted on validation. Greedy follows `greedy_fit`.
-  const EmbeddingTable val = table_with_accuracy("val", {{4, 0}, {0, 4}});
-  const EmbeddingTable test = table_with_accuracy("test", {{1, 3}, {2, 4}});
+  const EmbeddingTable val = table_with_accuracy(Split::Val, {{4, 0}, {0, 4}});
+  const EmbeddingTable test = table_with_accuracy(Split::Test, {{1, 3}, {2, 4}});
   const Result r = run(val, test, 2);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (0.25 + 1.0) / 2);
   EXPECT_NEAR(wscsl::testing::metric(r.report, "ot_accuracy"), (0.25 + 1.0) / 2, 1e-3);
@@ -144,7 +144,7 @@ TEST(Alignment, FitsOnOneSplitAndAppliesToAnother) {
 namespace {
 
 EmbeddingTable with_second_embedding_collapsed() {
-  const EmbeddingTable t = table_with_accuracy("test", {{4, 0}, {0, 4}});
+  const EmbeddingTable t = table_with_accuracy(Split::Test, {{4, 0}, {0, 4}});
   EmbeddingTable collapsed = t;
   collapsed.items.psi = t.items.psi.clone();
   collapsed.items.psi.select(1, 1).fill_(7.0);
@@ -169,7 +169,7 @@ TEST(Alignment, UnderStrictTiesACollapsedEmbeddingCountsNothing) {
 }
 
 TEST(Alignment, NeedsConditionLabels) {
-  EmbeddingTable t = table_with_accuracy("test", {{4, 0}, {0, 4}});
+  EmbeddingTable t = table_with_accuracy(Split::Test, {{4, 0}, {0, 4}});
   auto e = wscsl::testing::build<Evaluator>("alignment");
   wscsl::testing::TableModule module(2, 1, {0.5, 0.5});
   t.triplets.conditions = torch::Tensor();

@@ -140,14 +140,14 @@ EvalReport EmbeddingPlot::evaluate_impl(EvalContext& context) {
   if (!table.factors.defined())
     throw Error(fmt::format(
         "embedding_plot: split '{}' has no per-image factor labels to colour the points with",
-        table.split));
+        split_name(table.split)));
   const aligned::AlignedEmbeddings aligned =
       aligned::aligned_embeddings(context, options_.alignment, "embedding_plot");
   const std::int64_t images = table.items.psi.size(0);
   const std::int64_t count = std::min(options_.points, images);
   if (count < 2)
     throw Error(fmt::format("embedding_plot: split '{}' has {} image(s); a projection needs two",
-                            table.split, images));
+                            split_name(table.split), images));
   const torch::Tensor rows = std::get<0>(
       torch::tensor(seeded_permutation(static_cast<std::uint64_t>(options_.seed), images))
           .slice(0, 0, count)
@@ -167,7 +167,7 @@ EvalReport EmbeddingPlot::evaluate_impl(EvalContext& context) {
                       header + static_cast<int>(panel_rows) * side);
   const std::string name = projection_title();
   canvas.text(fmt::format("{} of each embedding, {} images of '{}', colours: {}", name, count,
-                          table.split, all ? "each condition" : aligned.source),
+                          split_name(table.split), all ? "each condition" : aligned.source),
               8, 20, plot::kBlack, 0.5);
 
   TsneOptions tsne;

@@ -95,7 +95,7 @@ TEST(EmbeddingPlot, WritesADecodablePngWithOnePanelPerEmbedding) {
   // 30 images, two embeddings of 10-D; factor 0 has three values, factor 1 two.
   const torch::Tensor x = clusters().slice(0, 0, 60, 2).to(torch::kFloat);  // 30 points
   const torch::Tensor psi = torch::stack({x, x.flip(0)}, 1);
-  EmbeddingTable t = wscsl::testing::make_table("test", psi, {{0, 1, 2}}, {0});
+  EmbeddingTable t = wscsl::testing::make_table(Split::Test, psi, {{0, 1, 2}}, {0});
   t.factors = torch::stack({torch::div(torch::arange(30), 10, "floor"), torch::arange(30) % 2}, 1);
   std::map<std::string, torch::Tensor> shared = {
       {aligned::assignment_key(aligned::Strategy::Ot), torch::tensor({1, 0})},

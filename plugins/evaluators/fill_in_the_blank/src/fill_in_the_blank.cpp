@@ -70,8 +70,8 @@ std::string results_tsv(const Results& r, const std::vector<std::string>& type_n
 
 // One row per question: its items with the blank at its position, then the candidates with their
 // scores, the right one framed green and a wrong choice red.
-void draw_questions(const Results& r, std::int64_t shown, int cell, Dataset& dataset,
-                    const std::string& split, const std::filesystem::path& path) {
+void draw_questions(const Results& r, std::int64_t shown, int cell, Dataset& dataset, Split split,
+                    const std::filesystem::path& path) {
   const BlankQuestions& b = r.blanks;
   const auto offsets = b.questions.offsets.accessor<std::int64_t, 1>();
   const std::int64_t answers = b.candidates.size(1);
@@ -85,7 +85,7 @@ void draw_questions(const Results& r, std::int64_t shown, int cell, Dataset& dat
                       30 + static_cast<int>(shown) * row_height);
   canvas.text(fmt::format("Fill in the blank on '{}' (green: right answer; red: a wrong choice; "
                           "scores: summed distance)",
-                          split),
+                          split_name(split)),
               8, 20, plot::kBlack, 0.4);
   const auto chosen = r.scores.chosen.accessor<std::int64_t, 1>();
   const auto right = b.answers.accessor<std::int64_t, 1>();
@@ -173,7 +173,7 @@ Contract FillInTheBlank::contract_of(const Options& options) {
 
 EvalReport FillInTheBlank::evaluate_impl(EvalContext& context) {
   const EmbeddingTable& table = context.target;
-  const std::string where = fmt::format("fill_in_the_blank: split '{}'", table.split);
+  const std::string where = fmt::format("fill_in_the_blank: split '{}'", split_name(table.split));
   const std::vector<std::string>& type_names = context.info.item_types;
   std::vector<std::int64_t> type_indices;
   for (const std::string& t : options_.types) {
@@ -210,7 +210,7 @@ EvalReport FillInTheBlank::evaluate_impl(EvalContext& context) {
   const double accuracy = r.correct.to(torch::kDouble).mean().item<double>();
   report.metrics.push_back({"accuracy", accuracy});
   ReportTable t;
-  t.title = fmt::format("Fill in the blank on '{}'", table.split);
+  t.title = fmt::format("Fill in the blank on '{}'", split_name(table.split));
   t.header = {"questions of", "accuracy", "questions"};
   for (std::size_t i = 0; i < options_.types.size(); ++i) {
     const torch::Tensor of_type = r.right_types == type_indices[i];

@@ -46,7 +46,7 @@ OutfitData outfits(const torch::Tensor& types, const std::vector<Question>& ques
 }
 
 EmbeddingTable table_of(const torch::Tensor& psi) {
-  return wscsl::testing::make_table("test", psi, {}, {});
+  return wscsl::testing::make_table(Split::Test, psi, {}, {});
 }
 
 std::vector<std::vector<std::string>> read_tsv(const std::filesystem::path& path) {

@@ -34,7 +34,8 @@ Contract OutfitCompatibility::contract_of(const Options&) {
 
 EvalReport OutfitCompatibility::evaluate_impl(EvalContext& context) {
   const EmbeddingTable& table = context.target;
-  const std::string where = fmt::format("outfit_compatibility: split '{}'", table.split);
+  const std::string where =
+      fmt::format("outfit_compatibility: split '{}'", split_name(table.split));
   const SplitData& data = context.dataset.split(table.split);
   if (!data.outfits) throw Error(where + " has no outfits");
   const CompatibilityLines& lines = data.outfits->compatibility;
@@ -57,7 +58,7 @@ EvalReport OutfitCompatibility::evaluate_impl(EvalContext& context) {
   report.metrics.push_back({"auc", auc});
   const torch::Tensor good = labels == 1;
   ReportTable t;
-  t.title = fmt::format("Outfit compatibility on '{}'", table.split);
+  t.title = fmt::format("Outfit compatibility on '{}'", split_name(table.split));
   t.header = {"lines", "compatible", "mean distance (compatible)", "mean distance (not)", "AUC"};
   t.rows.push_back({std::to_string(lines.outfits.size()), std::to_string(positives),
                     fmt::format("{:.4f}", distance.index({good}).mean().item<double>()),

@@ -31,7 +31,7 @@ OutfitData outfits(const torch::Tensor& types, const std::vector<std::vector<std
 }
 
 EmbeddingTable table_of(const torch::Tensor& psi) {
-  return wscsl::testing::make_table("test", psi, {}, {});
+  return wscsl::testing::make_table(Split::Test, psi, {}, {});
 }
 
 std::string read_text(const std::filesystem::path& path) {

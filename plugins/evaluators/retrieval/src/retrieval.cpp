@@ -105,8 +105,9 @@ Contract Retrieval::contract_of(const Options& options) {
 EvalReport Retrieval::evaluate_impl(EvalContext& context) {
   const EmbeddingTable& table = context.target;
   if (!table.factors.defined())
-    throw Error(fmt::format(
-        "retrieval: split '{}' has no per-image factor labels; retrieval needs them", table.split));
+    throw Error(
+        fmt::format("retrieval: split '{}' has no per-image factor labels; retrieval needs them",
+                    split_name(table.split)));
   const aligned::AlignedEmbeddings aligned =
       aligned::aligned_embeddings(context, options_.alignment, "retrieval");
   const std::int64_t images = table.items.psi.size(0);
@@ -114,12 +115,12 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
     throw Error(fmt::format(
         "retrieval: {} queries leave no database among the {} images of split '{}'; lower "
         "`queries`",
-        options_.queries, images, table.split));
+        options_.queries, images, split_name(table.split)));
   const std::int64_t database_size = images - options_.queries;
   for (std::int64_t cut : options_.k)
     if (cut > database_size)
       throw Error(fmt::format("retrieval: k = {} exceeds the database of {} images of split '{}'",
-                              cut, database_size, table.split));
+                              cut, database_size, split_name(table.split)));
 
   const QuerySplit split =
       split_queries(images, options_.queries, static_cast<std::uint64_t>(options_.seed));
@@ -160,7 +161,7 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
   EvalReport report;
   ReportTable t;
   t.title = fmt::format("Retrieval on '{}': {} queries, {} database images, embeddings by {}",
-                        table.split, options_.queries, database_size, aligned.source);
+                        split_name(table.split), options_.queries, database_size, aligned.source);
   t.header = {"condition", "ψ", "MAP", "NDCG", "NN"};
   for (std::int64_t cut : options_.k)
     t.header.insert(t.header.end(), {fmt::format("P@{}", cut), fmt::format("R@{}", cut)});

@@ -78,7 +78,7 @@ Scene scene(const std::vector<std::int64_t>& shape, const std::vector<std::int64
     factors[r][0] = shape[i];
     factors[r][1] = size[i];
   }
-  s.table = wscsl::testing::make_table("test", psi, {{0, 1, 2}}, {0});
+  s.table = wscsl::testing::make_table(Split::Test, psi, {{0, 1, 2}}, {0});
   s.table.factors = factors;
   return s;
 }
@@ -133,7 +133,7 @@ TEST(Retrieval, TiesKeepTheDatabaseOrderAndUnknownValuesAreNeverRelevant) {
 TEST(Retrieval, BlocksDoNotChangeTheResult) {
   // Eight images, four queries: one query per block versus all at once.
   const torch::Tensor psi = torch::arange(16, torch::kFloat).reshape({8, 2, 1}).sin();
-  EmbeddingTable t = wscsl::testing::make_table("test", psi, {{0, 1, 2}}, {0});
+  EmbeddingTable t = wscsl::testing::make_table(Split::Test, psi, {{0, 1, 2}}, {0});
   t.factors = torch::tensor({0, 1, 1, 0, 2, 1, 0, 2, 1, 1, 0, 0, 2, 2, 1, 0}).reshape({8, 2});
   auto run_with = [&](const std::string& block) {
     auto e = wscsl::testing::build<Evaluator>("retrieval", "queries = 4\nk = [2]\n" + block);

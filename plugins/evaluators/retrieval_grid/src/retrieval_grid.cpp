@@ -47,13 +47,13 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
   if (context.artifact_dir.empty())
     throw Error("retrieval_grid: no artefact directory to write the picture to");
   if (!table.factors.defined())
-    throw Error(
-        fmt::format("retrieval_grid: split '{}' has no per-image factor labels", table.split));
+    throw Error(fmt::format("retrieval_grid: split '{}' has no per-image factor labels",
+                            split_name(table.split)));
   const std::int64_t images = table.items.psi.size(0);
   if (options_.queries + options_.k > images)
     throw Error(fmt::format(
         "retrieval_grid: {} queries and {} neighbours need more than the {} images of split '{}'",
-        options_.queries, options_.k, images, table.split));
+        options_.queries, options_.k, images, split_name(table.split)));
   const aligned::AlignedEmbeddings aligned =
       aligned::aligned_embeddings(context, options_.alignment, "retrieval_grid");
 
@@ -75,7 +75,7 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
   const int block_height = block_title + pitch * static_cast<int>(options_.queries);
   plot::Canvas canvas(width, 30 + block_height * static_cast<int>(conditions.size()));
   canvas.text(fmt::format("Top-{} in '{}' (query left; green: same value, red: different)",
-                          options_.k, table.split),
+                          options_.k, split_name(table.split)),
               8, 20, plot::kBlack, 0.4);
   EvalReport report;
   for (std::size_t c = 0; c < conditions.size(); ++c) {

@@ -19,7 +19,7 @@ TEST(RetrievalGrid, FramesMatchingNeighboursGreenAndOthersRed) {
   const std::int64_t query = seeded_permutation(0, 8)[0];
   const torch::Tensor positions = torch::arange(8, torch::kFloat);
   EmbeddingTable t = wscsl::testing::make_table(
-      "test", torch::stack({positions, positions}, 1).reshape({8, 2, 1}), {{0, 1, 2}}, {0});
+      Split::Test, torch::stack({positions, positions}, 1).reshape({8, 2, 1}), {{0, 1, 2}}, {0});
   t.factors = torch::zeros({8, 2}, torch::kLong);
   t.factors[query][1] = 1;
   std::map<std::string, torch::Tensor> shared = {
@@ -47,7 +47,8 @@ TEST(RetrievalGrid, FramesMatchingNeighboursGreenAndOthersRed) {
 }
 
 TEST(RetrievalGrid, NeedsEnoughImagesAndAnArtefactDirectory) {
-  EmbeddingTable t = wscsl::testing::make_table("test", torch::zeros({4, 1, 1}), {{0, 1, 2}}, {0});
+  EmbeddingTable t =
+      wscsl::testing::make_table(Split::Test, torch::zeros({4, 1, 1}), {{0, 1, 2}}, {0});
   t.factors = torch::zeros({4, 1}, torch::kLong);
   std::map<std::string, torch::Tensor> shared = {
       {aligned::assignment_key(aligned::Strategy::Ot), torch::tensor({0})},

@@ -94,7 +94,7 @@ EvalReport ReversedTriplets::evaluate_impl(EvalContext& context) {
   EvalReport report;
   report.metrics = {{"original_valid", mean(original)}, {"reversed_valid", mean(reversed)}};
   ReportTable by;
-  by.title = fmt::format("Triplets predicted valid on '{}' ({})", table.split,
+  by.title = fmt::format("Triplets predicted valid on '{}' ({})", split_name(table.split),
                          given ? "condition given" : "condition-free");
   by.header = {"condition", "original", "reversed", "triplets"};
   if (table.triplets.conditions.defined()) {
@@ -117,8 +117,8 @@ EvalReport ReversedTriplets::evaluate_impl(EvalContext& context) {
                      fmt::format("{:.4f}", mean(reversed)), std::to_string(total)});
 
   ReportTable sweep;
-  sweep.title =
-      fmt::format("Fraction of reversed triplets in '{}' (seed {})", table.split, options_.seed);
+  sweep.title = fmt::format("Fraction of reversed triplets in '{}' (seed {})",
+                            split_name(table.split), options_.seed);
   sweep.header = {"fraction", "reversed", "predicted valid", "accuracy"};
   const std::vector<double> v_original = to_vector(original), v_reversed = to_vector(reversed);
   const std::vector<std::int64_t> order =

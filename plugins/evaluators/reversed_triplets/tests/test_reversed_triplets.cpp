@@ -16,7 +16,7 @@ namespace {
 // (1,2,3): a tie either way (½); (2,3,0): 0 < 3 valid, reversed not.
 EmbeddingTable line_table() {
   const torch::Tensor psi = torch::tensor({0.0, 1.0, 3.0, 3.0}).reshape({4, 1, 1});
-  return wscsl::testing::make_table("test", psi, {{0, 1, 2}, {0, 2, 1}, {1, 2, 3}, {2, 3, 0}},
+  return wscsl::testing::make_table(Split::Test, psi, {{0, 1, 2}, {0, 2, 1}, {1, 2, 3}, {2, 3, 0}},
                                     {0, 0, 1, 1});
 }
 const std::vector<double> kOriginal = {1.0, 0.0, 0.5, 1.0};

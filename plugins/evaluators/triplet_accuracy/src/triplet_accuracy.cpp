@@ -30,7 +30,7 @@ EvalReport TripletAccuracy::evaluate_impl(EvalContext& context) {
   const double overall = correct.numel() ? correct.mean().item<double>() : 0.0;
   report.metrics.push_back({"accuracy", overall});
   ReportTable t;
-  t.title = fmt::format("Triplet accuracy on '{}' ({})", table.split,
+  t.title = fmt::format("Triplet accuracy on '{}' ({})", split_name(table.split),
                         given ? "condition given" : "condition-free");
   t.header = {"condition", "accuracy", "triplets"};
   if (table.triplets.conditions.defined()) {

@@ -11,7 +11,7 @@ namespace {
 // positions 0, 1, 3, 3.
 EmbeddingTable line_table() {
   const torch::Tensor psi = torch::tensor({0.0, 1.0, 3.0, 3.0}).reshape({4, 1, 1});
-  return wscsl::testing::make_table("test", psi,
+  return wscsl::testing::make_table(Split::Test, psi,
                                     {{0, 1, 2},   // d(0,1)=1 < d(0,2)=3: correct
                                      {0, 2, 1},   // reversed: wrong
                                      {1, 2, 3},   // d(1,2)=2 == d(1,3)=2: a tie, half

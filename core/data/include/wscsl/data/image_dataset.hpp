@@ -78,11 +78,10 @@ void add_image_options(Schema<O>& s) {
 }
 
 // The splits of every image dataset; a split's index numbers its random streams.
-const std::vector<std::string>& image_splits();
-std::uint64_t split_index(const std::string& split);
+const std::vector<Split>& image_splits();
+std::uint64_t split_index(Split split);
 // The value of `split` among one per split (train, val, test).
-std::int64_t per_split(const std::string& split, std::int64_t train, std::int64_t val,
-                       std::int64_t test);
+std::int64_t per_split(Split split, std::int64_t train, std::int64_t val, std::int64_t test);
 
 // Reports, on `field`, a condition named twice or a name that cannot be part of a triplet-list
 // file name (wscsl make-triplets writes one file per condition).
@@ -102,14 +101,13 @@ class ImageDataset : public Dataset {
   explicit ImageDataset(const ImageDatasetOptions& options);
 
   // info() with the image geometry (3 × image_size × image_size) filled in.
-  DatasetInfo image_info(std::vector<ConditionInfo> conditions,
-                         std::vector<std::string> splits) const;
+  DatasetInfo image_info(std::vector<ConditionInfo> conditions, std::vector<Split> splits) const;
 
   // The image list, read once on first use; problems go through `bad`.
   virtual ImageList read_image_list(BadRows& bad) = 0;
   // One split: triplets (ids into the image list), their conditions, per-image factors, reversed
   // flags. Problems go through `bad`.
-  virtual SplitData read_split(const std::string& name, const ImageList& images, BadRows& bad) = 0;
+  virtual SplitData read_split(Split split, const ImageList& images, BadRows& bad) = 0;
 
   const ImageList& image_list();
   BadRows& bad_rows_budget() { return bad_; }
@@ -118,9 +116,8 @@ class ImageDataset : public Dataset {
   // that no drawn triplet is lost to an unusable image.
   std::vector<std::int64_t> usable(const std::vector<std::int64_t>& ids);
 
-  SplitData load_split(const std::string& name) final;
-  at::Tensor load_images(const std::string& split, const at::Tensor& ids,
-                         const ImageRequest& request) final;
+  SplitData load_split(Split split) final;
+  at::Tensor load_images(Split split, const at::Tensor& ids, const ImageRequest& request) final;
 
  private:
   // Opens the store on first use and checks `ids`; unusable ones become bad rows of the image list

@@ -16,8 +16,8 @@ namespace wscsl {
 
 struct LabelledImages {
   std::vector<AttributeColumn> columns;  // one per condition; values indexed by image id
-  std::vector<std::vector<std::string>> value_names;  // per categorical condition, by value index
-  std::map<std::string, std::vector<std::int64_t>> members;  // split → its image ids, ascending
+  std::vector<std::vector<std::string>> value_names;   // per categorical condition, by value index
+  std::map<Split, std::vector<std::int64_t>> members;  // split → its image ids, ascending
 
   std::int64_t num_images() const;
 
@@ -41,7 +41,7 @@ struct LabelledImages {
                        std::uint64_t seed) const;
 
   // The split's attributes for `wscsl make-triplets`.
-  SplitAttributes attributes(const std::string& split, const ImageList& images) const;
+  SplitAttributes attributes(Split split, const ImageList& images) const;
 };
 
 }  // namespace wscsl

@@ -63,7 +63,7 @@ struct OutfitCatalog {
   // By image id (item_text.hpp): the text key ("" = none) and the category label, the texts of
   // kTitleField and kCategoryField.
   std::vector<std::string> titles, categories;
-  std::map<std::string, OutfitSplitSource> splits;  // train, val, test
+  std::map<Split, OutfitSplitSource> splits;  // train, val, test
 };
 
 // The images and outfits of the three split files of a layout, every item of them one image
@@ -76,7 +76,7 @@ struct OutfitImages {
   std::vector<std::string> listed_by;
   std::vector<OutfitEntry> entries;
 };
-OutfitImages outfit_images(const std::map<std::string, std::filesystem::path>& split_files,
+OutfitImages outfit_images(const std::map<Split, std::filesystem::path>& split_files,
                            OutfitLayout layout, const std::filesystem::path& image_folder,
                            FileProblems& problems);
 
@@ -110,9 +110,8 @@ class OutfitDataset : public ImageDataset {
   const TypeSpaces& spaces() const { return spaces_; }
 
   ImageList read_image_list(BadRows& bad) final;
-  SplitData read_split(const std::string& name, const ImageList& images, BadRows& bad) final;
-  at::Tensor draw_epoch_triplets(const std::string& split, std::int64_t epoch,
-                                 std::uint64_t seed) final;
+  SplitData read_split(Split split, const ImageList& images, BadRows& bad) final;
+  at::Tensor draw_epoch_triplets(Split split, std::int64_t epoch, std::uint64_t seed) final;
 
  private:
   OutfitDatasetOptions options_;
@@ -120,8 +119,8 @@ class OutfitDataset : public ImageDataset {
   std::vector<bool> held_out_;  // by type
   std::unique_ptr<OutfitCatalog> catalog_;
   struct SplitTasks;  // a split's compatibility lines and questions, resolved to image ids
-  std::map<std::string, std::unique_ptr<SplitTasks>> tasks_;
-  std::map<std::string, std::unique_ptr<OutfitTripletSampler>> samplers_;
+  std::map<Split, std::unique_ptr<SplitTasks>> tasks_;
+  std::map<Split, std::unique_ptr<OutfitTripletSampler>> samplers_;
 };
 
 }  // namespace wscsl

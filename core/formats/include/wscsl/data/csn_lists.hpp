@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wscsl/data/index_files.hpp"
@@ -24,7 +25,7 @@ inline constexpr const char* kCsnImageList = "filenames.json";
 inline constexpr const char* kCsnTripletDir = "tripletlists";
 
 std::filesystem::path csn_triplet_file(const std::filesystem::path& dir,
-                                       const std::string& condition, const std::string& split,
+                                       const std::string& condition, std::string_view split,
                                        bool half_reverse);
 
 // A triplet of a CSN list in wscsl's order, and whether the file presented it reversed.

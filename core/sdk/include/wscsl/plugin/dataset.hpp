@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -14,6 +15,16 @@
 #include "wscsl/plugin/outfits.hpp"
 
 namespace wscsl {
+
+enum class Split { Train, Val, Test };
+
+// Every split, in the order a run uses them.
+inline constexpr Split kAllSplits[] = {Split::Train, Split::Val, Split::Test};
+
+// "train", "val", "test": the spelling used in messages and on the command line (`wscsl embed
+// --split`). A dataset whose files spell a split otherwise ("valid") maps it where it names them.
+std::string_view split_name(Split split);
+bool parse_split(std::string_view name, Split& split);
 
 struct ConditionInfo {
   std::string name;  // "color"
@@ -28,10 +39,10 @@ struct DatasetInfo {
   std::int64_t channels = 0;
   std::int64_t height = 0;
   std::int64_t width = 0;
-  std::vector<std::string> splits;  // e.g. {"train", "val", "test"}
+  std::vector<Split> splits;  // e.g. {Split::Train, Split::Val, Split::Test}
   // Triplets per split where the dataset knows them without loading the split (a generated
   // count); a split it does not name is counted when it loads.
-  std::map<std::string, std::int64_t> triplet_counts;
+  std::map<Split, std::int64_t> triplet_counts;
   // The coarse item types of an outfit dataset ("tops", "shoes", ...); empty for other datasets.
   std::vector<std::string> item_types;
   // The text fields every item of every split has (SplitData::texts), e.g. {"title", "category"};
@@ -43,7 +54,7 @@ struct DatasetInfo {
 
   std::int64_t num_conditions() const { return static_cast<std::int64_t>(conditions.size()); }
   std::vector<std::string> condition_names() const;
-  bool has_split(const std::string& name) const;
+  bool has_split(Split split) const;
 };
 
 // Triplets use one order everywhere in wscsl: (anchor, close, far) — the anchor is more similar
@@ -95,32 +106,31 @@ class Dataset : public Component {
   virtual DatasetInfo info() const = 0;
 
   // Loads a split on first use (decoding images once), checks it, and keeps it.
-  const SplitData& split(const std::string& name);
+  const SplitData& split(Split split);
 
   // float32 [B, C, H, W] images of `ids` (int64 [B]) from `split`.
-  at::Tensor images(const std::string& split, const at::Tensor& ids, const ImageRequest& request);
+  at::Tensor images(Split split, const at::Tensor& ids, const ImageRequest& request);
 
   // The split's per-image attributes, or nothing when the dataset has none to offer.
-  std::optional<SplitAttributes> attributes(const std::string& split);
+  std::optional<SplitAttributes> attributes(Split split);
 
   // The triplets to train on in `epoch` (from 0): the split's own, or, for a dataset that draws
   // its negatives afresh every epoch (as the released Polyvore loader does at every fetch), the
   // split's anchors and closes with that epoch's `far` column. A function of (seed, epoch) only,
   // so that a resumed run sees the same triplets.
-  at::Tensor epoch_triplets(const std::string& split, std::int64_t epoch, std::uint64_t seed);
+  at::Tensor epoch_triplets(Split split, std::int64_t epoch, std::uint64_t seed);
 
  protected:
-  virtual SplitData load_split(const std::string& name) = 0;
-  virtual at::Tensor load_images(const std::string& split, const at::Tensor& ids,
+  virtual SplitData load_split(Split split) = 0;
+  virtual at::Tensor load_images(Split split, const at::Tensor& ids,
                                  const ImageRequest& request) = 0;
-  virtual std::optional<SplitAttributes> load_attributes(const std::string& split);
+  virtual std::optional<SplitAttributes> load_attributes(Split split);
   // Default: the split's triplets, every epoch.
-  virtual at::Tensor draw_epoch_triplets(const std::string& split, std::int64_t epoch,
-                                         std::uint64_t seed);
+  virtual at::Tensor draw_epoch_triplets(Split split, std::int64_t epoch, std::uint64_t seed);
 
  private:
   const DatasetInfo& cached_info();
-  std::map<std::string, SplitData> splits_;
+  std::map<Split, SplitData> splits_;
   std::optional<DatasetInfo> info_;
 };
 

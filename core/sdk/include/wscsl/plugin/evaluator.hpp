@@ -17,7 +17,7 @@ namespace wscsl {
 // One split, embedded once per unique image: its items and the split's triplets among them. Its
 // tensors are on the CPU: the host copies the embeddings back from the training device.
 struct EmbeddingTable {
-  std::string split;
+  Split split = Split::Test;
   torch::Tensor image_ids;  // [M] dataset image id of each row, ascending
   ItemFeatures items;       // [M] rows: φ, ψ and every text encoder's features
   torch::Tensor factors;    // [M, F] per-row factor labels, or undefined

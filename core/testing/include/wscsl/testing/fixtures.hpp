@@ -38,22 +38,22 @@ class TableModule final : public ConditionModule {
 // first value (channel 0, row 0, column 0), so a test can tell which images a component saw.
 class FixedDataset final : public Dataset {
  public:
-  FixedDataset(DatasetInfo info, std::map<std::string, SplitData> splits);
+  FixedDataset(DatasetInfo info, std::map<Split, SplitData> splits);
   DatasetInfo info() const override { return info_; }
 
  protected:
-  SplitData load_split(const std::string& name) override;
-  torch::Tensor load_images(const std::string& split, const torch::Tensor& ids,
+  SplitData load_split(Split split) override;
+  torch::Tensor load_images(Split split, const torch::Tensor& ids,
                             const ImageRequest& request) override;
 
  private:
   DatasetInfo info_;
-  std::map<std::string, SplitData> splits_;
+  std::map<Split, SplitData> splits_;
 };
 
 // A table whose rows are images with the given ψ [M, K, E] (φ is ψ flattened), triplets [T, 3]
 // of row indices and conditions [T].
-EmbeddingTable make_table(const std::string& split, const torch::Tensor& psi,
+EmbeddingTable make_table(Split split, const torch::Tensor& psi,
                           const std::vector<std::array<std::int64_t, 3>>& triplets,
                           const std::vector<std::int64_t>& conditions);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "wscsl/data/image_file.hpp"
+#include "wscsl/plugin/dataset.hpp"
 
 namespace wscsl::testing {
 
@@ -29,7 +30,7 @@ class ScratchDir {
 // wscsl::testing::build<Dataset>(type, toml_body) throws (at construction or while loading), or
 // "(no error)".
 std::string load_error(const std::string& type, const std::string& toml_body,
-                       const std::string& split = "train");
+                       Split split = Split::Train);
 
 // A width × height RGB image whose pixels are a deterministic function of `seed`.
 Image8 pattern_image(int width, int height, std::uint64_t seed);

@@ -19,7 +19,7 @@ IdLists id_lists(const std::vector<std::vector<std::int64_t>>& lists);
 torch::Tensor three_type_pair_conditions();
 DatasetInfo three_type_outfit_info();
 
-// A dataset of `images` images whose split "test" has the outfits `outfits` (and no triplets).
+// A dataset of `images` images whose test split has the outfits `outfits` (and no triplets).
 FixedDataset three_type_outfit_dataset(std::int64_t images, std::optional<OutfitData> outfits);
 
 // Conditioned: ψ is φ reshaped to [K, E], and the distance of a pair is the Euclidean distance of

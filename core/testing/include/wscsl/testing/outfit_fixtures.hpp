@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "wscsl/plugin/dataset.hpp"
+
 namespace wscsl::testing {
 
 // typespaces.p of the fixtures, pickled as Python writes it: the pairs of
@@ -38,7 +40,7 @@ struct FixtureSplit {
 
 struct OutfitFixture {
   std::map<std::string, std::string> item_type;  // by item name
-  std::map<std::string, FixtureSplit> splits;    // train, val, test
+  std::map<Split, FixtureSplit> splits;          // train, val, test
   // Item names in image-id order: first appearance in the train, val, test files.
   std::vector<std::string> image_order;
 };
@@ -53,7 +55,7 @@ struct NaivePair {
   std::int64_t anchor = 0, close = 0;
   std::string anchor_type, close_type;
 };
-std::vector<NaivePair> naive_outfit_pairs(const OutfitFixture& f, const std::string& split,
+std::vector<NaivePair> naive_outfit_pairs(const OutfitFixture& f, Split split,
                                           const std::set<std::string>& held_out = {});
 
 // Polyvore Outfits under `root`: polyvore_item_metadata.json (every released key),
