@@ -38,6 +38,21 @@ TEST(Items, ConcatenatedPutsTheGroupsOneAfterAnother) {
   EXPECT_TRUE(both.texts.at("title").present.equal(items.texts.at("title").present));
 }
 
+TEST(Items, TheRowTensorOfAGroupGivesTheGroupsOwnTensors) {
+  const ItemFeatures items = three_items();
+  const ItemFeatures first = items.rows(torch::tensor({0}, torch::kLong));
+  const ItemFeatures rest = items.rows(torch::tensor({1, 2}, torch::kLong));
+  ItemFeatures both = ItemFeatures::concatenated({first, rest});
+  const torch::Tensor rest_rows = torch::tensor({1, 2}, torch::kLong);
+  both.groups = {{rest_rows, std::make_shared<const ItemFeatures>(rest)}};
+  // That very row tensor: the group's tensors themselves, which its readers share.
+  EXPECT_TRUE(both.rows(rest_rows).phi.is_same(rest.phi));
+  // Equal rows in another tensor: a gathered copy of the same values.
+  const ItemFeatures copy = both.rows(torch::tensor({1, 2}, torch::kLong));
+  EXPECT_FALSE(copy.phi.is_same(rest.phi));
+  EXPECT_TRUE(copy.phi.equal(rest.phi));
+}
+
 TEST(Comparisons, TripletsByRoleIndexTheRoleBlocks) {
   const Comparisons c = Comparisons::triplets_by_role(2, torch::kCPU);
   EXPECT_TRUE(c.first.equal(torch::tensor({0, 1}, torch::kLong)));

@@ -11,6 +11,12 @@ Embedders pipeline_embedders(const Pipeline& pipeline) {
 
 ItemFeatures forward_items(const Pipeline& pipeline, const std::vector<ItemInputs>& groups,
                            const Embedders& embedders) {
+  return ItemFeatures::concatenated(forward_groups(pipeline, groups, embedders));
+}
+
+std::vector<ItemFeatures> forward_groups(const Pipeline& pipeline,
+                                         const std::vector<ItemInputs>& groups,
+                                         const Embedders& embedders) {
   std::vector<ItemFeatures> parts(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g)
     parts[g].phi = embedders.phi(groups[g].images);
@@ -19,7 +25,7 @@ ItemFeatures forward_items(const Pipeline& pipeline, const std::vector<ItemInput
   for (const NamedTextEncoder& t : pipeline.text_encoders)
     for (std::size_t g = 0; g < groups.size(); ++g)
       parts[g].texts[t.name] = t.encoder->encode(groups[g].texts.at(t.field));
-  return ItemFeatures::concatenated(parts);
+  return parts;
 }
 
 FieldTexts field_texts(const Pipeline& pipeline, const SplitData& split, const torch::Tensor& ids) {
@@ -39,13 +45,17 @@ TripletTexts triplet_texts(const Pipeline& pipeline, const SplitData& split,
 ForwardTriplets forward_triplets(const Pipeline& pipeline, const TripletImages& images,
                                  const TripletTexts& texts, const torch::Tensor& conditions,
                                  const Embedders& embedders) {
-  ForwardTriplets out{
-      forward_items(
-          pipeline,
-          {{images.anchor, texts.anchor}, {images.close, texts.close}, {images.far, texts.far}},
-          embedders),
-      Comparisons::triplets_by_role(images.anchor.size(0), images.anchor.device())};
+  const std::vector<ItemFeatures> roles = forward_groups(
+      pipeline,
+      {{images.anchor, texts.anchor}, {images.close, texts.close}, {images.far, texts.far}},
+      embedders);
+  ForwardTriplets out{ItemFeatures::concatenated(roles),
+                      Comparisons::triplets_by_role(images.anchor.size(0), images.anchor.device())};
   out.comparisons.conditions = conditions;
+  const Comparisons& c = out.comparisons;
+  out.items.groups = {{c.first, std::make_shared<const ItemFeatures>(roles[0])},
+                      {c.second, std::make_shared<const ItemFeatures>(roles[1])},
+                      {c.third, std::make_shared<const ItemFeatures>(roles[2])}};
   return out;
 }
 

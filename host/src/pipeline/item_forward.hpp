@@ -36,6 +36,10 @@ Embedders pipeline_embedders(const Pipeline& pipeline);
 // reference code; evaluation's are chunks of a split.
 ItemFeatures forward_items(const Pipeline& pipeline, const std::vector<ItemInputs>& groups,
                            const Embedders& embedders);
+// The same, group by group.
+std::vector<ItemFeatures> forward_groups(const Pipeline& pipeline,
+                                         const std::vector<ItemInputs>& groups,
+                                         const Embedders& embedders);
 
 // The texts of items `ids` (1-D image ids, on the CPU) in the fields the pipeline's text
 // encoders read.
@@ -54,7 +58,9 @@ TripletTexts triplet_texts(const Pipeline& pipeline, const SplitData& split,
                            const torch::Tensor& ids);
 
 // A batch of triplets through the forward pass: its items laid out by role
-// (Comparisons::triplets_by_role) and the triplets among them.
+// (Comparisons::triplets_by_role) and the triplets among them. Each role is an ItemGroup of the
+// items selected by its column of the triplets, so that the condition module and the losses read
+// the role's own tensors, as the reference code's per-role ones.
 struct ForwardTriplets {
   ItemFeatures items;
   Comparisons comparisons;

@@ -20,14 +20,16 @@ torch::Tensor sliced(const torch::Tensor& t, std::int64_t begin, std::int64_t en
 }  // namespace
 
 ItemFeatures ItemFeatures::rows(const torch::Tensor& rows) const {
-  ItemFeatures out{selected(phi, rows), selected(psi, rows), {}};
+  for (const ItemGroup& group : groups)
+    if (group.rows.unsafeGetTensorImpl() == rows.unsafeGetTensorImpl()) return *group.features;
+  ItemFeatures out{selected(phi, rows), selected(psi, rows), {}, {}};
   for (const auto& [name, t] : texts)
     out.texts[name] = t.index_select(rows);
   return out;
 }
 
 ItemFeatures ItemFeatures::to(torch::Device device) const {
-  ItemFeatures out{moved(phi, device), moved(psi, device), {}};
+  ItemFeatures out{moved(phi, device), moved(psi, device), {}, {}};
   for (const auto& [name, t] : texts)
     out.texts[name] = t.to(device);
   return out;
@@ -43,6 +45,7 @@ ItemFeatures ItemFeatures::concatenated(const std::vector<ItemFeatures>& parts) 
   };
   ItemFeatures out{cat([](const ItemFeatures& p) { return p.phi; }),
                    cat([](const ItemFeatures& p) { return p.psi; }),
+                   {},
                    {}};
   if (parts.empty()) return out;
   for (const auto& [name, first] : parts.front().texts)

@@ -32,13 +32,11 @@ Contract CsnRegularizers::contract_of(const Options& options) {
 std::map<std::string, torch::Tensor> CsnRegularizers::compute_impl(const LossInput& input) {
   std::map<std::string, torch::Tensor> terms;
   if (options_.embedding_weight > 0.0) {
-    const torch::Tensor& phi = input.items.phi;
-    const Comparisons& triplets = input.comparisons;
-    const double batch = static_cast<double>(triplets.size());
+    const ComparedItems in = gather(input.items, input.comparisons);
+    const double batch = static_cast<double>(input.comparisons.size());
     // Φ_a, Φ_c and Φ_f hold one row per triplet: an item in several triplets counts in each.
-    const torch::Tensor frobenius = phi.index_select(0, triplets.first).norm() +
-                                    phi.index_select(0, triplets.second).norm() +
-                                    phi.index_select(0, triplets.third).norm();
+    const torch::Tensor frobenius =
+        in.first.phi.norm() + in.second.phi.norm() + in.third.phi.norm();
     terms["embedding_norm"] = options_.embedding_weight * frobenius / 3.0 / std::sqrt(batch);
   }
   if (options_.mask_weight > 0.0) {

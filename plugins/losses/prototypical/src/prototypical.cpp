@@ -15,11 +15,10 @@ Schema<PrototypicalOptions> PrototypicalLoss::schema() {
 }
 
 std::map<std::string, torch::Tensor> PrototypicalLoss::compute_impl(const LossInput& input) {
-  const torch::Tensor& psi = input.items.psi;
-  const Comparisons& triplets = input.comparisons;
-  const std::int64_t b = triplets.size();
-  const torch::Tensor anchor = psi.index_select(0, triplets.first).reshape({b, -1});
-  const torch::Tensor close = psi.index_select(0, triplets.second).reshape({b, -1});
+  const ComparedItems in = gather(input.items, input.comparisons);
+  const std::int64_t b = input.comparisons.size();
+  const torch::Tensor anchor = in.first.psi.reshape({b, -1});
+  const torch::Tensor close = in.second.psi.reshape({b, -1});
   const torch::Tensor prototypes = 0.5 * (anchor + close);      // [B, F]
   const torch::Tensor points = torch::cat({anchor, close}, 0);  // [2B, F]
   const torch::Tensor squared =

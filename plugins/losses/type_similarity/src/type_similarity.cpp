@@ -71,22 +71,20 @@ std::map<std::string, torch::Tensor> TypeSimilarity::compute_impl(const LossInpu
   Sign sign = Sign::Paper;  // the released text term has the paper's sign
   switch (options_.input) {
     case Input::Image: {
-      const torch::Tensor& phi = input.items.phi;
-      const torch::Tensor anchor = phi.index_select(0, triplets.first),
-                          close = phi.index_select(0, triplets.second),
-                          far = phi.index_select(0, triplets.third);
+      const ComparedItems in = gather(input.items, triplets);
+      const torch::Tensor &anchor = in.first.phi, &close = in.second.phi, &far = in.third.phi;
       d = {nn::pairwise_distance(far, close), nn::pairwise_distance(far, anchor),
            nn::pairwise_distance(close, anchor),
            torch::ones({triplets.size()},
-                       torch::TensorOptions().dtype(torch::kBool).device(phi.device()))};
+                       torch::TensorOptions().dtype(torch::kBool).device(anchor.device()))};
       sign = options_.sign;
       break;
     }
     case Input::Text: {
-      const TextFeatures& text = input.items.texts.at(*options_.text);
-      const TextFeatures anchor = text.index_select(triplets.first),
-                         close = text.index_select(triplets.second),
-                         far = text.index_select(triplets.third);
+      const ComparedItems in = gather(input.items, triplets);
+      const TextFeatures &anchor = in.first.texts.at(*options_.text),
+                         &close = in.second.texts.at(*options_.text),
+                         &far = in.third.texts.at(*options_.text);
       d = {nn::pairwise_distance(far.features, close.features),
            nn::pairwise_distance(anchor.features, far.features),
            nn::pairwise_distance(anchor.features, close.features),

@@ -149,8 +149,8 @@ std::map<std::string, torch::Tensor> VaeElbo::compute_impl(const LossInput& inpu
   const torch::Tensor& phi = input.items.phi;
   const torch::Tensor& images = *input.images;  // declared need: Loss::compute checked it
   const Comparisons& triplets = input.comparisons;
-  const Posterior first = split_posterior(phi.index_select(0, triplets.first)),
-                  second = split_posterior(phi.index_select(0, triplets.second));
+  const ComparedItems in = gather(input.items, triplets);
+  const Posterior first = split_posterior(in.first.phi), second = split_posterior(in.second.phi);
   const torch::Tensor shared = shared_dimensions(first, second);
   const Posterior average = average_posterior(first, second, options_.average);
   torch::Tensor reconstruction = torch::zeros({}, phi.options()),

@@ -26,15 +26,12 @@ Contract VisualSemantic::contract_of(const Options& options) {
 }
 
 std::map<std::string, torch::Tensor> VisualSemantic::compute_impl(const LossInput& input) {
-  const Comparisons& triplets = input.comparisons;
-  const torch::Tensor& phi = input.items.phi;
-  const TextFeatures& item_texts = input.items.texts.at(options_.text);
-  const torch::Tensor phi_anchor = phi.index_select(0, triplets.first),
-                      phi_close = phi.index_select(0, triplets.second),
-                      phi_far = phi.index_select(0, triplets.third);
-  const TextFeatures text_anchor = item_texts.index_select(triplets.first),
-                     text_close = item_texts.index_select(triplets.second),
-                     text_far = item_texts.index_select(triplets.third);
+  const ComparedItems in = gather(input.items, input.comparisons);
+  const torch::Tensor &phi_anchor = in.first.phi, &phi_close = in.second.phi,
+                      &phi_far = in.third.phi;
+  const TextFeatures &text_anchor = in.first.texts.at(options_.text),
+                     &text_close = in.second.texts.at(options_.text),
+                     &text_far = in.third.texts.at(options_.text);
   const double m = options_.margin;
   // One member's text against its own image and the two others', image first as released.
   const auto member = [m](const TextFeatures& text, const torch::Tensor& own,

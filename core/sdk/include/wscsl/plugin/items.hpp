@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,12 +15,19 @@
 
 namespace wscsl {
 
+struct ItemGroup;
+
 // One row per item.
 struct ItemFeatures {
   torch::Tensor phi;  // [N, D] backbone embeddings
   torch::Tensor psi;  // [N, K, E] from ConditionModule::embed
   // By text encoder name: every text encoder of the pipeline (Resource::TextFeatures), [N, E].
   std::map<std::string, TextFeatures> texts;
+  // The groups these items were computed in, each with the row tensor that selects it (the host
+  // sets them for a training batch's roles): rows() of that very tensor returns the group's own
+  // features instead of a gathered copy, so that every reader of a role computes with the role's
+  // tensors and their gradients add up as on the role's tensors.
+  std::vector<ItemGroup> groups;
 
   std::int64_t size() const { return phi.defined() ? phi.size(0) : 0; }
   // The items of `rows` ([B] int64), in that order.
@@ -27,6 +35,11 @@ struct ItemFeatures {
   ItemFeatures to(torch::Device device) const;
   // The items of `parts` one after another, e.g. a batch's anchors, then its close and far items.
   static ItemFeatures concatenated(const std::vector<ItemFeatures>& parts);
+};
+
+struct ItemGroup {
+  torch::Tensor rows;  // [n] int64, the group's rows among the items
+  std::shared_ptr<const ItemFeatures> features;
 };
 
 // B comparisons of items given as rows of an ItemFeatures.
