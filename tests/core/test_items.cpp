@@ -7,6 +7,7 @@
 #include "wscsl/error.hpp"
 #include "wscsl/nn/scoring.hpp"
 #include "wscsl/testing/fixtures.hpp"
+#include "wscsl/testing/pair_scores_contract.hpp"
 
 namespace wscsl {
 namespace {
@@ -108,6 +109,38 @@ TEST(Comparisons, ScoreRefusesRowsOutsideTheItems) {
     EXPECT_NE(std::string(e.what()).find("second rows must lie in [0, 3)"), std::string::npos)
         << e.what();
   }
+}
+
+// Weighs a pair's two embeddings otherwise than a triplet's: what pair_scores_contract must catch.
+class PairsWeighedApart final : public ConditionModule {
+ public:
+  PairsWeighedApart() { set_contract(testing::pair_scoring()); }
+  std::int64_t num_embeddings() const override { return 2; }
+  std::int64_t output_dim() const override { return 1; }
+
+ protected:
+  torch::Tensor embed_impl(const torch::Tensor& phi) override {
+    return phi.reshape({phi.size(0), 2, 1});
+  }
+  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
+    const torch::Tensor w =
+        c.are_triplets() ? torch::tensor({0.25f, 0.75f}) : torch::full({2}, 0.5f);
+    return nn::expected_distances(*this, gather(items, c), w.unsqueeze(0).expand({c.size(), 2}));
+  }
+};
+
+TEST(PairScoresContract, NamesEveryRuleAModuleBreaks) {
+  testing::TableModule keeps(2, 1, {0.25, 0.75});
+  EXPECT_EQ(testing::pair_scores_contract(keeps, testing::random_triplets(keeps, 4, 2)), "");
+  PairsWeighedApart weighs_apart;
+  EXPECT_EQ(
+      testing::pair_scores_contract(weighs_apart, testing::random_triplets(weighs_apart, 4, 2)),
+      "pair and triplet differ in fused_second\n"
+      "pair and triplet differ in weights");
+  TripletsOnly triplets_only;
+  EXPECT_EQ(
+      testing::pair_scores_contract(triplets_only, testing::random_triplets(triplets_only, 4, 2)),
+      "the contract does not provide pair_scores");
 }
 
 }  // namespace

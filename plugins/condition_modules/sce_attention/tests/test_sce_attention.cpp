@@ -8,6 +8,7 @@
 #include "../src/sce_attention.hpp"
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
+#include "wscsl/testing/pair_scores_contract.hpp"
 
 using namespace wscsl;
 using wscsl::testing::parameter;
@@ -367,17 +368,8 @@ TEST(SceAttention, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
         "assignment = \"random_per_call\"\nbranch = \"pair\""}) {
     torch::manual_seed(7);
     auto m = make(options);
-    EXPECT_TRUE(m->contract().provides_resource(Resource::PairScores, "")) << options;
     const auto t = with_texts(wscsl::testing::random_triplets(*m, 6, kD, true));
-    const Comparisons& c = t.comparisons;
-    // The same generator state for both, so that random_per_call draws the same embeddings.
-    torch::manual_seed(8);
-    const ComparisonScores pairs = m->score(t.items, {c.first, c.second, {}, c.conditions});
-    torch::manual_seed(8);
-    const ComparisonScores forged = m->score(t.items, {c.first, c.second, c.second, c.conditions});
-    EXPECT_TRUE(torch::equal(pairs.fused_second, forged.fused_second)) << options;
-    EXPECT_TRUE(torch::equal(pairs.weights, forged.weights)) << options;
-    EXPECT_FALSE(pairs.fused_third.defined()) << options;
+    EXPECT_EQ(wscsl::testing::pair_scores_contract(*m, t, /*seed=*/8), "") << options;
   }
 }
 

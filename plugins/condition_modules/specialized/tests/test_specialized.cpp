@@ -2,6 +2,7 @@
 
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
+#include "wscsl/testing/pair_scores_contract.hpp"
 
 using namespace wscsl;
 using wscsl::testing::parameter;
@@ -60,13 +61,9 @@ TEST(Specialized, TheTripletsConditionSelectsTheHead) {
 TEST(Specialized, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
   torch::manual_seed(2);
   auto m = make();
-  const auto t = wscsl::testing::random_triplets(*m, 12, 4, true);
-  const Comparisons& c = t.comparisons;
-  const ComparisonScores pairs = m->score(t.items, {c.first, c.second, {}, c.conditions});
-  const ComparisonScores forged = m->score(t.items, {c.first, c.second, c.second, c.conditions});
-  EXPECT_TRUE(torch::equal(pairs.fused_second, forged.fused_second));
-  EXPECT_TRUE(torch::equal(pairs.weights, forged.weights));
-  EXPECT_FALSE(pairs.fused_third.defined());
+  EXPECT_EQ(
+      wscsl::testing::pair_scores_contract(*m, wscsl::testing::random_triplets(*m, 12, 4, true)),
+      "");
 }
 
 TEST(Specialized, OnlyTheSelectedHeadLearnsFromATriplet) {

@@ -2,6 +2,7 @@
 
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
+#include "wscsl/testing/pair_scores_contract.hpp"
 
 using namespace wscsl;
 
@@ -30,14 +31,8 @@ TEST(VaeLatents, EachLatentMeanIsOneEmbedding) {
 TEST(VaeLatents, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
   torch::manual_seed(0);
   auto m = wscsl::testing::build<ConditionModule>("vae_latents", "", wscsl::testing::facts(4, 6));
-  const auto t = wscsl::testing::random_triplets(*m, 8, 6);
-  const Comparisons& c = t.comparisons;
-  const ComparisonScores pairs = m->score(t.items, Comparisons::pairs(c.first, c.second));
-  const ComparisonScores forged = m->score(t.items, {c.first, c.second, c.second, {}});
-  EXPECT_TRUE(torch::equal(pairs.fused_second, forged.fused_second));
-  EXPECT_TRUE(torch::equal(pairs.second_distances, forged.second_distances));
-  EXPECT_TRUE(torch::equal(pairs.weights, forged.weights));
-  EXPECT_FALSE(pairs.fused_third.defined());
+  EXPECT_EQ(wscsl::testing::pair_scores_contract(*m, wscsl::testing::random_triplets(*m, 8, 6)),
+            "");
 }
 
 TEST(VaeLatents, RejectsAnOddInputSize) {
