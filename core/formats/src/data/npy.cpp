@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "byte_cursor.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
@@ -24,13 +25,13 @@ struct HeaderValue {
   std::vector<std::int64_t> tuple;
 };
 
-class NpyReader {
+class NpyReader : ByteCursor {
  public:
   // `bytes` is the whole file, or with `header_only` its first bytes of `file_size`: the header is
   // then checked against the file's size and no value is read.
   NpyReader(const std::string& bytes, const fs::path& file, std::uint64_t file_size,
             bool header_only)
-      : b_(bytes), file_(file), file_size_(file_size), header_only_(header_only) {}
+      : ByteCursor(bytes, file), file_size_(file_size), header_only_(header_only) {}
 
   NpyMatrix run() {
     static const std::string magic = "\x93NUMPY";
@@ -55,22 +56,6 @@ class NpyReader {
   }
 
  private:
-  [[noreturn]] void fail(std::size_t at, const std::string& what) const {
-    throw DataError(fmt::format("{}: byte {}: {}", file_.string(), at, what));
-  }
-
-  char next_byte(const char* what) {
-    if (pos_ >= b_.size()) fail(pos_, fmt::format("the file ends where {} was expected", what));
-    return b_[pos_++];
-  }
-
-  std::uint64_t little_endian(int bytes, const char* what) {
-    std::uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i)
-      v |= std::uint64_t{static_cast<unsigned char>(next_byte(what))} << (8 * i);
-    return v;
-  }
-
   // Within the header only.
   void skip_spaces() {
     while (pos_ < end_ && (b_[pos_] == ' ' || b_[pos_] == '\n'))
@@ -209,11 +194,8 @@ class NpyReader {
     return m;
   }
 
-  const std::string& b_;
-  const fs::path& file_;
   std::uint64_t file_size_;
   bool header_only_;
-  std::size_t pos_ = 0;
   std::size_t end_ = 0;  // of the header
 };
 
@@ -236,16 +218,20 @@ std::string npy_header(const std::string& descr, const std::vector<std::int64_t>
   for (std::size_t i = 0; i < shape.size(); ++i)
     dims += (i ? ", " : "") + std::to_string(shape[i]);
   if (shape.size() == 1) dims += ",";
-  std::string dict =
-      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descr, dims);
-  const std::size_t unpadded = 10 + dict.size() + 1;  // magic(6) version(2) length(2) dict '\n'
-  dict += std::string((64 - unpadded % 64) % 64, ' ') + "\n";
+  return npy_header_of_dictionary(
+      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descr, dims));
+}
+
+std::string npy_header_of_dictionary(std::string dictionary) {
+  // magic(6) version(2) length(2) dictionary '\n'
+  const std::size_t unpadded = 10 + dictionary.size() + 1;
+  dictionary += std::string((64 - unpadded % 64) % 64, ' ') + "\n";
   std::string header = "\x93NUMPY";
   header += '\x01';
   header += '\x00';
-  header += static_cast<char>(dict.size() & 0xff);
-  header += static_cast<char>((dict.size() >> 8) & 0xff);
-  return header + dict;
+  header += static_cast<char>(dictionary.size() & 0xff);
+  header += static_cast<char>((dictionary.size() >> 8) & 0xff);
+  return header + dictionary;
 }
 
 void write_npy(const fs::path& file, const std::string& descr,

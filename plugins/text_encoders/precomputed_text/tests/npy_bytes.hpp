@@ -3,21 +3,17 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "wscsl/data/npy.hpp"
 
 namespace npy_bytes {
 
 // `dict` is the header dictionary, e.g. "{'descr': '<f4', 'fortran_order': False, 'shape': (2,
-// 3), }"; padded with spaces and a newline so that the data starts at a multiple of 64 bytes.
+// 3), }".
 inline std::string header(std::string dict) {
-  const std::size_t unpadded = 10 + dict.size() + 1;
-  dict += std::string((64 - unpadded % 64) % 64, ' ') + "\n";
-  std::string h = "\x93NUMPY";
-  h += '\x01';
-  h += '\x00';
-  h += static_cast<char>(dict.size() & 0xff);
-  h += static_cast<char>((dict.size() >> 8) & 0xff);
-  return h + dict;
+  return wscsl::npy_header_of_dictionary(std::move(dict));
 }
 
 template <class T>

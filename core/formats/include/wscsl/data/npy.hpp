@@ -33,10 +33,13 @@ NpyMatrix parse_npy_matrix(const std::string& bytes, const std::filesystem::path
 // The same for a file, its header read and checked before the rest.
 NpyMatrix read_npy_matrix(const std::filesystem::path& file);
 
-// The header of a C-ordered array of dtype `descr` ('<f4', '<i8') and `shape`: magic, version
-// 1.0, header length and the dict, padded with spaces and a newline so that the data start at a
-// multiple of 64 bytes.
+// The header of a C-ordered array of dtype `descr` ('<f4', '<i8') and `shape`: the header of
+// the dictionary numpy writes for it.
 std::string npy_header(const std::string& descr, const std::vector<std::int64_t>& shape);
+// The header holding `dictionary` ("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"):
+// magic, version 1.0, header length and the dictionary, padded with spaces and a newline so that
+// the data start at a multiple of 64 bytes. Any dictionary, for tests of what a reader refuses.
+std::string npy_header_of_dictionary(std::string dictionary);
 // Writes such an array atomically: its header, then `data`, the bytes of its values in C order.
 void write_npy(const std::filesystem::path& file, const std::string& descr,
                const std::vector<std::int64_t>& shape, std::string_view data);

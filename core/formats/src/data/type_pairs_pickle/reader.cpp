@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "../byte_cursor.hpp"
 #include "python_text.hpp"
 #include "wscsl/data/index_files.hpp"
 #include "wscsl/error.hpp"
@@ -38,9 +39,9 @@ const char* kind_name(Node::Kind kind) {
   return "a value";
 }
 
-class PickleReader {
+class PickleReader : ByteCursor {
  public:
-  PickleReader(const std::string& bytes, const fs::path& file) : b_(bytes), file_(file) {}
+  PickleReader(const std::string& bytes, const fs::path& file) : ByteCursor(bytes, file) {}
 
   std::vector<TypePair> run() {
     while (true) {
@@ -60,31 +61,6 @@ class PickleReader {
   }
 
  private:
-  [[noreturn]] void fail(std::size_t at, const std::string& what) const {
-    throw DataError(fmt::format("{}: byte {}: {}", file_.string(), at, what));
-  }
-
-  char next_byte(const char* what) {
-    if (pos_ >= b_.size()) fail(pos_, fmt::format("the file ends where {} was expected", what));
-    return b_[pos_++];
-  }
-
-  std::string take(std::uint64_t n, const char* what) {
-    if (n > b_.size() - pos_)
-      fail(pos_, fmt::format("{} of {} bytes runs past the end of the file", what, n));
-    std::string out = b_.substr(pos_, static_cast<std::size_t>(n));
-    pos_ += static_cast<std::size_t>(n);
-    return out;
-  }
-
-  std::uint64_t little_endian(int bytes, const char* what) {
-    const std::string raw = take(static_cast<std::uint64_t>(bytes), what);
-    std::uint64_t v = 0;
-    for (int i = bytes - 1; i >= 0; --i)
-      v = (v << 8) | static_cast<unsigned char>(raw[static_cast<std::size_t>(i)]);
-    return v;
-  }
-
   // A protocol-0 argument: the bytes up to the next line feed.
   std::string line(const char* what) {
     const std::size_t end = b_.find('\n', pos_);
@@ -327,9 +303,6 @@ class PickleReader {
     return out;
   }
 
-  const std::string& b_;
-  fs::path file_;
-  std::size_t pos_ = 0;
   std::size_t op_ = 0;          // where the current opcode starts
   std::vector<NodePtr> stack_;  // nullptr is a mark
   std::size_t pushed_ = 0;      // values pushed so far, memo gets included
