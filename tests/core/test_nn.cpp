@@ -15,6 +15,7 @@
 #include "wscsl/nn/distances.hpp"
 #include "wscsl/nn/hinge.hpp"
 #include "wscsl/nn/scoring.hpp"
+#include "wscsl/testing/fixtures.hpp"
 
 using namespace wscsl;
 
@@ -102,6 +103,32 @@ TEST(Scoring, ConditionOneHotSelectsAndRejectsUnknownConditions) {
     EXPECT_NE(std::string(e.what()).find("triplet condition 3 has no embedding"),
               std::string::npos);
   }
+}
+
+// Items with ψ_0 and ψ_1 of one value each: item 0 (0, 0), item 1 (3, 1), item 2 (1, 5). The
+// triplet (0, 1, 2) under condition 0 reads ψ_0: d = 3 and 1; under condition 1, ψ_1: d = 1 and 5.
+// The pair (1, 2) under condition 1 reads |1 − 5| = 4.
+TEST(Scoring, ConditionedDistancesScoreEachComparisonWithItsConditionsEmbedding) {
+  wscsl::testing::TableModule module(2, 1, {0.5, 0.5}, Supervision::Conditioned);
+  ItemFeatures items;
+  items.phi = torch::tensor({{0.0f, 0.0f}, {3.0f, 1.0f}, {1.0f, 5.0f}});
+  items.psi = module.embed(items.phi);
+  Comparisons triplets = Comparisons::triplets(torch::tensor({{0, 1, 2}, {0, 1, 2}}, torch::kLong));
+  triplets.conditions = torch::tensor({0, 1}, torch::kLong);
+  const ComparisonScores s = nn::conditioned_distances(module, items, triplets);
+  EXPECT_TRUE(torch::allclose(s.fused_second, torch::tensor({3.0f, 1.0f})));
+  EXPECT_TRUE(torch::allclose(s.fused_third, torch::tensor({1.0f, 5.0f})));
+  EXPECT_TRUE(torch::equal(s.weights, torch::tensor({{1.0f, 0.0f}, {0.0f, 1.0f}})));
+
+  Comparisons pair =
+      Comparisons::pairs(torch::tensor({1}, torch::kLong), torch::tensor({2}, torch::kLong));
+  pair.conditions = torch::tensor({1}, torch::kLong);
+  const ComparisonScores p = nn::conditioned_distances(module, items, pair);
+  EXPECT_TRUE(torch::allclose(p.fused_second, torch::tensor({4.0f})));
+  EXPECT_FALSE(p.fused_third.defined());
+
+  pair.conditions = torch::tensor({2}, torch::kLong);
+  EXPECT_THROW(nn::conditioned_distances(module, items, pair), Error);
 }
 
 // Rows 0 and 2 kept: hinges max(0, 1 − 3 + 0.5) = 0 and max(0, 4 − 2 + 0.5) = 2.5 over 2 rows;

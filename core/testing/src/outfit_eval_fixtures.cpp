@@ -40,8 +40,7 @@ ConditionPicker::ConditionPicker(std::int64_t k, std::int64_t e) : k_(k), e_(e) 
 }
 
 ComparisonScores ConditionPicker::score_impl(const ItemFeatures& items, const Comparisons& c) {
-  return nn::expected_distances(*this, gather(items, c),
-                                torch::one_hot(c.conditions, k_).to(torch::kFloat));
+  return nn::conditioned_distances(*this, items, c);
 }
 
 }  // namespace wscsl::testing

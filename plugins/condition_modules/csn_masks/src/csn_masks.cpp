@@ -43,9 +43,7 @@ torch::Tensor CsnMasks::distances_impl(const torch::Tensor& psi_a, const torch::
 }
 
 ComparisonScores CsnMasks::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
-  const ComparedItems in = gather(items, comparisons);
-  ComparisonScores s = nn::expected_distances(
-      *this, in, nn::condition_one_hot(comparisons.conditions, num_embeddings()));
+  ComparisonScores s = nn::conditioned_distances(*this, items, comparisons);
   s.aux["mask_l1"] = masks_->l1_norms().index_select(0, comparisons.conditions);
   return s;
 }

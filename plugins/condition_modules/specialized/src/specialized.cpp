@@ -48,8 +48,7 @@ torch::Tensor Specialized::distances_impl(const torch::Tensor& psi_a, const torc
 
 ComparisonScores Specialized::score_impl(const ItemFeatures& items,
                                          const Comparisons& comparisons) {
-  const ComparedItems in = gather(items, comparisons);
-  return nn::expected_distances(*this, in, nn::condition_one_hot(comparisons.conditions, k_));
+  return nn::conditioned_distances(*this, items, comparisons);
 }
 
 }  // namespace wscsl::specialized

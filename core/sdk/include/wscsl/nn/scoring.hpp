@@ -24,4 +24,10 @@ ComparisonScores expected_distances(ConditionModule& module, const ComparedItems
 // Error naming the offending value when a condition is outside [0, K).
 torch::Tensor condition_one_hot(const torch::Tensor& conditions, std::int64_t num_embeddings);
 
+// Supervised selection (Supervision::Conditioned): every comparison is scored by the embedding its
+// condition names, i.e. expected_distances under condition_one_hot(comparisons.conditions, K) of
+// `module`'s K embeddings. Throws as condition_one_hot does.
+ComparisonScores conditioned_distances(ConditionModule& module, const ItemFeatures& items,
+                                       const Comparisons& comparisons);
+
 }  // namespace wscsl::nn
