@@ -261,11 +261,11 @@ torch::Tensor TorchScriptConditionModule::distances_impl(const torch::Tensor& ps
 ComparisonScores TorchScriptConditionModule::score_impl(const ItemFeatures& items,
                                                         const Comparisons& comparisons) {
   const std::vector<c10::IValue> arguments = comparison_arguments(items.phi, comparisons);
-  const torch::Tensor weights = supervision_ == Supervision::Conditioned
-                                    ? nn::condition_one_hot(comparisons.conditions, k_)
-                                    : script_.get_method("weights")(arguments).toTensor();
-  const ComparedItems in = gather(items, comparisons);
-  ComparisonScores scores = nn::expected_distances(*this, in, weights);
+  ComparisonScores scores =
+      supervision_ == Supervision::Conditioned
+          ? nn::conditioned_distances(*this, items, comparisons)
+          : nn::expected_distances(*this, gather(items, comparisons),
+                                   script_.get_method("weights")(arguments).toTensor());
   if (!aux_terms_.empty()) scores.aux = run_aux(arguments);
   return scores;
 }
