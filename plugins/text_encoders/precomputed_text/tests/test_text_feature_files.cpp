@@ -148,7 +148,7 @@ TEST(NpyMatrix, ReadsFloat32AndFloat64InBothOrders) {
   EXPECT_EQ(m.cols, 3);
   EXPECT_EQ(m.values, (std::vector<float>{1, 2, 3, 4, 5, 6}));
   const NpyMatrix d = parse_npy_matrix(
-      npy_bytes::header("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }") +
+      npy_header_of_dictionary("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }") +
           npy_bytes::data(std::vector<double>{1, 4, 2, 5, 3, 6}),
       "f.npy");
   EXPECT_EQ(d.values, (std::vector<float>{1, 2, 3, 4, 5, 6})) << "column-major data";
@@ -164,25 +164,28 @@ TEST(NpyMatrix, EveryMalformedFileIsOneSentenceNamingTheByte) {
             "f.npy: byte 10: the header of 118 bytes runs past the end of the file");
   EXPECT_EQ(npy_error(two_by_two.substr(0, two_by_two.size() - 1)),
             "f.npy: byte 128: 15 bytes of data follow the header; a (2, 2) matrix of <f4 needs 16");
+  EXPECT_EQ(npy_error(npy_header_of_dictionary(
+                          "{'descr': '<i8', 'fortran_order': False, 'shape': (1, 1), }") +
+                      npy_bytes::data(std::vector<std::int64_t>{1})),
+            "f.npy: byte 128: the dtype is '<i8'; expected '<f4' (float32) or '<f8' (float64)");
   EXPECT_EQ(
-      npy_error(npy_bytes::header("{'descr': '<i8', 'fortran_order': False, 'shape': (1, 1), }") +
-                npy_bytes::data(std::vector<std::int64_t>{1})),
-      "f.npy: byte 128: the dtype is '<i8'; expected '<f4' (float32) or '<f8' (float64)");
-  EXPECT_EQ(
-      npy_error(npy_bytes::header("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }") +
-                npy_bytes::data(std::vector<float>{1, 2, 3, 4})),
+      npy_error(
+          npy_header_of_dictionary("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }") +
+          npy_bytes::data(std::vector<float>{1, 2, 3, 4})),
       "f.npy: byte 128: the shape is not (N, F) with N, F ≥ 1; expected a matrix of one row per "
       "key");
-  EXPECT_EQ(npy_error(npy_bytes::header("{'descr': '<f4', 'fortran_order': False, 'shape': (1, "
-                                        "1), 'extra': 1, }")),
-            "f.npy: byte 68: unknown header key 'extra'; expected descr, fortran_order and shape");
-  EXPECT_EQ(npy_error(npy_bytes::header("{'descr': '<f4', 'shape': (1, 1), }")),
+  EXPECT_EQ(
+      npy_error(npy_header_of_dictionary("{'descr': '<f4', 'fortran_order': False, 'shape': (1, "
+                                         "1), 'extra': 1, }")),
+      "f.npy: byte 68: unknown header key 'extra'; expected descr, fortran_order and shape");
+  EXPECT_EQ(npy_error(npy_header_of_dictionary("{'descr': '<f4', 'shape': (1, 1), }")),
             "f.npy: byte 64: the header has no 'fortran_order'");
   EXPECT_EQ(npy_error(npy_bytes::matrix({1, std::numeric_limits<float>::infinity()}, 1, 2)),
             "f.npy: byte 132: the value at row 0, column 1 is inf; expected a finite float32");
   EXPECT_EQ(
-      npy_error(npy_bytes::header("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 65537), "
-                                  "}")),
+      npy_error(
+          npy_header_of_dictionary("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 65537), "
+                                   "}")),
       "f.npy: byte 128: the shape (1, 65537) has more than 65536 columns; expected one feature of "
       "at most that many values per row");
 }
@@ -193,7 +196,8 @@ TEST(NpyMatrix, AFileIsRefusedByItsHeader) {
   const fs::path file = dir.path() / "wide.npy";
   {
     std::ofstream out(file, std::ios::binary);
-    out << npy_bytes::header("{'descr': '<f4', 'fortran_order': False, 'shape': (1, 30000000), }");
+    out << npy_header_of_dictionary(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 30000000), }");
     out.seekp(std::streamoff{128} + 120000000 - 1);
     out.put('\0');
   }
