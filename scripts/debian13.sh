@@ -62,7 +62,7 @@ else
   # (the c10d backend for GPUs), are in non-free.
   components=main,contrib,non-free,non-free-firmware
   torch=(libtorch-cuda-dev nvidia-cuda-toolkit libnccl-dev)
-  libraries=(libgloo-cuda-dev libboost-dev libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev
+  libraries=(libgloo-cuda-dev libboost-dev libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev libhnswlib-dev
     nlohmann-json3-dev libssl-dev libopencv-dev libgtest-dev libprotobuf-dev protobuf-compiler)
   python_torch=(python3-torch-cuda)
 fi

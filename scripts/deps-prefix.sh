@@ -7,7 +7,7 @@
 # It holds (docs/distributed.md, "Build against your PyTorch"):
 #   built from Debian's source packages, static, position-independent: zlib, libpng, libjpeg-turbo,
 #     OpenCV (core, imgproc, imgcodecs with JPEG and PNG only), fmt, GoogleTest; and the header-only
-#     TOML++, nlohmann-json, CLI11;
+#     TOML++, nlohmann-json, CLI11, hnswlib;
 #   from Debian's binary packages: the Boost headers Boost.DLL and Boost.CRC need, OpenSSL's static
 #     libcrypto, Protocol Buffers (headers, static library, protoc) and Gloo's headers, those of
 #     Debian 12 for LibTorch 1.x and those of Debian 13 for LibTorch 2.x.
@@ -233,6 +233,9 @@ printf 'syntax = "proto3";\nimport "google/protobuf/struct.proto";\nmessage M { 
 # (what its LibTorch 1.13 is built with) and Debian 13's (its LibTorch 2.6; PyTorch 2.11's wheel
 # builds against them too).
 mkdir -p "$stage/gloo/torch-1" "$stage/gloo/torch-2"
+# hnswlib (the approximate index of `wscsl search`): header-only, the binary package's headers.
+cp -r "$(unpack_binary libhnswlib-dev/bookworm)/usr/include/hnswlib" "$stage/include/"
+
 cp -r "$(unpack_binary libgloo-dev/bookworm)/usr/include/gloo" "$stage/gloo/torch-1/"
 cp -r "$(unpack_binary libgloo-dev/trixie)/usr/include/gloo" "$stage/gloo/torch-2/"
 

@@ -12,6 +12,7 @@ packages=(
   libgloo-dev                            # Gloo headers for c10d's CPU process group (--nproc)
   libboost-dev                           # Boost.DLL (header-only with BOOST_DLL_USE_STD_FS)
   libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev nlohmann-json3-dev
+  libhnswlib-dev                         # the approximate index of `wscsl search` (header-only)
   libssl-dev                             # SHA-256 of checkpoints (OpenSSL's libcrypto)
   libprotobuf-dev protobuf-compiler      # TensorBoard's event files
   libopencv-dev libgtest-dev

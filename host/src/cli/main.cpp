@@ -8,6 +8,7 @@
 #include "cache_command.hpp"
 #include "commands.hpp"
 #include "launcher.hpp"
+#include "search_commands.hpp"
 #include "triplet_files.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/version.hpp"
@@ -175,6 +176,8 @@ int main(int argc, char** argv) {
   describe_cmd->add_flag("--json", describe_json, "JSON output");
   describe_cmd->add_flag("--markdown", describe_markdown, "The options as a Markdown table");
 
+  SearchCommands search_commands(app);
+
   CacheArgs cache;
   auto* cache_cmd = app.add_subcommand(
       "cache", "List or remove the stores of decoded images (dataset.cache_dir)");
@@ -251,6 +254,7 @@ int main(int argc, char** argv) {
     if (export_cmd->parsed()) return run_export(global, export_args, export_out);
     if (export_weights_cmd->parsed()) return run_export_weights(global, export_weights);
     if (plugins_cmd->parsed()) return run_plugins(global, plugins_json);
+    if (search_commands.parsed()) return search_commands.run(global);
     if (cache_list_cmd->parsed()) return run_cache_list(cache);
     if (cache_remove_cmd->parsed()) return run_cache_remove(cache);
     if (describe_cmd->parsed())

@@ -4,15 +4,9 @@
 
 #include "wscsl/eval/aligned.hpp"
 #include "wscsl/eval/neighbours.hpp"
-#include "wscsl/plot/canvas.hpp"
+#include "wscsl/plot/neighbour_grid.hpp"
 
 namespace wscsl::retrieval_grid {
-namespace {
-
-constexpr int kFrame = 3;  // frame width around each neighbour, pixels
-constexpr int kGap = 4;
-
-}  // namespace
 
 Schema<RetrievalGridOptions> RetrievalGrid::schema() {
   using O = RetrievalGridOptions;
@@ -68,49 +62,41 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
       context.dataset.images(table.split, table.image_ids.index_select(0, query_rows), {});
 
   const auto& conditions = context.info.conditions;
-  const int cell = static_cast<int>(options_.cell), pitch = cell + 2 * kFrame + kGap;
-  const int label = kGap;
-  const int block_title = 22;
-  const int width = label + pitch * static_cast<int>(options_.k + 1) + kGap;
-  const int block_height = block_title + pitch * static_cast<int>(options_.queries);
-  plot::Canvas canvas(width, 30 + block_height * static_cast<int>(conditions.size()));
-  canvas.text(fmt::format("Top-{} in '{}' (query left; green: same value, red: different)",
-                          options_.k, split_name(table.split)),
-              8, 20, plot::kBlack, 0.4);
+  std::vector<plot::NeighbourBlock> blocks;
   EvalReport report;
   for (std::size_t c = 0; c < conditions.size(); ++c) {
     const auto column = static_cast<std::int64_t>(c);
     std::int64_t matching = 0;
     const std::int64_t embedding = aligned.embedding_of_condition[c];
-    const int top = 30 + static_cast<int>(c) * block_height;
-    canvas.text(fmt::format("{} (psi{})", conditions[c].name, embedding + 1), 8,
-                top + block_title - 6, plot::kBlack, 0.45);
+    plot::NeighbourBlock& block = blocks.emplace_back();
+    block.heading = fmt::format("{} (psi{})", conditions[c].name, embedding + 1);
     const torch::Tensor nearest =
         rank_database(distances.select(2, embedding)).slice(1, 0, options_.k);
     for (std::int64_t q = 0; q < options_.queries; ++q) {
-      const int y = top + block_title + static_cast<int>(q) * pitch;
       const std::int64_t query_row = query_rows[q].item<std::int64_t>();
       const std::int64_t value = table.factors[query_row][column].item<std::int64_t>();
-      canvas.rectangle(label, y, cell + 2 * kFrame, cell + 2 * kFrame, plot::kBlack, 1);
-      canvas.image(query_images[q], label + kFrame, y + kFrame, cell, cell);
+      plot::NeighbourRow& row = block.rows.emplace_back();
+      row.query = query_images[q];
       const torch::Tensor rows = database_rows.index_select(0, nearest[q]);
       const torch::Tensor neighbour_images =
           context.dataset.images(table.split, table.image_ids.index_select(0, rows), {});
       for (std::int64_t j = 0; j < options_.k; ++j) {
-        const int x = label + static_cast<int>(j + 1) * pitch;
         const bool same =
             value >= 0 &&
             table.factors[rows[j].item<std::int64_t>()][column].item<std::int64_t>() == value;
         matching += same;
-        canvas.rectangle(x, y, cell + 2 * kFrame, cell + 2 * kFrame,
-                         same ? plot::kGreen : plot::kRed, kFrame);
-        canvas.image(neighbour_images[j], x + kFrame, y + kFrame, cell, cell);
+        row.neighbours.push_back(neighbour_images[j]);
+        row.frames.push_back(same ? plot::kGreen : plot::kRed);
       }
     }
     report.metrics.push_back(
         {"shown_matching/" + conditions[c].name,
          static_cast<double>(matching) / static_cast<double>(options_.queries * options_.k)});
   }
+  const plot::Canvas canvas = plot::neighbour_grid(
+      fmt::format("Top-{} in '{}' (query left; green: same value, red: different)", options_.k,
+                  split_name(table.split)),
+      blocks, static_cast<int>(options_.k), static_cast<int>(options_.cell));
   const std::filesystem::path path = context.artifact_dir / options_.file;
   canvas.save_png(path);
   report.artifacts.push_back(path);

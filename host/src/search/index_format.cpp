@@ -1,0 +1,196 @@
+#include "index_format.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "wscsl/error.hpp"
+#include "wscsl/util/atomic_file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace wscsl::host::search {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// A manifest that parses but says something impossible.
+struct Malformed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Parses `path` as JSON and reads it with `read`; a file that is not JSON or lacks a field is one
+// DataError naming the file and what was expected.
+template <class Read>
+auto read_json(const fs::path& path, const std::string& expected, Read&& read) {
+  const Json document = Json::parse(read_text_file(path), nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded())
+    throw DataError(fmt::format("{}: not valid JSON; expected {} (the index is damaged: make it "
+                                "again with `wscsl index`)",
+                                path.string(), expected));
+  try {
+    return read(document);
+  } catch (const nlohmann::json::exception& e) {
+    throw DataError(fmt::format("{}: {}; expected {} (the index is damaged: make it again with "
+                                "`wscsl index`)",
+                                path.string(), e.what(), expected));
+  } catch (const Malformed& e) {
+    throw DataError(fmt::format("{}: {}; expected {} (the index is damaged: make it again with "
+                                "`wscsl index`)",
+                                path.string(), e.what(), expected));
+  }
+}
+
+Comparison comparison_of(const std::string& text) {
+  for (Comparison c : {Comparison::Distances, Comparison::PairScores})
+    if (spelling(c) == text) return c;
+  throw Malformed("unknown comparison \"" + text + "\"");
+}
+
+Json image_json(const IndexedImage& image) {
+  if (!image.file.empty()) return image.file;
+  return {{"split", image.split}, {"id", image.id}};
+}
+
+IndexedImage image_of(const Json& j) {
+  IndexedImage image;
+  if (j.is_string()) {
+    image.file = j.get<std::string>();
+  } else {
+    image.split = j.at("split").get<std::string>();
+    image.id = j.at("id").get<std::int64_t>();
+  }
+  return image;
+}
+
+}  // namespace
+
+std::string spelling(Comparison comparison) {
+  switch (comparison) {
+    case Comparison::Distances:
+      return "distances";
+    case Comparison::PairScores:
+      return "pair_scores";
+  }
+  throw Error("unknown comparison");
+}
+
+std::string IndexedImage::label() const {
+  return file.empty() ? fmt::format("{}/{}", split, id) : file;
+}
+
+std::int64_t IndexManifest::rows() const {
+  std::int64_t n = 0;
+  for (std::int64_t c : chunks)
+    n += c;
+  return n;
+}
+
+fs::path manifest_path(const fs::path& index) {
+  return index / "manifest.json";
+}
+
+fs::path chunk_path(const fs::path& index, std::size_t chunk, const std::string& what) {
+  return index / "chunks" / fmt::format("{:06}.{}", chunk, what);
+}
+
+IndexManifest read_manifest(const fs::path& index) {
+  const fs::path path = manifest_path(index);
+  if (!fs::exists(path))
+    throw DataError(fmt::format("{} is not a wscsl index: it has no manifest.json (make one with "
+                                "`wscsl index RUN --images DIR --out {}`)",
+                                index.string(), index.string()));
+  return read_json(path, "a wscsl index manifest", [&](const Json& j) {
+    if (j.at("format").get<int>() != kIndexFormat)
+      throw Malformed(fmt::format("index format {}, this wscsl reads {}", j.at("format").dump(), kIndexFormat));
+    IndexManifest m;
+    const Json& run = j.at("run");
+    m.run = run.at("directory").get<std::string>();
+    m.checkpoint = run.at("checkpoint").get<std::string>();
+    m.checkpoint_sha256 = run.at("checkpoint_sha256").get<std::string>();
+    const Json& module = j.at("condition_module");
+    m.condition_module = module.at("label").get<std::string>();
+    m.supervision = module.at("supervision").get<std::string>();
+    m.alignment = module.at("alignment").get<std::string>();
+    for (const Json& c : j.at("conditions"))
+      m.conditions.push_back({c.at("name").get<std::string>(),
+                              comparison_of(c.at("comparison").get<std::string>()),
+                              c.at("embedding").get<std::int64_t>(),
+                              c.at("condition").get<std::int64_t>()});
+    const Json& arrays = j.at("arrays");
+    m.phi_dim = arrays.at("phi_dim").get<std::int64_t>();
+    m.embeddings = arrays.at("embeddings").get<std::int64_t>();
+    m.psi_dim = arrays.at("psi_dim").get<std::int64_t>();
+    for (const Json& t : arrays.at("texts"))
+      m.texts.push_back({t.at("name").get<std::string>(), t.at("dim").get<std::int64_t>()});
+    m.chunks = j.at("chunks").get<std::vector<std::int64_t>>();
+    for (const Json& s : j.at("skipped"))
+      m.skipped.push_back({s.at("file").get<std::string>(), s.at("reason").get<std::string>()});
+    for (std::int64_t rows : m.chunks)
+      if (rows < 1) throw Malformed("a chunk of no rows");
+    if (m.phi_dim < 1 || m.embeddings < 1 || m.psi_dim < 1)
+      throw Malformed("an array dimension below 1");
+    for (const IndexedCondition& c : m.conditions)
+      if (c.embedding < -1 || c.embedding >= m.embeddings)
+        throw Malformed(fmt::format("condition '{}' names embedding {} of {}", c.name, c.embedding,
+                             m.embeddings));
+    return m;
+  });
+}
+
+void write_manifest(const fs::path& index, const IndexManifest& m) {
+  Json conditions = Json::array();
+  for (const IndexedCondition& c : m.conditions)
+    conditions.push_back({{"name", c.name},
+                          {"comparison", spelling(c.comparison)},
+                          {"embedding", c.embedding},
+                          {"condition", c.condition}});
+  Json texts = Json::array();
+  for (const TextArray& t : m.texts)
+    texts.push_back({{"name", t.name}, {"dim", t.dim}});
+  Json skipped = Json::array();
+  for (const SkippedFile& s : m.skipped)
+    skipped.push_back({{"file", s.file}, {"reason", s.reason}});
+  const Json document = {
+      {"format", kIndexFormat},
+      {"run",
+       {{"directory", m.run},
+        {"checkpoint", m.checkpoint},
+        {"checkpoint_sha256", m.checkpoint_sha256}}},
+      {"condition_module",
+       {{"label", m.condition_module},
+        {"supervision", m.supervision},
+        {"alignment", m.alignment}}},
+      {"conditions", conditions},
+      {"arrays",
+       {{"phi_dim", m.phi_dim},
+        {"embeddings", m.embeddings},
+        {"psi_dim", m.psi_dim},
+        {"texts", texts}}},
+      {"rows", m.rows()},
+      {"chunks", m.chunks},
+      {"skipped", skipped}};
+  write_file_atomically(manifest_path(index), document.dump(2) + "\n");
+}
+
+std::vector<IndexedImage> read_chunk_images(const fs::path& index, std::size_t chunk,
+                                            std::int64_t rows) {
+  const fs::path path = chunk_path(index, chunk, "images.json");
+  return read_json(path, fmt::format("a list of the chunk's {} images", rows), [&](const Json& j) {
+    std::vector<IndexedImage> images;
+    for (const Json& image : j)
+      images.push_back(image_of(image));
+    if (static_cast<std::int64_t>(images.size()) != rows)
+      throw Malformed(fmt::format("{} images where manifest.json counts {}", images.size(), rows));
+    return images;
+  });
+}
+
+void write_chunk_images(const fs::path& index, std::size_t chunk,
+                        const std::vector<IndexedImage>& images) {
+  Json list = Json::array();
+  for (const IndexedImage& image : images)
+    list.push_back(image_json(image));
+  write_file_atomically(chunk_path(index, chunk, "images.json"), list.dump() + "\n");
+}
+
+}  // namespace wscsl::host::search

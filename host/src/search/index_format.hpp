@@ -1,0 +1,99 @@
+// The index directory `wscsl index` writes and `wscsl search` reads (docs/search.md):
+//
+//   manifest.json                  what the index holds: the run and its checkpoint's SHA-256,
+//                                  the conditions and how each is compared, the committed chunks
+//   chunks/<c>.images.json         the images of chunk c, one entry per row, in row order
+//   chunks/<c>.phi.npy             [n, D] float32 φ
+//   chunks/<c>.psi.npy             [n, K, E] float32 every ψ_k
+//   chunks/<c>.psi_sqnorm.npy      [n, K] float32 ‖ψ_k‖², for the block products of the search
+//   chunks/<c>.text.<name>.npy     [n, T] float32 features of text encoder <name>
+//   chunks/<c>.text.<name>.present.npy  [n] int64 1 where the item had a text
+//
+// A chunk is committed when manifest.json lists it: its files are written first, each atomically,
+// then the manifest, so an interrupted `index` leaves the chunks before it whole and a re-run
+// continues after them.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace wscsl::host::search {
+
+inline constexpr int kIndexFormat = 1;
+
+// How one condition ranks the index with the condition module.
+enum class Comparison {
+  // ConditionModule::distances of ψ under the condition's embedding, as the retrieval evaluators
+  // rank; a function of the two items' ψ_k alone.
+  Distances,
+  // ConditionModule::score of (query, item) pairs, fused_second, with the condition given to a
+  // conditioned module, none to a weak one: the distance the module predicts with, which may
+  // depend on the pair (SCE-Net's pair branch, type-aware's type-pair masks).
+  PairScores,
+};
+std::string spelling(Comparison comparison);
+
+struct IndexedCondition {
+  std::string name;
+  Comparison comparison = Comparison::Distances;
+  // The ψ_k whose Euclidean block products draw the candidates; -1: every ψ_k together.
+  std::int64_t embedding = -1;
+  // The condition a conditioned module's score is given; -1: none.
+  std::int64_t condition = -1;
+};
+
+// Where an indexed image came from: a file, or an image of a dataset split.
+struct IndexedImage {
+  std::string file;   // absolute path; empty for a split's image
+  std::string split;  // "test"; empty for a file
+  std::int64_t id = -1;
+
+  std::string label() const;  // the file, or "<split>/<id>"
+  bool operator==(const IndexedImage& o) const {
+    return file == o.file && split == o.split && id == o.id;
+  }
+};
+
+struct SkippedFile {
+  std::string file;
+  std::string reason;
+};
+
+struct TextArray {
+  std::string name;  // the text encoder's name
+  std::int64_t dim = 0;
+};
+
+struct IndexManifest {
+  std::string run;                // the run directory, absolute
+  std::string checkpoint;         // the checkpoint embedded with
+  std::string checkpoint_sha256;  // of its archive (the checkpoint's own manifest)
+  std::string condition_module;   // the module's label, e.g. "condition_module/csn_masks"
+  std::string supervision;        // "weak" or "conditioned"
+  std::string alignment;          // where the condition ↔ embedding alignment came from
+  std::vector<IndexedCondition> conditions;
+  std::int64_t phi_dim = 0, embeddings = 0, psi_dim = 0;
+  std::vector<TextArray> texts;
+  std::vector<std::int64_t> chunks;  // rows of each committed chunk
+  std::vector<SkippedFile> skipped;  // files of the folders indexed that are not usable images
+
+  std::int64_t rows() const;
+};
+
+std::filesystem::path manifest_path(const std::filesystem::path& index);
+std::filesystem::path chunk_path(const std::filesystem::path& index, std::size_t chunk,
+                                 const std::string& what);
+
+// Throws DataError naming manifest.json and what is wrong with it.
+IndexManifest read_manifest(const std::filesystem::path& index);
+void write_manifest(const std::filesystem::path& index, const IndexManifest& manifest);
+
+// The images of one chunk; throws DataError naming its file.
+std::vector<IndexedImage> read_chunk_images(const std::filesystem::path& index, std::size_t chunk,
+                                            std::int64_t rows);
+void write_chunk_images(const std::filesystem::path& index, std::size_t chunk,
+                        const std::vector<IndexedImage>& images);
+
+}  // namespace wscsl::host::search
