@@ -95,10 +95,16 @@ int SearchCommands::run(const GlobalOptions& global) {
     } else if (!split_.empty()) {
       request.source = search::ImageSource::Split;
       parse_split(split_, request.split);
+    } else if (approximate_) {
+      // The HNSW graphs of the images the index holds, without adding any.
+      if (request.out.empty()) request.out = request.run / "index";
+      search::HnswGraphs::build(request.out, search::read_manifest(request.out), request.hnsw,
+                                stdout);
+      return 0;
     } else {
       fmt::print(stderr,
                  "wscsl: error: index needs the images: --images DIR, --list FILE or --split "
-                 "NAME\n");
+                 "NAME (or --approximate alone, to build an index's HNSW graphs)\n");
       return 2;
     }
     if (request.out.empty()) request.out = request.run / "index";

@@ -95,7 +95,7 @@ void HnswGraphs::build(const fs::path& index, const IndexManifest& manifest,
 
 std::unique_ptr<HnswGraphs> HnswGraphs::load(const fs::path& index, const IndexManifest& manifest) {
   const std::string rebuild = fmt::format(
-      "build it with `wscsl index {} --images … --out {} --approximate` (no new images needed)",
+      "build it with `wscsl index {} --out {} --approximate`",
       manifest.run, index.string());
   if (!fs::exists(graphs_record(index)))
     throw DataError(fmt::format("{} has no approximate index; {}", index.string(), rebuild));

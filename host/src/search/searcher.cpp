@@ -237,7 +237,7 @@ torch::Tensor IndexSearcher::approximate_candidates(const ItemFeatures& query,
                                                     const IndexedCondition& condition,
                                                     std::int64_t pool, std::int64_t ef,
                                                     std::int64_t exclude) {
-  if (!graphs_) graphs_ = std::make_unique<HnswGraphs>(HnswGraphs::load(index_, manifest_));
+  if (!graphs_) graphs_ = HnswGraphs::load(index_, manifest_);
   const torch::Tensor q = query.psi[0].to(torch::kFloat).contiguous();
   torch::Tensor rows = graphs_->nearest(condition.embedding, q, pool + (exclude >= 0 ? 1 : 0),
                                         std::max(ef, pool));
@@ -280,12 +280,12 @@ std::vector<ConditionNeighbours> IndexSearcher::search(const ItemFeatures& query
       result.candidate_ms = milliseconds_since(start);
     }
     start = std::chrono::steady_clock::now();
-    const torch::Tensor& rows = candidates[c];
-    const torch::Tensor d = module_distances(query, *conditions[c], rows);
+    const torch::Tensor& pool_rows = candidates[c];
+    const torch::Tensor d = module_distances(query, *conditions[c], pool_rows);
     const torch::Tensor order = std::get<1>(d.sort(/*stable=*/true, 0, false));
     for (std::int64_t i = 0; i < std::min(options.k, order.size(0)); ++i) {
       const std::int64_t j = order[i].item<std::int64_t>();
-      result.neighbours.push_back({rows[j].item<std::int64_t>(), d[j].item<double>()});
+      result.neighbours.push_back({pool_rows[j].item<std::int64_t>(), d[j].item<double>()});
     }
     result.ranking_ms = milliseconds_since(start);
     if (options.measure_recall) {
