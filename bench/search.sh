@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# `wscsl index` and `wscsl search` at scale (docs/benchmarks.md, "Search"). Trains DiscoverNet on
+# Fashion-CRB for one short epoch (four conditions, one thread), indexes its test split (real
+# embeddings: the recall of the approximate search), then indexes of N random rows with the same
+# shapes for every N given, each with its HNSW graphs, and measures each on one core
+# (taskset -c 0) with build/bin/wscsl_search_bench: build time and peak memory of the graphs, exact
+# and approximate query time per condition, hnswlib's own searchKnn time on the same graphs,
+# recall@10 of the approximate search against the exact one, private memory.
+# Usage: bench/search.sh [rows...]   (default: 10000 100000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000)
+scripts/build.sh --target runtime wscsl_search_bench >/dev/null
+wscsl=build/bin/wscsl
+tool=build/bin/wscsl_search_bench
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+one_core=(taskset -c 0)
+
+"$wscsl" train examples/pipelines/default.toml --run-dir "$work/run" \
+  --set dataset.train_triplets=3200 --set trainer.epochs=1 --set trainer.device=\"cpu\" \
+  --set trainer.log_every=1000 >"$work/train.log"
+echo "== real embeddings: Fashion-CRB's test split"
+"$wscsl" index "$work/run" --split test --out "$work/real" --approximate | grep -v '^indexed'
+"${one_core[@]}" "$tool" measure --index "$work/real" --queries 200
+
+for rows in "${sizes[@]}"; do
+  echo "== $rows random rows"
+  "$tool" synthesize --like "$work/real" --rows "$rows" --out "$work/random-$rows"
+  /usr/bin/time -f "graphs: %e s, peak RSS %M KiB" "${one_core[@]}" \
+    "$wscsl" index "$work/run" --out "$work/random-$rows" --approximate
+  "${one_core[@]}" "$tool" measure --index "$work/random-$rows" --queries 50
+  rm -rf "$work/random-$rows"
+done
