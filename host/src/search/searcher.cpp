@@ -182,8 +182,9 @@ std::vector<torch::Tensor> IndexSearcher::exact_candidates(
     else needed[static_cast<std::size_t>(c->embedding)] = true;
   }
   if (every_embedding) needed.assign(needed.size(), true);
-  // Per condition: the best (squared distance, row) of the blocks so far.
-  std::vector<torch::Tensor> best_d(conditions.size()), best_rows(conditions.size());
+  // Per condition: the best `pool` (squared distance, row) of every block, chosen from at the end.
+  std::vector<std::vector<torch::Tensor>> block_d(conditions.size()),
+      block_rows(conditions.size());
   for (std::size_t chunk = 0; chunk < chunks_.size(); ++chunk) {
     const torch::Tensor& psi = chunks_[chunk].psi->tensor();
     const torch::Tensor& sqnorm = chunks_[chunk].psi_sqnorm->tensor();
@@ -213,19 +214,15 @@ std::vector<torch::Tensor> IndexSearcher::exact_candidates(
           d[exclude - first_row] = std::numeric_limits<float>::infinity();
         }
         auto [v, i] = smallest(d, pool);
-        const torch::Tensor rows = i.to(torch::kCPU) + first_row;
-        if (best_d[c].defined()) {
-          const torch::Tensor all_d = torch::cat({best_d[c], v.to(torch::kCPU)});
-          const torch::Tensor all_rows = torch::cat({best_rows[c], rows});
-          auto [bv, bi] = smallest(all_d, pool);
-          best_d[c] = bv;
-          best_rows[c] = all_rows.index_select(0, bi);
-        } else {
-          best_d[c] = v.to(torch::kCPU);
-          best_rows[c] = rows;
-        }
+        block_d[c].push_back(v.to(torch::kCPU));
+        block_rows[c].push_back(i.to(torch::kCPU) + first_row);
       }
     }
+  }
+  std::vector<torch::Tensor> best_rows(conditions.size());
+  for (std::size_t c = 0; c < conditions.size(); ++c) {
+    const torch::Tensor rows = torch::cat(block_rows[c]);
+    best_rows[c] = rows.index_select(0, smallest(torch::cat(block_d[c]), pool).second);
   }
   // The excluded row never makes the pool.
   for (std::size_t c = 0; c < conditions.size(); ++c)
