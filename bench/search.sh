@@ -5,7 +5,9 @@
 # shapes for every N given, each with its HNSW graphs, and measures each on one core
 # (taskset -c 0) with build/bin/wscsl_search_bench: build time and peak memory of the graphs, exact
 # and approximate query time per condition, hnswlib's own searchKnn time on the same graphs,
-# recall@10 of the approximate search against the exact one, private memory.
+# recall@10 of the approximate search against the exact one, private memory; and the same graphs
+# searched by hnswlib's Python package from PyPI (bench/search_reference.py), side by side, when
+# $PYTHON (default python3) imports hnswlib and numpy.
 # Usage: bench/search.sh [rows...]   (default: 10000 100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +19,14 @@ tool=build/bin/wscsl_search_bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 one_core=(taskset -c 0)
+python=${PYTHON:-python3}
+reference() {  # reference <index> <queries>: hnswlib's Python package on the same graphs
+  if "$python" -c "import hnswlib, numpy" 2>/dev/null; then
+    "${one_core[@]}" "$python" bench/search_reference.py "$1" "$2" 100 100
+  else
+    echo "($python cannot import hnswlib and numpy: no Python reference)"
+  fi
+}
 
 "$wscsl" train examples/pipelines/default.toml --run-dir "$work/run" \
   --set dataset.train_triplets=3200 --set trainer.epochs=1 --set trainer.device=\"cpu\" \
@@ -24,6 +34,7 @@ one_core=(taskset -c 0)
 echo "== real embeddings: Fashion-CRB's test split"
 "$wscsl" index "$work/run" --split test --out "$work/real" --approximate | grep -v '^indexed'
 "${one_core[@]}" "$tool" measure --index "$work/real" --queries 200
+reference "$work/real" 200
 
 for rows in "${sizes[@]}"; do
   echo "== $rows random rows"
@@ -31,5 +42,6 @@ for rows in "${sizes[@]}"; do
   /usr/bin/time -f "graphs: %e s, peak RSS %M KiB" "${one_core[@]}" \
     "$wscsl" index "$work/run" --out "$work/random-$rows" --approximate
   "${one_core[@]}" "$tool" measure --index "$work/random-$rows" --queries 50
+  reference "$work/random-$rows" 50
   rm -rf "$work/random-$rows"
 done
