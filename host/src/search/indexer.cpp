@@ -185,20 +185,21 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
     return summary;
   }
 
-  std::vector<fs::path> files = request.source == ImageSource::Folder
-                                    ? folder_files(request.images)
-                                    : listed_files(request.images);
-  files.erase(std::remove_if(files.begin(), files.end(),
-                             [&](const fs::path& f) { return indexed.count(f.string()) > 0; }),
-              files.end());
-  if (files.empty()) {
+  const std::vector<fs::path> files = request.source == ImageSource::Folder
+                                          ? folder_files(request.images)
+                                          : listed_files(request.images);
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (!indexed.count(files[i].string())) todo.push_back(i);
+  if (todo.empty()) {
     fmt::print(request.progress, "every image of {} is in {} already ({} images)\n",
                request.images.string(), request.out.string(), manifest.rows());
     summary.rows = manifest.rows();
     return summary;
   }
   // Decoded once into an image store, as a dataset's images are: damaged and oversized files are
-  // found there, before anything is written to the index.
+  // found there, before anything is written to the index. The store holds every file listed, so
+  // that a call continuing an interrupted one finds it built.
   ImageList list;
   list.folder = common_folder(files);
   list.index = request.images;
@@ -217,7 +218,7 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
 
   std::vector<std::int64_t> usable;
   std::vector<SkippedFile> unusable;
-  for (std::size_t i = 0; i < files.size(); ++i) {
+  for (std::size_t i : todo) {
     const std::string& problem = store.problem(static_cast<std::int64_t>(i));
     if (problem.empty())
       usable.push_back(static_cast<std::int64_t>(i));
@@ -231,7 +232,7 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
       named.push_back(fmt::format("{} ({})", unusable[i].file, unusable[i].reason));
     throw DataError(fmt::format(
         "{} of the {} files of {} {}: {}{}; nothing was written to {}{}", unusable.size(),
-        files.size(), request.images.string(),
+        todo.size(), request.images.string(),
         unusable.size() == 1 ? "is not a usable image" : "are not usable images", join(named, "; "),
         unusable.size() > named.size() ? fmt::format("; and {} more", unusable.size() - named.size())
                                        : "",
