@@ -159,8 +159,8 @@ int measure(const std::map<std::string, std::string>& o) {
     fmt::print(" exact_ms[{}]={:.2f}", m.conditions[c].name, per_query(exact_ms[c]));
     if (approximate)
       fmt::print(" approx_ms[{0}]={1:.3f} hnswlib_ms[{0}]={2:.3f} recall@{3}[{0}]={4:.3f}",
-                 m.conditions[c].name, per_query(approx_ms[c]), per_query(library_ms[c]),
-                 exact.k, per_query(recall[c]));
+                 m.conditions[c].name, per_query(approx_ms[c]), per_query(library_ms[c]), exact.k,
+                 per_query(recall[c]));
   }
   fmt::print(" rss_anon_before_mib={:.1f} rss_anon_mib={:.1f}\n", rss_before, rss_anon_mib());
   return 0;

@@ -97,7 +97,8 @@ class Search : public ::testing::Test {
       for (const search::ConditionNeighbours& r : results) {
         const search::IndexedCondition& c = searcher.condition(r.condition);
         ASSERT_EQ(r.neighbours.size(), 5u) << r.condition;
-        for (const search::Neighbour& n : r.neighbours) EXPECT_NE(n.row, row);
+        for (const search::Neighbour& n : r.neighbours)
+          EXPECT_NE(n.row, row);
         for (std::size_t i = 1; i < r.neighbours.size(); ++i)
           EXPECT_LE(r.neighbours[i - 1].distance, r.neighbours[i].distance) << r.condition;
         if (c.comparison == search::Comparison::Distances) {
@@ -136,15 +137,14 @@ TEST_F(Search, AWeakModuleIndexesAFolderSearchesItAndExtendsIt) {
   for (int i = 0; i < 24; i += 2)
     list += fmt::format("images/{}/{}.{}\n", i % 2 ? "a" : "b", i, i % 3 ? "png" : "jpg");
   wscsl::testing::write_text(dir() / "folder" / "half.txt", list);
-  const Output half = run_wscsl("index " + run + " --list " +
-                                (dir() / "folder" / "half.txt").string() + " --out " +
-                                index.string() + " --chunk 5");
+  const Output half =
+      run_wscsl("index " + run + " --list " + (dir() / "folder" / "half.txt").string() + " --out " +
+                index.string() + " --chunk 5");
   ASSERT_EQ(half.status, 0) << half.text;
   EXPECT_TRUE(contains(half.text, "indexed 5/12 images")) << half.text;
   EXPECT_TRUE(contains(half.text, "12 images (12 added)")) << half.text;
-  const Output rest =
-      run_wscsl("index " + run + " --images " + images().string() + " --out " + index.string() +
-                " --chunk 7");
+  const Output rest = run_wscsl("index " + run + " --images " + images().string() + " --out " +
+                                index.string() + " --chunk 7");
   ASSERT_EQ(rest.status, 0) << rest.text;
   EXPECT_TRUE(contains(rest.text, "24 images (12 added)")) << rest.text;
   const Output again =
@@ -158,8 +158,8 @@ TEST_F(Search, AWeakModuleIndexesAFolderSearchesItAndExtendsIt) {
   EXPECT_EQ(manifest["rows"], 24);
   EXPECT_EQ(manifest["chunks"], nlohmann::json({5, 5, 2, 7, 5}));
   EXPECT_EQ(manifest["condition_module"]["supervision"], "weak");
-  EXPECT_TRUE(contains(manifest["condition_module"]["alignment"].get<std::string>(),
-                       "alignment (ot)"));
+  EXPECT_TRUE(
+      contains(manifest["condition_module"]["alignment"].get<std::string>(), "alignment (ot)"));
   ASSERT_EQ(manifest["conditions"].size(), 2u);  // DiscoverNet scores triplets only: no "fused"
   EXPECT_EQ(manifest["conditions"][0]["name"], "color");
   EXPECT_EQ(manifest["conditions"][0]["comparison"], "distances");
@@ -228,14 +228,16 @@ TEST_F(Search, APairDependentModuleReranksAPoolAndMeasuresItsRecall) {
   EXPECT_EQ(fused["comparison"], "pair_scores");
   EXPECT_EQ(fused["embedding"], -1);
   // The pool's effect on recall, measured by the command against the module's ranking of all rows.
-  const Output small = run_wscsl("search " + index.string() +
-                                 " --item 2 --condition fused -k 3 --pool 3 --measure-recall --json");
+  const Output small =
+      run_wscsl("search " + index.string() +
+                " --item 2 --condition fused -k 3 --pool 3 --measure-recall --json");
   ASSERT_EQ(small.status, 0) << small.text;
   const double recall = nlohmann::json::parse(small.text)["recall@3"].get<double>();
   EXPECT_GE(recall, 0.0);
   EXPECT_LE(recall, 1.0);
-  const Output whole = run_wscsl("search " + index.string() +
-                                 " --item 2 --condition fused -k 3 --pool 24 --measure-recall --json");
+  const Output whole =
+      run_wscsl("search " + index.string() +
+                " --item 2 --condition fused -k 3 --pool 24 --measure-recall --json");
   ASSERT_EQ(whole.status, 0) << whole.text;
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(whole.text)["recall@3"].get<double>(), 1.0);
   // The approximate candidates (HNSW on 24 rows finds them all), with their recall reported.
@@ -259,8 +261,8 @@ std::string png_announcing(const fs::path& dir, std::uint32_t width, std::uint32
     png[16 + i] = static_cast<char>((width >> (24 - 8 * i)) & 0xFF);
     png[20 + i] = static_cast<char>((height >> (24 - 8 * i)) & 0xFF);
   }
-  const auto crc = static_cast<std::uint32_t>(
-      crc32(0, reinterpret_cast<const Bytef*>(png.data() + 12), 4 + 13));
+  const auto crc =
+      static_cast<std::uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(png.data() + 12), 4 + 13));
   for (int i = 0; i < 4; ++i)
     png[29 + i] = static_cast<char>((crc >> (24 - 8 * i)) & 0xFF);
   return png;
@@ -269,10 +271,10 @@ std::string png_announcing(const fs::path& dir, std::uint32_t width, std::uint32
 TEST_F(Search, BadInputIsOneSentenceNamingTheFileAndWritesNothing) {
   const std::string run = train(dir(), "bad", "type = \"discovernet\"\n");
   const fs::path index = dir() / "bad_index";
-  ASSERT_EQ(run_wscsl("index " + run + " --images " + images().string() + " --out " +
-                      index.string())
-                .status,
-            0);
+  ASSERT_EQ(
+      run_wscsl("index " + run + " --images " + images().string() + " --out " + index.string())
+          .status,
+      0);
 
   // A query that is not an image, and a decompression bomb.
   const fs::path text = dir() / "notes.png";
@@ -335,8 +337,8 @@ TEST_F(Search, BadInputIsOneSentenceNamingTheFileAndWritesNothing) {
   const Output empty = run_wscsl("index " + run + " --images " + (dir() / "empty").string() +
                                  " --out " + (dir() / "empty_index").string());
   EXPECT_EQ(empty.status, 1);
-  EXPECT_TRUE(contains(empty.text, (dir() / "empty").string() +
-                                       ": the folder holds no files; nothing to index"))
+  EXPECT_TRUE(contains(
+      empty.text, (dir() / "empty").string() + ": the folder holds no files; nothing to index"))
       << empty.text;
   EXPECT_FALSE(fs::exists(dir() / "empty_index"));
 
@@ -352,8 +354,8 @@ TEST_F(Search, BadInputIsOneSentenceNamingTheFileAndWritesNothing) {
   const Output strict = run_wscsl("index " + run + " --images " + mixed.string() + " --out " +
                                   (dir() / "strict_index").string() + " --strict");
   EXPECT_EQ(strict.status, 1);
-  EXPECT_TRUE(contains(strict.text, "3 of the 8 files of " + mixed.string() +
-                                        " are not usable images: "))
+  EXPECT_TRUE(
+      contains(strict.text, "3 of the 8 files of " + mixed.string() + " are not usable images: "))
       << strict.text;
   for (const char* file : {"cut.png", "huge.png", "readme.txt"})
     EXPECT_TRUE(contains(strict.text, (fs::canonical(mixed) / file).string() + " (")) << file;
@@ -375,8 +377,8 @@ TEST_F(Search, BadInputIsOneSentenceNamingTheFileAndWritesNothing) {
   const Output all_bad = run_wscsl("index " + run + " --images " + junk.string() + " --out " +
                                    (dir() / "junk_index").string());
   EXPECT_EQ(all_bad.status, 1);
-  EXPECT_TRUE(contains(all_bad.text, "1 of the 1 files of " + junk.string() +
-                                         " is not a usable image: "))
+  EXPECT_TRUE(
+      contains(all_bad.text, "1 of the 1 files of " + junk.string() + " is not a usable image: "))
       << all_bad.text;
   EXPECT_FALSE(fs::exists(dir() / "junk_index"));
 }

@@ -15,14 +15,15 @@ namespace wscsl::host {
 
 SearchCommands::SearchCommands(CLI::App& app) {
   index_ = app.add_subcommand(
-      "index", "Embed a folder of images (or a list, or a dataset split) once through a trained run "
-               "into an index that `wscsl search` searches");
+      "index",
+      "Embed a folder of images (or a list, or a dataset split) once through a trained run "
+      "into an index that `wscsl search` searches");
   index_->add_option("run", index_request_.run, "Run directory (its best checkpoint is used)")
       ->required();
   auto* images = index_->add_option("--images", images_,
                                     "Folder of JPEG and PNG images (searched recursively)");
-  auto* list = index_->add_option("--list", list_,
-                                  "File naming one image a line (relative to its folder)");
+  auto* list =
+      index_->add_option("--list", list_, "File naming one image a line (relative to its folder)");
   std::vector<std::string> split_names;
   for (Split split : kAllSplits)
     split_names.emplace_back(split_name(split));
@@ -31,8 +32,8 @@ SearchCommands::SearchCommands(CLI::App& app) {
   images->excludes(list)->excludes(split);
   list->excludes(split);
   index_->add_option("--out", index_request_.out, "Index directory (default: <run>/index)");
-  index_->add_option("--chunk", index_request_.chunk_rows,
-                     "Images embedded and committed at a time")
+  index_
+      ->add_option("--chunk", index_request_.chunk_rows, "Images embedded and committed at a time")
       ->capture_default_str();
   index_->add_flag("--strict", strict_,
                    "Refuse the folder when any file is not a usable image (default: skip and list "
@@ -42,14 +43,16 @@ SearchCommands::SearchCommands(CLI::App& app) {
   index_->add_option("--hnsw-m", index_request_.hnsw.m, "Links per node of the HNSW graphs")
       ->capture_default_str()
       ->check(CLI::Range(2, 1024));
-  index_->add_option("--hnsw-ef-construction", index_request_.hnsw.ef_construction,
-                     "Candidate list while building the HNSW graphs")
+  index_
+      ->add_option("--hnsw-ef-construction", index_request_.hnsw.ef_construction,
+                   "Candidate list while building the HNSW graphs")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
 
   search_ = app.add_subcommand(
-      "search", "The nearest images of an index to a query under each condition, ranked by the "
-                "run's condition module");
+      "search",
+      "The nearest images of an index to a query under each condition, ranked by the "
+      "run's condition module");
   SearchArgs& s = search_args_;
   search_->add_option("index", s.index, "Index directory (from `wscsl index`)")->required();
   auto* query = search_->add_option("--query", s.query, "Query image file (JPEG or PNG)");
@@ -60,8 +63,9 @@ SearchCommands::SearchCommands(CLI::App& app) {
   search_->add_option("-k", s.options.k, "Neighbours per condition")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  search_->add_option("--pool", s.options.pool,
-                      "Candidates per condition the module ranks (drawn by the embeddings)")
+  search_
+      ->add_option("--pool", s.options.pool,
+                   "Candidates per condition the module ranks (drawn by the embeddings)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000000));
   search_->add_flag("--approximate", approximate_,
@@ -168,11 +172,9 @@ int run_search(const GlobalOptions& global, const SearchArgs& args) {
     std::vector<ReportTable> tables;
     for (const search::ConditionNeighbours& r : results) {
       ReportTable t;
-      t.title = fmt::format("{} ({}){}", r.condition,
-                            comparison_text(searcher.condition(r.condition)),
-                            std::isnan(r.recall)
-                                ? ""
-                                : fmt::format(" — recall@{} {:.3f}", args.options.k, r.recall));
+      t.title = fmt::format(
+          "{} ({}){}", r.condition, comparison_text(searcher.condition(r.condition)),
+          std::isnan(r.recall) ? "" : fmt::format(" — recall@{} {:.3f}", args.options.k, r.recall));
       t.header = {"rank", "distance", "row", "image"};
       for (std::size_t i = 0; i < r.neighbours.size(); ++i)
         t.rows.push_back({std::to_string(i + 1), fmt::format("{:.6g}", r.neighbours[i].distance),
@@ -185,10 +187,9 @@ int run_search(const GlobalOptions& global, const SearchArgs& args) {
   }
   if (!args.picture.empty()) {
     const torch::Tensor query_picture =
-        by_item ? searcher.picture(args.item)
-                : search::read_query_pixels(searcher.model(), args.query)[0]
-                      .to(torch::kFloat)
-                      .div(255);
+        by_item
+            ? searcher.picture(args.item)
+            : search::read_query_pixels(searcher.model(), args.query)[0].to(torch::kFloat).div(255);
     std::vector<plot::NeighbourBlock> blocks;
     for (const search::ConditionNeighbours& r : results) {
       plot::NeighbourRow row;
@@ -199,9 +200,9 @@ int run_search(const GlobalOptions& global, const SearchArgs& args) {
       }
       blocks.push_back({r.condition, {row}});
     }
-    plot::neighbour_grid(fmt::format("Top-{} of {} (query left)", args.options.k,
-                                     args.index.filename().string()),
-                         blocks, static_cast<int>(args.options.k), 64)
+    plot::neighbour_grid(
+        fmt::format("Top-{} of {} (query left)", args.options.k, args.index.filename().string()),
+        blocks, static_cast<int>(args.options.k), 64)
         .save_png(args.picture);
     if (!args.json) fmt::print("wrote {}\n", args.picture.string());
   }

@@ -87,16 +87,16 @@ void HnswGraphs::build(const fs::path& index, const IndexManifest& manifest,
                                      {"ef_construction", settings.ef_construction}};
     fmt::print(progress, "approximate index of {} ({} rows, {}-D): {:.1f} s\n",
                embedding < 0 ? std::string("every ψ") : fmt::format("ψ{}", embedding + 1), rows,
-               dim, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+               dim,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     std::fflush(progress);
   }
   write_file_atomically(graphs_record(index), record.dump(2) + "\n");
 }
 
 std::unique_ptr<HnswGraphs> HnswGraphs::load(const fs::path& index, const IndexManifest& manifest) {
-  const std::string rebuild = fmt::format(
-      "build it with `wscsl index {} --out {} --approximate`",
-      manifest.run, index.string());
+  const std::string rebuild = fmt::format("build it with `wscsl index {} --out {} --approximate`",
+                                          manifest.run, index.string());
   if (!fs::exists(graphs_record(index)))
     throw DataError(fmt::format("{} has no approximate index; {}", index.string(), rebuild));
   const Json record =
@@ -107,13 +107,14 @@ std::unique_ptr<HnswGraphs> HnswGraphs::load(const fs::path& index, const IndexM
     const Json* entry = record.is_object() && record.contains(name) ? &record.at(name) : nullptr;
     if (!entry || !entry->contains("rows") || !entry->at("rows").is_number_integer() ||
         !entry->contains("dim") || !entry->at("dim").is_number_integer())
-      throw DataError(fmt::format("{}: no graph of {} recorded; {}",
-                                  graphs_record(index).string(), name, rebuild));
+      throw DataError(fmt::format("{}: no graph of {} recorded; {}", graphs_record(index).string(),
+                                  name, rebuild));
     const std::int64_t rows = entry->at("rows").get<std::int64_t>();
     if (rows != manifest.rows())
-      throw DataError(fmt::format("{}: the approximate index holds {} rows, the index {} (images "
-                                  "were added since); {}",
-                                  graphs_record(index).string(), rows, manifest.rows(), rebuild));
+      throw DataError(
+          fmt::format("{}: the approximate index holds {} rows, the index {} (images "
+                      "were added since); {}",
+                      graphs_record(index).string(), rows, manifest.rows(), rebuild));
     const fs::path path = graph_path(index, embedding);
     auto g = std::make_unique<Graph>();
     g->space = std::make_unique<hnswlib::L2Space>(
@@ -131,8 +132,8 @@ std::unique_ptr<HnswGraphs> HnswGraphs::load(const fs::path& index, const IndexM
   return graphs;
 }
 
-torch::Tensor HnswGraphs::nearest(std::int64_t embedding, const torch::Tensor& psi,
-                                  std::int64_t n, std::int64_t ef) {
+torch::Tensor HnswGraphs::nearest(std::int64_t embedding, const torch::Tensor& psi, std::int64_t n,
+                                  std::int64_t ef) {
   Graph& g = *graphs_.at(embedding);
   const torch::Tensor q = (embedding < 0 ? psi.reshape({-1}) : psi[embedding]).contiguous();
   g.graph->setEf(static_cast<std::size_t>(std::max(ef, n)));

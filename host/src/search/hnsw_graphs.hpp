@@ -18,7 +18,7 @@
 namespace wscsl::host::search {
 
 struct HnswSettings {
-  std::int64_t m = 16;                  // links per node (hnswlib's M)
+  std::int64_t m = 16;                 // links per node (hnswlib's M)
   std::int64_t ef_construction = 200;  // candidate list while building
 };
 

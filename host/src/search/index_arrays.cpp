@@ -48,16 +48,17 @@ MappedNpy::MappedNpy(const fs::path& file, const std::string& descr,
   const std::size_t expected = header.size() + static_cast<std::size_t>(count) * item;
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    throw DataError(fmt::format("{}: cannot open it ({}); the index is damaged or incomplete "
-                                "(make it again with `wscsl index`)",
-                                file.string(), std::strerror(errno)));
+    throw DataError(
+        fmt::format("{}: cannot open it ({}); the index is damaged or incomplete "
+                    "(make it again with `wscsl index`)",
+                    file.string(), std::strerror(errno)));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) != expected) {
     ::close(fd);
-    throw DataError(fmt::format("{}: {} bytes; the {} array of shape {} the manifest describes "
-                                "takes {} (the index is damaged: make it again with `wscsl index`)",
-                                file.string(), static_cast<std::int64_t>(st.st_size), descr,
-                                shape_text(shape), expected));
+    throw DataError(fmt::format(
+        "{}: {} bytes; the {} array of shape {} the manifest describes "
+        "takes {} (the index is damaged: make it again with `wscsl index`)",
+        file.string(), static_cast<std::int64_t>(st.st_size), descr, shape_text(shape), expected));
   }
   map_ = ::mmap(nullptr, expected, PROT_READ, MAP_SHARED, fd, 0);
   ::close(fd);
@@ -69,10 +70,11 @@ MappedNpy::MappedNpy(const fs::path& file, const std::string& descr,
   if (std::memcmp(map_, header.data(), header.size()) != 0) {
     ::munmap(map_, bytes_);
     map_ = nullptr;
-    throw DataError(fmt::format("{}: its header is not the .npy header of a {} array of shape {} "
-                                "that the manifest describes (the index is damaged: make it again "
-                                "with `wscsl index`)",
-                                file.string(), descr, shape_text(shape)));
+    throw DataError(
+        fmt::format("{}: its header is not the .npy header of a {} array of shape {} "
+                    "that the manifest describes (the index is damaged: make it again "
+                    "with `wscsl index`)",
+                    file.string(), descr, shape_text(shape)));
   }
   // LibTorch takes a mutable pointer; the tensor is only ever read.
   tensor_ = torch::from_blob(static_cast<char*>(map_) + header.size(), shape,
@@ -104,8 +106,9 @@ ChunkArrays map_chunk(const fs::path& index, const IndexManifest& manifest, std:
   a.psi_sqnorm = std::make_unique<MappedNpy>(chunk_path(index, chunk, "psi_sqnorm.npy"), kFloat,
                                              std::vector<std::int64_t>{n, manifest.embeddings});
   for (const TextArray& t : manifest.texts) {
-    a.text_features.push_back(std::make_unique<MappedNpy>(
-        chunk_path(index, chunk, text_file(t, false)), kFloat, std::vector<std::int64_t>{n, t.dim}));
+    a.text_features.push_back(
+        std::make_unique<MappedNpy>(chunk_path(index, chunk, text_file(t, false)), kFloat,
+                                    std::vector<std::int64_t>{n, t.dim}));
     a.text_present.push_back(std::make_unique<MappedNpy>(
         chunk_path(index, chunk, text_file(t, true)), kLong, std::vector<std::int64_t>{n}));
   }

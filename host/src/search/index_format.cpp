@@ -24,19 +24,22 @@ template <class Read>
 auto read_json(const fs::path& path, const std::string& expected, Read&& read) {
   const Json document = Json::parse(read_text_file(path), nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded())
-    throw DataError(fmt::format("{}: not valid JSON; expected {} (the index is damaged: make it "
-                                "again with `wscsl index`)",
-                                path.string(), expected));
+    throw DataError(
+        fmt::format("{}: not valid JSON; expected {} (the index is damaged: make it "
+                    "again with `wscsl index`)",
+                    path.string(), expected));
   try {
     return read(document);
   } catch (const nlohmann::json::exception& e) {
-    throw DataError(fmt::format("{}: {}; expected {} (the index is damaged: make it again with "
-                                "`wscsl index`)",
-                                path.string(), e.what(), expected));
+    throw DataError(
+        fmt::format("{}: {}; expected {} (the index is damaged: make it again with "
+                    "`wscsl index`)",
+                    path.string(), e.what(), expected));
   } catch (const Malformed& e) {
-    throw DataError(fmt::format("{}: {}; expected {} (the index is damaged: make it again with "
-                                "`wscsl index`)",
-                                path.string(), e.what(), expected));
+    throw DataError(
+        fmt::format("{}: {}; expected {} (the index is damaged: make it again with "
+                    "`wscsl index`)",
+                    path.string(), e.what(), expected));
   }
 }
 
@@ -96,12 +99,14 @@ fs::path chunk_path(const fs::path& index, std::size_t chunk, const std::string&
 IndexManifest read_manifest(const fs::path& index) {
   const fs::path path = manifest_path(index);
   if (!fs::exists(path))
-    throw DataError(fmt::format("{} is not a wscsl index: it has no manifest.json (make one with "
-                                "`wscsl index RUN --images DIR --out {}`)",
-                                index.string(), index.string()));
+    throw DataError(
+        fmt::format("{} is not a wscsl index: it has no manifest.json (make one with "
+                    "`wscsl index RUN --images DIR --out {}`)",
+                    index.string(), index.string()));
   return read_json(path, "a wscsl index manifest", [&](const Json& j) {
     if (j.at("format").get<int>() != kIndexFormat)
-      throw Malformed(fmt::format("index format {}, this wscsl reads {}", j.at("format").dump(), kIndexFormat));
+      throw Malformed(
+          fmt::format("index format {}, this wscsl reads {}", j.at("format").dump(), kIndexFormat));
     IndexManifest m;
     const Json& run = j.at("run");
     m.run = run.at("directory").get<std::string>();
@@ -112,10 +117,9 @@ IndexManifest read_manifest(const fs::path& index) {
     m.supervision = module.at("supervision").get<std::string>();
     m.alignment = module.at("alignment").get<std::string>();
     for (const Json& c : j.at("conditions"))
-      m.conditions.push_back({c.at("name").get<std::string>(),
-                              comparison_of(c.at("comparison").get<std::string>()),
-                              c.at("embedding").get<std::int64_t>(),
-                              c.at("condition").get<std::int64_t>()});
+      m.conditions.push_back(
+          {c.at("name").get<std::string>(), comparison_of(c.at("comparison").get<std::string>()),
+           c.at("embedding").get<std::int64_t>(), c.at("condition").get<std::int64_t>()});
     const Json& arrays = j.at("arrays");
     m.phi_dim = arrays.at("phi_dim").get<std::int64_t>();
     m.embeddings = arrays.at("embeddings").get<std::int64_t>();
@@ -132,7 +136,7 @@ IndexManifest read_manifest(const fs::path& index) {
     for (const IndexedCondition& c : m.conditions)
       if (c.embedding < -1 || c.embedding >= m.embeddings)
         throw Malformed(fmt::format("condition '{}' names embedding {} of {}", c.name, c.embedding,
-                             m.embeddings));
+                                    m.embeddings));
     return m;
   });
 }
@@ -157,9 +161,7 @@ void write_manifest(const fs::path& index, const IndexManifest& m) {
         {"checkpoint", m.checkpoint},
         {"checkpoint_sha256", m.checkpoint_sha256}}},
       {"condition_module",
-       {{"label", m.condition_module},
-        {"supervision", m.supervision},
-        {"alignment", m.alignment}}},
+       {{"label", m.condition_module}, {"supervision", m.supervision}, {"alignment", m.alignment}}},
       {"conditions", conditions},
       {"arrays",
        {{"phi_dim", m.phi_dim},

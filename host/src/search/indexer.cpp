@@ -28,8 +28,8 @@ constexpr std::size_t kNamedProblems = 10;  // unusable files named in a refusal
 std::vector<fs::path> folder_files(const fs::path& folder) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec))
-    throw DataError(fmt::format("{}: not a folder; --images names a folder of images",
-                                folder.string()));
+    throw DataError(
+        fmt::format("{}: not a folder; --images names a folder of images", folder.string()));
   std::vector<fs::path> files;
   const fs::path root = fs::canonical(folder);
   for (auto it = fs::recursive_directory_iterator(
@@ -45,8 +45,8 @@ std::vector<fs::path> folder_files(const fs::path& folder) {
   if (ec) throw DataError(fmt::format("{}: cannot list it ({})", folder.string(), ec.message()));
   std::sort(files.begin(), files.end());
   if (files.empty())
-    throw DataError(fmt::format("{}: the folder holds no files; nothing to index",
-                                folder.string()));
+    throw DataError(
+        fmt::format("{}: the folder holds no files; nothing to index", folder.string()));
   return files;
 }
 
@@ -118,8 +118,7 @@ std::int64_t write_chunks(const IndexRequest& request, IndexManifest& manifest,
     const std::int64_t end = std::min(total, begin + request.chunk_rows);
     const ItemFeatures items = embed(begin, end);
     const std::size_t chunk = manifest.chunks.size();
-    write_chunk_images(request.out, chunk,
-                       {images.begin() + begin, images.begin() + end});
+    write_chunk_images(request.out, chunk, {images.begin() + begin, images.begin() + end});
     write_chunk_arrays(request.out, manifest, chunk, items);
     manifest.chunks.push_back(end - begin);
     write_manifest(request.out, manifest);
@@ -153,9 +152,10 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
     for (const SkippedFile& s : manifest.skipped)
       indexed.insert(s.file);
   } else if (fs::exists(request.out) && !fs::is_empty(request.out)) {
-    throw DataError(fmt::format("{}: the folder exists and holds no index (no manifest.json); "
-                                "give --out a new or empty folder",
-                                request.out.string()));
+    throw DataError(
+        fmt::format("{}: the folder exists and holds no index (no manifest.json); "
+                    "give --out a new or empty folder",
+                    request.out.string()));
   }
   IndexSummary summary;
 
@@ -212,8 +212,8 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
   const ConfigNode* dataset = pipeline.resolved.find("dataset");
   const ConfigNode* limit = dataset ? dataset->find("cache_limit_mb") : nullptr;
   store_options.limit_bytes =
-      (limit && limit->is_integer() ? limit->as_integer() : ImageDatasetOptions{}.cache_limit_mb) <<
-      20;
+      (limit && limit->is_integer() ? limit->as_integer() : ImageDatasetOptions{}.cache_limit_mb)
+      << 20;
   const ImageStore store(list, store_options);
 
   std::vector<std::int64_t> usable;
@@ -225,8 +225,7 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
     else
       unusable.push_back({files[i].string(), problem});
   }
-  if (!unusable.empty() &&
-      (request.unreadable == UnreadableFiles::Refuse || usable.empty())) {
+  if (!unusable.empty() && (request.unreadable == UnreadableFiles::Refuse || usable.empty())) {
     std::vector<std::string> named;
     for (std::size_t i = 0; i < std::min(kNamedProblems, unusable.size()); ++i)
       named.push_back(fmt::format("{} ({})", unusable[i].file, unusable[i].reason));
@@ -234,8 +233,9 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
         "{} of the {} files of {} {}: {}{}; nothing was written to {}{}", unusable.size(),
         todo.size(), request.images.string(),
         unusable.size() == 1 ? "is not a usable image" : "are not usable images", join(named, "; "),
-        unusable.size() > named.size() ? fmt::format("; and {} more", unusable.size() - named.size())
-                                       : "",
+        unusable.size() > named.size()
+            ? fmt::format("; and {} more", unusable.size() - named.size())
+            : "",
         request.out.string(),
         usable.empty() ? "" : " (without --strict they are skipped and listed)"));
   }

@@ -29,16 +29,17 @@ const ConfigNode* dataset_option(const Pipeline& pipeline, const char* key) {
 PixelPreparation pixel_preparation(const Pipeline& pipeline) {
   const DatasetInfo info = pipeline.dataset->info();
   if (info.channels != 3 || info.height != info.width || info.height < 1)
-    throw Error(fmt::format("{} gives {}×{}×{} images; `wscsl index` prepares square RGB images "
-                            "only",
-                            pipeline.dataset->label(), info.channels, info.height, info.width));
+    throw Error(
+        fmt::format("{} gives {}×{}×{} images; `wscsl index` prepares square RGB images "
+                    "only",
+                    pipeline.dataset->label(), info.channels, info.height, info.width));
   PixelPreparation p;
   p.image_size = info.height;
   const ConfigNode* normalize = dataset_option(pipeline, "normalize");
   p.imagenet = normalize && normalize->is_string() && normalize->as_string() == "imagenet";
   const ConfigNode* max_pixels = dataset_option(pipeline, "max_image_pixels");
-  p.max_image_pixels = max_pixels && max_pixels->is_integer() ? max_pixels->as_integer()
-                                                              : kDefaultMaxImagePixels;
+  p.max_image_pixels =
+      max_pixels && max_pixels->is_integer() ? max_pixels->as_integer() : kDefaultMaxImagePixels;
   const ConfigNode* cache = dataset_option(pipeline, "cache_dir");
   if (cache && cache->is_string()) p.cache_dir = cache->as_string();
   return p;
@@ -80,8 +81,10 @@ torch::Tensor model_input(const RunModel& model, const torch::Tensor& pixels) {
   torch::Tensor x = pixels.to(torch::kFloat).div_(255);
   if (model.pixels.imagenet) {
     // The ImageNet statistics every image dataset normalises with (image_dataset.cpp).
-    const torch::Tensor mean = torch::tensor({0.485, 0.456, 0.406}, torch::kFloat).view({1, 3, 1, 1});
-    const torch::Tensor std = torch::tensor({0.229, 0.224, 0.225}, torch::kFloat).view({1, 3, 1, 1});
+    const torch::Tensor mean =
+        torch::tensor({0.485, 0.456, 0.406}, torch::kFloat).view({1, 3, 1, 1});
+    const torch::Tensor std =
+        torch::tensor({0.229, 0.224, 0.225}, torch::kFloat).view({1, 3, 1, 1});
     x.sub_(mean).div_(std);
   }
   return x.to(model.device);
@@ -90,8 +93,8 @@ torch::Tensor model_input(const RunModel& model, const torch::Tensor& pixels) {
 torch::Tensor read_query_pixels(const RunModel& model, const fs::path& file) {
   const DecodedImage decoded = read_image_file(file, model.pixels.max_image_pixels);
   if (!decoded.problem.empty())
-    throw DataError(fmt::format("{}: {}; expected a JPEG or PNG image", file.string(),
-                                decoded.problem));
+    throw DataError(
+        fmt::format("{}: {}; expected a JPEG or PNG image", file.string(), decoded.problem));
   const std::int64_t size = model.pixels.image_size;
   torch::Tensor pixels = torch::empty({1, 3, size, size}, torch::kUInt8);
   resize_and_center_crop(decoded.image, static_cast<int>(size), pixels.data_ptr<std::uint8_t>());
@@ -124,7 +127,8 @@ std::vector<IndexedCondition> indexed_conditions(RunModel& model, std::string& a
       out.push_back({info.conditions[static_cast<std::size_t>(c)].name,
                      pair_scores ? Comparison::PairScores : Comparison::Distances,
                      one_each ? c : -1, c});
-    alignment = one_each ? "identity (supervised module)" : "none (the module is given the condition)";
+    alignment =
+        one_each ? "identity (supervised module)" : "none (the module is given the condition)";
     return out;
   }
   std::vector<NamedEvaluator*> aligners;
@@ -132,22 +136,35 @@ std::vector<IndexedCondition> indexed_conditions(RunModel& model, std::string& a
     if (e.evaluator->contract().provides_resource(Resource::Alignment, ot)) aligners.push_back(&e);
   if (!aligners.empty() && info.has_split(Split::Val)) {
     // The alignment is fitted on the validation split alone (the OT plan of the fit split).
-    const EmbeddingTable val =
-        embed_split(pipeline, Split::Val, pipeline.trainer.eval_batch_size);
+    const EmbeddingTable val = embed_split(pipeline, Split::Val, pipeline.trainer.eval_batch_size);
     std::map<std::string, torch::Tensor> shared;
     torch::NoGradGuard no_grad;
     for (NamedEvaluator* e : aligners) {
-      EvalContext context{val,    val,   module, *pipeline.dataset, info, {},
-                          shared, false, pipeline.trainer.eval_batch_size};
+      EvalContext context{val,
+                          val,
+                          module,
+                          *pipeline.dataset,
+                          info,
+                          {},
+                          shared,
+                          false,
+                          pipeline.trainer.eval_batch_size};
       e->evaluator->evaluate(context);
     }
-    EvalContext context{val,    val,   module, *pipeline.dataset, info, {},
-                        shared, false, pipeline.trainer.eval_batch_size};
+    EvalContext context{val,
+                        val,
+                        module,
+                        *pipeline.dataset,
+                        info,
+                        {},
+                        shared,
+                        false,
+                        pipeline.trainer.eval_batch_size};
     const aligned::AlignedEmbeddings a =
         aligned::aligned_embeddings(context, aligned::Strategy::Ot, "wscsl index");
     for (std::size_t c = 0; c < info.conditions.size(); ++c)
-      out.push_back({info.conditions[c].name, Comparison::Distances, a.embedding_of_condition[c],
-                     -1});
+      out.push_back(
+          {info.conditions[c].name, Comparison::Distances, a.embedding_of_condition[c], -1});
     alignment = a.source + ", fitted on the validation split";
   } else {
     for (std::int64_t k = 0; k < embeddings; ++k)

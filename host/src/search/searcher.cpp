@@ -38,8 +38,8 @@ IndexSearcher::IndexSearcher(const GlobalOptions& global, const fs::path& index,
                              const fs::path& run)
     : index_(index), manifest_(read_manifest(index)) {
   if (manifest_.rows() == 0)
-    throw DataError(fmt::format("{} holds no images yet (add some with `wscsl index`)",
-                                index.string()));
+    throw DataError(
+        fmt::format("{} holds no images yet (add some with `wscsl index`)", index.string()));
   model_ = open_run_model(global, run.empty() ? fs::path(manifest_.run) : run);
   require_same_run(manifest_, *model_, index);
   const ConditionModule& module = *model_->pipeline().condition_module;
@@ -58,8 +58,8 @@ IndexSearcher::~IndexSearcher() = default;
 
 std::pair<std::size_t, std::int64_t> IndexSearcher::locate(std::int64_t row) const {
   if (row < 0 || row >= rows())
-    throw Error(fmt::format("{} has rows 0 to {}; there is no row {}", index_.string(),
-                            rows() - 1, row));
+    throw Error(
+        fmt::format("{} has rows 0 to {}; there is no row {}", index_.string(), rows() - 1, row));
   const auto chunk = static_cast<std::size_t>(
       std::upper_bound(offsets_.begin(), offsets_.end(), row) - offsets_.begin() - 1);
   return {chunk, row - offsets_[chunk]};
@@ -87,11 +87,11 @@ torch::Tensor IndexSearcher::picture(std::int64_t row) {
     return read_query_pixels(*model_, where.file)[0].to(torch::kFloat).div_(255);
   Split split{};
   if (!parse_split(where.split, split))
-    throw DataError(fmt::format("{}: row {} names the split '{}'", index_.string(), row,
-                                where.split));
-  torch::Tensor x = model_->pipeline()
-                        .dataset->images(split, torch::tensor({where.id}, torch::kLong), {})[0]
-                        .to(torch::kFloat);
+    throw DataError(
+        fmt::format("{}: row {} names the split '{}'", index_.string(), row, where.split));
+  torch::Tensor x =
+      model_->pipeline().dataset->images(split, torch::tensor({where.id}, torch::kLong), {})[0].to(
+          torch::kFloat);
   if (model_->pixels.imagenet)
     x = x * torch::tensor({0.229, 0.224, 0.225}).view({3, 1, 1}) +
         torch::tensor({0.485, 0.456, 0.406}).view({3, 1, 1});
@@ -147,8 +147,9 @@ torch::Tensor IndexSearcher::module_distances(const ItemFeatures& query,
     switch (condition.comparison) {
       case Comparison::Distances:
         d = module
-                .distances(query.psi.to(device).expand({n, manifest_.embeddings, manifest_.psi_dim}),
-                           candidates.psi.to(device))
+                .distances(
+                    query.psi.to(device).expand({n, manifest_.embeddings, manifest_.psi_dim}),
+                    candidates.psi.to(device))
                 .select(1, condition.embedding);
         break;
       case Comparison::PairScores: {
@@ -173,18 +174,20 @@ std::vector<torch::Tensor> IndexSearcher::exact_candidates(
   torch::NoGradGuard no_grad;
   const torch::Device device = model_->device;
   const torch::Tensor q = query.psi[0].to(device).to(torch::kFloat);  // [K, E]
-  const torch::Tensor q_sqnorm = q.pow(2).sum(-1);                     // [K]
+  const torch::Tensor q_sqnorm = q.pow(2).sum(-1);                    // [K]
   const std::int64_t k_count = manifest_.embeddings;
   bool every_embedding = false;
   std::vector<bool> needed(static_cast<std::size_t>(k_count), false);
   for (const IndexedCondition* c : conditions) {
-    if (c->embedding < 0) every_embedding = true;
-    else needed[static_cast<std::size_t>(c->embedding)] = true;
+    if (c->embedding < 0)
+      every_embedding = true;
+    else
+      needed[static_cast<std::size_t>(c->embedding)] = true;
   }
   if (every_embedding) needed.assign(needed.size(), true);
   // Per condition: the best `pool` (squared distance, row) of every block, chosen from at the end.
   std::vector<std::vector<torch::Tensor>> block_d(conditions.size()),
-      block_rows(conditions.size());
+      block_found(conditions.size());
   for (std::size_t chunk = 0; chunk < chunks_.size(); ++chunk) {
     const torch::Tensor& psi = chunks_[chunk].psi->tensor();
     const torch::Tensor& sqnorm = chunks_[chunk].psi_sqnorm->tensor();
@@ -215,14 +218,14 @@ std::vector<torch::Tensor> IndexSearcher::exact_candidates(
         }
         auto [v, i] = smallest(d, pool);
         block_d[c].push_back(v.to(torch::kCPU));
-        block_rows[c].push_back(i.to(torch::kCPU) + first_row);
+        block_found[c].push_back(i.to(torch::kCPU) + first_row);
       }
     }
   }
   std::vector<torch::Tensor> best_rows(conditions.size());
   for (std::size_t c = 0; c < conditions.size(); ++c) {
-    const torch::Tensor rows = torch::cat(block_rows[c]);
-    best_rows[c] = rows.index_select(0, smallest(torch::cat(block_d[c]), pool).second);
+    best_rows[c] =
+        torch::cat(block_found[c]).index_select(0, smallest(torch::cat(block_d[c]), pool).second);
   }
   // The excluded row never makes the pool.
   for (std::size_t c = 0; c < conditions.size(); ++c)
@@ -236,8 +239,8 @@ torch::Tensor IndexSearcher::approximate_candidates(const ItemFeatures& query,
                                                     std::int64_t exclude) {
   if (!graphs_) graphs_ = HnswGraphs::load(index_, manifest_);
   const torch::Tensor q = query.psi[0].to(torch::kFloat).contiguous();
-  torch::Tensor rows = graphs_->nearest(condition.embedding, q, pool + (exclude >= 0 ? 1 : 0),
-                                        std::max(ef, pool));
+  torch::Tensor rows =
+      graphs_->nearest(condition.embedding, q, pool + (exclude >= 0 ? 1 : 0), std::max(ef, pool));
   rows = rows.index_select(0, (rows != exclude).nonzero().reshape({-1}));
   return rows.slice(0, 0, pool);
 }
@@ -260,9 +263,8 @@ std::vector<ConditionNeighbours> IndexSearcher::search(const ItemFeatures& query
   std::vector<torch::Tensor> candidates;
   auto start = std::chrono::steady_clock::now();
   if (options.candidates == CandidateSearch::Exact) {
-    candidates =
-        exact_candidates(query, conditions, pool, std::max<std::int64_t>(1, options.block_rows),
-                         exclude);
+    candidates = exact_candidates(query, conditions, pool,
+                                  std::max<std::int64_t>(1, options.block_rows), exclude);
     const double each = milliseconds_since(start) / static_cast<double>(conditions.size());
     for (ConditionNeighbours& c : out)
       c.candidate_ms = each;
@@ -291,8 +293,8 @@ std::vector<ConditionNeighbours> IndexSearcher::search(const ItemFeatures& query
       all = all.index_select(0, (all != exclude).nonzero().reshape({-1}));
       const torch::Tensor all_d = module_distances(query, *conditions[c], all);
       const std::int64_t shown = static_cast<std::int64_t>(result.neighbours.size());
-      const torch::Tensor truth =
-          all.index_select(0, std::get<1>(all_d.sort(/*stable=*/true, 0, false)).slice(0, 0, shown));
+      const torch::Tensor truth = all.index_select(
+          0, std::get<1>(all_d.sort(/*stable=*/true, 0, false)).slice(0, 0, shown));
       std::int64_t found = 0;
       for (const Neighbour& n : result.neighbours)
         found += (truth == n.row).any().item<bool>();

@@ -52,9 +52,9 @@ struct Neighbour {
 
 struct ConditionNeighbours {
   std::string condition;
-  std::vector<Neighbour> neighbours;  // nearest first
+  std::vector<Neighbour> neighbours;                         // nearest first
   double recall = std::numeric_limits<double>::quiet_NaN();  // when measured
-  double candidate_ms = 0.0, ranking_ms = 0.0;                // time of the two stages
+  double candidate_ms = 0.0, ranking_ms = 0.0;               // time of the two stages
 };
 
 class IndexSearcher {
@@ -92,13 +92,11 @@ class IndexSearcher {
   torch::Tensor module_distances(const ItemFeatures& query, const IndexedCondition& condition,
                                  const torch::Tensor& rows) const;
   ItemFeatures rows_features(const torch::Tensor& rows) const;
-  std::vector<torch::Tensor> exact_candidates(const ItemFeatures& query,
-                                              const std::vector<const IndexedCondition*>& conditions,
-                                              std::int64_t pool, std::int64_t block_rows,
-                                              std::int64_t exclude) const;
-  torch::Tensor approximate_candidates(const ItemFeatures& query,
-                                       const IndexedCondition& condition, std::int64_t pool,
-                                       std::int64_t ef, std::int64_t exclude);
+  std::vector<torch::Tensor> exact_candidates(
+      const ItemFeatures& query, const std::vector<const IndexedCondition*>& conditions,
+      std::int64_t pool, std::int64_t block_rows, std::int64_t exclude) const;
+  torch::Tensor approximate_candidates(const ItemFeatures& query, const IndexedCondition& condition,
+                                       std::int64_t pool, std::int64_t ef, std::int64_t exclude);
   // The chunk of a row and the row within it.
   std::pair<std::size_t, std::int64_t> locate(std::int64_t row) const;
 

@@ -16,9 +16,9 @@
 namespace wscsl::plot {
 
 struct NeighbourRow {
-  at::Tensor query;                     // [C, H, W] float in [0, 1]
-  std::vector<at::Tensor> neighbours;   // the same, nearest first
-  std::vector<Color> frames;            // one per neighbour
+  at::Tensor query;                    // [C, H, W] float in [0, 1]
+  std::vector<at::Tensor> neighbours;  // the same, nearest first
+  std::vector<Color> frames;           // one per neighbour
 };
 
 struct NeighbourBlock {
