@@ -344,6 +344,7 @@ TEST_F(Search, BadInputIsOneSentenceNamingTheFileAndWritesNothing) {
 
   // A folder with a few unusable files: skipped and listed by default, refused with --strict.
   const fs::path mixed = dir() / "mixed";
+  fs::create_directories(mixed);
   for (int i = 0; i < 5; ++i)
     wscsl::write_image_file(mixed / fmt::format("{}.png", i),
                             wscsl::testing::pattern_image(10, 10, 40 + i));
