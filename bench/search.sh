@@ -15,7 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000)
-scripts/build.sh --target runtime wscsl_search_bench >/dev/null
+scripts/build.sh --target wscsl wscsl_search_bench fashion_crb convnet discovernet margin \
+  triplet_accuracy alignment >/dev/null
 wscsl=build/bin/wscsl
 tool=build/bin/wscsl_search_bench
 work=$(mktemp -d)

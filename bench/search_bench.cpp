@@ -17,8 +17,8 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <hnswlib/hnswlib.h>
 
+#include "search/hnsw_graphs.hpp"
 #include "search/index_arrays.hpp"
 #include "search/index_format.hpp"
 #include "search/searcher.hpp"
@@ -109,20 +109,8 @@ int measure(const std::map<std::string, std::string>& o) {
   search::SearchOptions approx = exact;
   approx.candidates = search::CandidateSearch::Approximate;
   // hnswlib itself on the graphs the index saved.
-  std::map<std::int64_t, std::unique_ptr<hnswlib::L2Space>> spaces;
-  std::map<std::int64_t, std::unique_ptr<hnswlib::HierarchicalNSW<float>>> graphs;
-  if (approximate)
-    for (const search::IndexedCondition& c : m.conditions) {
-      if (graphs.count(c.embedding)) continue;
-      const std::int64_t dim = c.embedding < 0 ? m.embeddings * m.psi_dim : m.psi_dim;
-      spaces[c.embedding] = std::make_unique<hnswlib::L2Space>(static_cast<std::size_t>(dim));
-      graphs[c.embedding] = std::make_unique<hnswlib::HierarchicalNSW<float>>(
-          spaces[c.embedding].get(),
-          (index / ("hnsw." + (c.embedding < 0 ? std::string("all") : std::to_string(c.embedding)) +
-                    ".bin"))
-              .string());
-      graphs[c.embedding]->setEf(static_cast<std::size_t>(std::max(exact.hnsw_ef, exact.pool)));
-    }
+  const std::unique_ptr<search::HnswGraphs> graphs =
+      approximate ? search::HnswGraphs::load(index, m) : nullptr;
   for (std::int64_t q = 0; q < queries; ++q) {
     const wscsl::ItemFeatures query = searcher.item(q);
     auto start = std::chrono::steady_clock::now();
@@ -148,7 +136,8 @@ int measure(const std::map<std::string, std::string>& o) {
       const torch::Tensor v =
           (e < 0 ? query.psi[0].reshape({-1}) : query.psi[0][e]).contiguous().to(torch::kFloat);
       start = std::chrono::steady_clock::now();
-      graphs[e]->searchKnn(v.data_ptr<float>(), static_cast<std::size_t>(exact.pool + 1));
+      graphs->library_search(e, v.data_ptr<float>(), exact.pool + 1,
+                             std::max(exact.hnsw_ef, exact.pool));
       library_ms[c] += ms_since(start);
     }
   }

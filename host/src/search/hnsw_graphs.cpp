@@ -144,4 +144,11 @@ torch::Tensor HnswGraphs::nearest(std::int64_t embedding, const torch::Tensor& p
   return torch::tensor(rows, torch::kLong);
 }
 
+void HnswGraphs::library_search(std::int64_t embedding, const float* query, std::int64_t n,
+                                std::int64_t ef) {
+  Graph& g = *graphs_.at(embedding);
+  g.graph->setEf(static_cast<std::size_t>(std::max(ef, n)));
+  g.graph->searchKnn(query, static_cast<std::size_t>(n));
+}
+
 }  // namespace wscsl::host::search

@@ -37,6 +37,9 @@ class HnswGraphs {
   // (-1: every ψ_k), nearest first, searched with a candidate list of `ef`.
   torch::Tensor nearest(std::int64_t embedding, const torch::Tensor& psi, std::int64_t n,
                         std::int64_t ef);
+  // hnswlib's searchKnn alone for the vector `query` of the graph's dimension, its result
+  // dropped: what nearest() costs without wscsl around it (bench/search.sh).
+  void library_search(std::int64_t embedding, const float* query, std::int64_t n, std::int64_t ef);
 
  private:
   struct Graph;
