@@ -4,10 +4,11 @@
 # PyTorch"), and runs the whole test suite against it, the parity tests against that PyTorch and
 # torchvision included, then the GPU run's CPU rehearsal (scripts/gpu_run.sh --device cpu --quick).
 #
-# It runs in a Debian 12 root made with debootstrap that holds only a compiler, CMake, ccache and
+# It runs in a Debian 12 root made with debootstrap that holds only a compiler, make, ccache and
 # python3 with venv, so that nothing of Debian's OpenCV, Boost, fmt, TOML++, GoogleTest, Protocol
 # Buffers or LibTorch is there to be found: the virtual environment in the root (/opt/wscsl-venv)
-# holds the versions scripts/pip-requirements.txt pins; the dependency prefix
+# holds the versions scripts/pip-requirements.txt pins, CMake 4 from PyPI among them (as on the GPU
+# machines); the dependency prefix
 # (scripts/deps-prefix.sh, made on this machine once, shared with the Debian 13 leg) is mounted at
 # /opt/wscsl-deps; this machine's CUDA toolkit (nvcc, which the wheel's CMake package asks for)
 # is mounted read-only at /usr/local/cuda. No GPU is needed: every target compiles and links
@@ -21,6 +22,9 @@
 #
 # Usage (as root): scripts/test.sh --pip   (which runs this script)
 #                  scripts/pip-leg.sh --prepare   only make the root and the virtual environment
+#                  scripts/pip-leg.sh --screenshot PNG   after a run: TensorBoard, served on loopback
+#                      from the root, shows the bench suite of the test tensorboard.tensorboard_reads;
+#                      Debian's headless Chromium (installed in the root) takes its picture
 # Environment: WSCSL_PIP_ROOT (default /var/cache/wscsl/pip),
 #              WSCSL_PIP_CCACHE (default /var/cache/wscsl/pip-ccache),
 #              WSCSL_PIP_WHEELS (default /var/cache/wscsl/pip-wheels: the downloaded wheels),
@@ -32,11 +36,16 @@ checkout="$(cd "$(dirname "$0")/.." && pwd)"
 leg=pip
 
 prepare_only=0
+screenshot=""
 case "${1:-}" in
   "") ;;
   --prepare) prepare_only=1 ;;
+  --screenshot)
+    [ $# -ge 2 ] || { echo "$leg: --screenshot needs the PNG to write" >&2; exit 2; }
+    screenshot="$(realpath -m "$2")"
+    ;;
   *)
-    echo "$leg: unknown argument '$1' (scripts/pip-leg.sh [--prepare])" >&2
+    echo "$leg: unknown argument '$1' (scripts/pip-leg.sh [--prepare | --screenshot PNG])" >&2
     exit 2
     ;;
 esac
@@ -57,7 +66,7 @@ venv=/opt/wscsl-venv
 build_dir=build-pip
 # What a researcher's machine has besides pip's packages (binutils: readelf for the SDK test;
 # Fashion-MNIST: the images of the embedded benchmarks).
-packages=(g++ cmake make ccache binutils python3 python3-venv dataset-fashion-mnist)
+packages=(g++ make ccache binutils python3 python3-venv dataset-fashion-mnist)
 
 [ "$(id -u)" -eq 0 ] || fail "this command must run as root (it makes a Debian 12 root with debootstrap and mounts the checkout into it)"
 case "$root" in
@@ -180,12 +189,20 @@ if [ "$(cat "$root$venv/.wscsl-requirements" 2>/dev/null || true)" != "$stamp" ]
   rm -rf "$root$venv"
   in_root python3 -m venv "$venv" || fail "python3 -m venv $venv failed in the root"
   # The wheels are downloaded into a folder that persists (pip skips those already there), and
-  # installed from it alone.
-  in_root env PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/pip" download -q \
+  # installed from it alone. pip in the root trusts the certificate authorities this machine's pip
+  # trusts (a proxy's included), and uses its index.
+  pip_environment=(PIP_DISABLE_PIP_VERSION_CHECK=1)
+  ca_bundle="${PIP_CERT:-/etc/ssl/certs/ca-certificates.crt}"
+  if [ -f "$ca_bundle" ]; then
+    cp "$ca_bundle" "$root/etc/wscsl-pip-ca-certificates.crt"
+    pip_environment+=(PIP_CERT=/etc/wscsl-pip-ca-certificates.crt)
+  fi
+  [ -z "${PIP_INDEX_URL:-}" ] || pip_environment+=(PIP_INDEX_URL="$PIP_INDEX_URL")
+  in_root env "${pip_environment[@]}" "$venv/bin/pip" download -q \
     -d /var/cache/wscsl-wheels -r /wscsl/scripts/pip-requirements.txt >"$root.pip.log" 2>&1 ||
     fail "pip download -r scripts/pip-requirements.txt failed (log: $root.pip.log)"
   echo "$leg: wheels downloaded in $(seconds_since "$phase_start") s"
-  in_root env PIP_DISABLE_PIP_VERSION_CHECK=1 "$venv/bin/pip" install -q --no-index \
+  in_root env "${pip_environment[@]}" "$venv/bin/pip" install -q --no-index \
     --find-links /var/cache/wscsl-wheels -r /wscsl/scripts/pip-requirements.txt \
     >>"$root.pip.log" 2>&1 ||
     fail "pip install -r scripts/pip-requirements.txt failed (log: $root.pip.log)"
@@ -195,6 +212,34 @@ fi
 in_root "$venv/bin/python" -c 'import torch, torchvision
 print(f"pip: PyTorch {torch.__version__} (CUDA {torch.version.cuda}, C++11 ABI {torch.compiled_with_cxx11_abi()}), torchvision {torchvision.__version__}")'
 if [ "$prepare_only" = 1 ]; then
+  exit 0
+fi
+if [ -n "$screenshot" ]; then
+  suite=/wscsl/$build_dir/tensorboard_reads/suite
+  [ -d "$root$suite" ] ||
+    fail "$root$suite is missing: run the leg first (its test tensorboard.tensorboard_reads trains the suite)"
+  if ! in_root dpkg-query -W -f='${Status}' chromium 2>/dev/null | grep -q "install ok installed"; then
+    in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+      chromium fonts-dejavu-core >>"$root.apt.log" 2>&1 ||
+      fail "installing Debian's chromium in the root failed (log: $root.apt.log)"
+    in_root apt-get clean
+  fi
+  # The scalars of the suite's four runs, the validation metrics first; Chromium as root needs
+  # --no-sandbox, and the page renders with its script (the virtual time lets it finish).
+  in_root bash -c "set -euo pipefail
+    port=\$($venv/bin/python -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])')
+    $venv/bin/tensorboard --logdir $suite --host 127.0.0.1 --port \$port >/tmp/tensorboard.log 2>&1 &
+    server=\$!
+    trap 'kill \$server' EXIT
+    for i in \$(seq 60); do
+      $venv/bin/python -c \"import urllib.request; urllib.request.urlopen('http://127.0.0.1:\$port/data/runs')\" 2>/dev/null && break
+      sleep 1
+    done
+    chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1600,1000 \
+      --virtual-time-budget=20000 --screenshot=/tmp/tensorboard.png \
+      \"http://127.0.0.1:\$port/?darkMode=false#timeseries&tagFilter=val%2F\" >/tmp/chromium.log 2>&1"
+  cp "$root/tmp/tensorboard.png" "$screenshot"
+  echo "$leg: TensorBoard's page in $screenshot"
   exit 0
 fi
 
@@ -222,10 +267,10 @@ chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH="$path" VIRTUAL_ENV=
   CCACHE_DIR=/var/cache/wscsl-ccache CCACHE_BASEDIR=/wscsl WSCSL_COMMIT="$(git -C "$checkout" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
   bash -c "set -euo pipefail
     cd /wscsl
+    mkdir -p $build_dir
     scripts/build.sh --torch python --deps /opt/wscsl-deps --build-dir $build_dir 2>&1 |
-      tee $build_dir.log
-    echo \"$leg: built in \$((\$(date +%s) - $phase_start)) s, \$(grep -c 'warning:' $build_dir.log || true) warning lines\"
-    mv $build_dir.log $build_dir/build.log
+      tee $build_dir/build.log
+    echo \"$leg: built in \$((\$(date +%s) - $phase_start)) s, \$(grep -c 'warning:' $build_dir/build.log || true) warning lines\"
 
     echo '$leg: where the libraries came from (CMakeCache.txt):'
     grep -E '^(Torch|Caffe2|OpenCV|Boost|boost_headers|fmt|tomlplusplus|GTest|Protobuf|nlohmann_json|CLI11|CUDAToolkit)_(DIR|INCLUDE_DIR|LIBRARY|LIBRARY_RELEASE|PROTOC_EXECUTABLE|BIN_DIR|NVCC_EXECUTABLE):' \
