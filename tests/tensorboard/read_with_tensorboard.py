@@ -7,8 +7,9 @@ the GPU machines); Debian has no TensorBoard, so the Debian legs read the files 
 read_events.py instead.
 
   read_with_tensorboard.py run RUN --epochs E --steps S --loss-term LOSS/TERM
-      one run: every tag of the table, train/* at each of the S steps, epoch/* and val/* once per
-      epoch, test/* once, plots/curves a PNG, the hyperparameters with trainer.lr, dataset.type
+      one run: every tag of the table, the loss, its term and the learning rate at each of the S
+      steps, epoch/* and val/* once per epoch, test/* once, plots/curves a PNG, the
+      hyperparameters with trainer.lr, dataset.type and trainer.seed
   read_with_tensorboard.py suite DIR --methods M1,M2,... --seeds N1,N2,...
       a bench suite as `tensorboard --logdir DIR` shows it: one run per <method>/seed-<seed>, each
       with its training, test scalars and curves; the seeds of a method share one HParams session
@@ -20,7 +21,7 @@ import struct
 import sys
 
 from tensorboard.backend.event_processing import event_accumulator
-from tensorboard.backend.event_processing import plugin_event_multiplexer
+from tensorboard.backend.event_processing import event_multiplexer
 from tensorboard.plugins.hparams import metadata as hparams_metadata
 
 EVERYTHING = {
@@ -28,7 +29,9 @@ EVERYTHING = {
     event_accumulator.IMAGES: 0,
     event_accumulator.TENSORS: 0,
 }
-TRAINING_TAGS = ("train/loss", "train/lr", "train/steps_per_s", "train/triplets_per_s")
+TRAINING_TAGS = ("train/loss", "train/lr")
+# Logged with the training points whenever the clock moved since the previous one.
+SPEED_TAGS = ("train/steps_per_s", "train/triplets_per_s")
 EPOCH_TAGS = ("epoch/number", "epoch/loss", "epoch/lr", "epoch/seconds", "epoch/data_seconds")
 
 
@@ -66,6 +69,10 @@ def check_run(accumulator, name, epochs, steps, loss_term):
         points = [e.step for e in accumulator.Scalars(tag)] if tag in scalars else []
         if points != list(range(1, steps + 1)):
             fail(f"{tag} of {name} is at steps {points}, not at each of 1..{steps}")
+    for tag in SPEED_TAGS:
+        points = [e.step for e in accumulator.Scalars(tag)] if tag in scalars else []
+        if not points or not set(points) <= set(range(1, steps + 1)):
+            fail(f"{tag} of {name} is at steps {points}, not at training steps 1..{steps}")
     validation = [t for t in scalars if t.startswith("val/")]
     if not validation:
         fail(f"TensorBoard reads no validation metric in {name}")
@@ -100,7 +107,7 @@ def suite_command(args):
     methods = args.methods.split(",")
     seeds = args.seeds.split(",")
     expected = {f"{m}/seed-{s}" for m in methods for s in seeds}
-    multiplexer = plugin_event_multiplexer.EventMultiplexer(size_guidance=EVERYTHING)
+    multiplexer = event_multiplexer.EventMultiplexer(size_guidance=EVERYTHING)
     multiplexer.AddRunsFromDirectory(args.dir)
     multiplexer.Reload()
     runs = set(multiplexer.Runs())
