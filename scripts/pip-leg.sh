@@ -273,8 +273,11 @@ chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH="$path" VIRTUAL_ENV=
     echo \"$leg: built in \$((\$(date +%s) - $phase_start)) s, \$(grep -c 'warning:' $build_dir/build.log || true) warning lines\"
 
     echo '$leg: where the libraries came from (CMakeCache.txt):'
-    grep -E '^(Torch|Caffe2|OpenCV|Boost|boost_headers|fmt|tomlplusplus|GTest|Protobuf|nlohmann_json|CLI11|CUDAToolkit)_(DIR|INCLUDE_DIR|LIBRARY|LIBRARY_RELEASE|PROTOC_EXECUTABLE|BIN_DIR|NVCC_EXECUTABLE):' \
+    grep -E '^((Torch|Caffe2|OpenCV|Boost|boost_headers|tomlplusplus|GTest|nlohmann_json|CLI11)_DIR|Protobuf_(INCLUDE_DIR|LIBRARY_RELEASE|PROTOC_EXECUTABLE)|ZLIB_LIBRARY_RELEASE|CMAKE_(CXX|CUDA)_COMPILER):' \
       $build_dir/CMakeCache.txt | sed 's/^/  /'
+    echo \"  fmt (header-only): \$(readlink $build_dir/wscsl_torch_fmt/fmt)\"
+    readlink $build_dir/wscsl_torch_fmt/fmt | grep -q '^$venv/' ||
+      { echo '$leg: the build did not take fmt from the wheel' >&2; exit 1; }
     for found in OpenCV_DIR Boost_DIR GTest_DIR tomlplusplus_DIR Protobuf_INCLUDE_DIR; do
       grep -q \"^\$found:[A-Z]*=/opt/wscsl-deps/\" $build_dir/CMakeCache.txt ||
         { echo \"$leg: the build did not take \$found from the dependency prefix\" >&2; exit 1; }
