@@ -22,6 +22,8 @@
 #
 # Usage (as root): scripts/test.sh --pip   (which runs this script)
 #                  scripts/pip-leg.sh --prepare   only make the root and the virtual environment
+#                  scripts/pip-leg.sh --run COMMAND   run COMMAND (bash) in the checkout in the root,
+#                      as the leg builds: the virtual environment active, the prefix mounted
 #                  scripts/pip-leg.sh --screenshot PNG   after a run: TensorBoard, served on loopback
 #                      from the root, shows the bench suite of the test tensorboard.tensorboard_reads;
 #                      Debian's headless Chromium (installed in the root) takes its picture
@@ -37,15 +39,20 @@ leg=pip
 
 prepare_only=0
 screenshot=""
+run_command=""
 case "${1:-}" in
   "") ;;
   --prepare) prepare_only=1 ;;
+  --run)
+    [ $# -ge 2 ] || { echo "$leg: --run needs a command" >&2; exit 2; }
+    run_command="$2"
+    ;;
   --screenshot)
     [ $# -ge 2 ] || { echo "$leg: --screenshot needs the PNG to write" >&2; exit 2; }
     screenshot="$(realpath -m "$2")"
     ;;
   *)
-    echo "$leg: unknown argument '$1' (scripts/pip-leg.sh [--prepare | --screenshot PNG])" >&2
+    echo "$leg: unknown argument '$1' (scripts/pip-leg.sh [--prepare | --run COMMAND | --screenshot PNG])" >&2
     exit 2
     ;;
 esac
@@ -261,11 +268,16 @@ done
 # on a researcher's machine; warnings are counted, not errors (the wheel's own headers may warn).
 path="$venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 [ -z "$cuda" ] || path="$venv/bin:/usr/local/cuda/bin:${path#"$venv/bin:"}"
+in_build_environment=(chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH="$path"
+  VIRTUAL_ENV="$venv" CCACHE_DIR=/var/cache/wscsl-ccache CCACHE_BASEDIR=/wscsl
+  WSCSL_COMMIT="$(git -C "$checkout" rev-parse --short HEAD 2>/dev/null || echo unknown)")
+if [ -n "$run_command" ]; then
+  "${in_build_environment[@]}" bash -c "cd /wscsl && $run_command"
+  exit
+fi
 phase_start=$(date +%s)
 jobs="$(nproc)"
-chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH="$path" VIRTUAL_ENV="$venv" \
-  CCACHE_DIR=/var/cache/wscsl-ccache CCACHE_BASEDIR=/wscsl WSCSL_COMMIT="$(git -C "$checkout" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-  bash -c "set -euo pipefail
+"${in_build_environment[@]}" bash -c "set -euo pipefail
     cd /wscsl
     mkdir -p $build_dir
     scripts/build.sh --torch python --deps /opt/wscsl-deps --build-dir $build_dir 2>&1 |
