@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Checks in Python what wscsl did with two scripted modules: loads the weights `wscsl
-export-weights` wrote into the scripted backbone and condition module, runs them (eval mode) on
-the test images `wscsl export` wrote, and compares φ and ψ with `wscsl embed`'s files to the
+export-weights` wrote (with PyTorch's weights-only loader) into the scripted backbone and condition
+module, runs them (eval mode) on the test images `wscsl export` wrote, and compares φ and ψ with `wscsl embed`'s files to the
 bound of float32 summation order (TOLERANCE).
 
 Usage: check_round_trip.py SCRIPTS_DIR DATA_DIR RUN_DIR
@@ -32,7 +32,13 @@ def load_part(script_file, weights, prefix):
 
 def main():
     scripts, data, run = sys.argv[1:]
-    weights = torch.load(os.path.join(run, "weights.pt"))
+    # weights_only: the safe loader that PyTorch 2.6 and later use by default, which refuses any
+    # pickled object but tensors and plain containers.
+    weights = torch.load(os.path.join(run, "weights.pt"), weights_only=True)
+    if not isinstance(weights, dict) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in weights.items()
+    ):
+        sys.exit("weights.pt is not a plain dict of names and tensors")
     backbone = load_part(os.path.join(scripts, "convnet.pt"), weights, "backbone.")
     module = load_part(os.path.join(scripts, "discovernet_set.pt"), weights, "condition_module.")
 

@@ -119,7 +119,7 @@ void write_tables(const Suite& suite, const std::vector<BenchRun>& runs,
       "finished.\n\n| method | seeds |";
   std::string csv = "method,seeds";
   for (const BenchColumn& c : columns) {
-    md += " " + c.heading + " |";
+    md += fmt::format(" {} |", c.heading);
     csv += "," + csv_field(c.metric + " mean") + "," + csv_field(c.metric + " std");
   }
   md += "\n|---|---|";
@@ -131,7 +131,7 @@ void write_tables(const Suite& suite, const std::vector<BenchRun>& runs,
     const auto& seeds = seeds_done[m];
     std::string seed_list;
     for (std::size_t i = 0; i < seeds.size(); ++i)
-      seed_list += (i ? " " : "") + std::to_string(seeds[i]);
+      seed_list += fmt::format("{}{}", i ? " " : "", seeds[i]);
     md += fmt::format("| {} | {} |", suite.methods[m].name, seeds.empty() ? "none" : seed_list);
     csv += csv_field(suite.methods[m].name) + "," + csv_field(seed_list);
     for (const BenchColumn& c : columns) {
@@ -141,9 +141,8 @@ void write_tables(const Suite& suite, const std::vector<BenchRun>& runs,
         if (it != metrics.end()) values.push_back(it->second);
       }
       const MeanStd ms = mean_std(values);
-      md += " " + percent(ms, seeds.size() > 1) + " |";
-      csv +=
-          "," + (ms.count ? csv_number(ms.mean) : "") + "," + (ms.count ? csv_number(ms.std) : "");
+      md += fmt::format(" {} |", percent(ms, seeds.size() > 1));
+      csv += ms.count ? fmt::format(",{},{}", csv_number(ms.mean), csv_number(ms.std)) : ",,";
     }
     md += "\n";
     csv += "\n";

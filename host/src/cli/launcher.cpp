@@ -26,12 +26,12 @@ namespace {
 constexpr int kMaxProcesses = 1024;
 
 // The running ranks' process ids (-1 once reaped), shared with the signal handler.
-volatile std::sig_atomic_t g_signals = 0;
+volatile std::sig_atomic_t g_signalled = 0;
 pid_t g_ranks[kMaxProcesses];
 volatile std::sig_atomic_t g_rank_count = 0;
 
 extern "C" void forward_signal(int) {
-  ++g_signals;
+  g_signalled = 1;  // not ++: C++20 (PyTorch 2.15 asks for it) deprecates ++ on a volatile
   for (int i = 0; i < g_rank_count; ++i)
     if (g_ranks[i] > 0) ::kill(g_ranks[i], SIGTERM);
 }
@@ -152,7 +152,7 @@ int launch_local(int processes, const std::vector<std::string>& args, int grace_
     if (rank == processes) continue;
     g_ranks[rank] = -1;
     --running;
-    const bool interrupted = g_signals > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 130;
+    const bool interrupted = g_signalled != 0 && WIFEXITED(status) && WEXITSTATUS(status) == 130;
     if (interrupted) interrupted_status = 130;
     if (status != 0 && !interrupted && first_failed < 0) {
       first_failed = rank;
