@@ -78,8 +78,8 @@ const std::string kSrun =
     "srun build/bin/wscsl train examples/pipelines/default.toml --run-dir runs/slurm-$SLURM_JOB_ID";
 
 const std::vector<std::string> kTestedCommands = {
-    kNprocTrain, kNprocResume, kNprocEval, kNprocEmbed, kTorchrun, kTorchrunEval, kStandalone,
-    kStatic,     kElastic,     kTwoNodes,  kNamespaces, kSrun};
+    kNprocTrain, kNprocResume, kNprocEval, kNprocEmbed, kTorchrun,   kTorchrunEval,
+    kStandalone, kStatic,      kElastic,   kTwoNodes,   kNamespaces, kSrun};
 
 // 3 epochs of 5 steps of 64 triplets, a checkpoint and the training scalars at every step.
 constexpr int kEpochs = 3;
@@ -168,7 +168,13 @@ class Job {
   double seconds_ = 0;
 };
 
-std::string quoted(const std::string& text) { return "'" + text + "'"; }
+// `text` as one word of a shell's command line.
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 // Every (tag, step) of the scalars in the event files of `run`, in order.
 std::vector<std::pair<std::string, std::int64_t>> scalars(const fs::path& run) {
@@ -216,9 +222,9 @@ class Launching : public ::testing::Test {
   // `command` as a shell runs it in the folder, with `variables` set and torchrun on the PATH.
   static std::string shell(const std::string& command,
                            const std::map<std::string, std::string>& variables) {
-    std::string line = "cd " + quoted(dir_.string()) + " && export PATH=" +
-                       quoted((dir_ / "bin").string()) + ":\"$PATH\" WSCSL_PLUGIN_PATH=" +
-                       quoted(WSCSL_PLUGIN_DIR);
+    std::string line = "cd " + quoted(dir_.string()) +
+                       " && export PATH=" + quoted((dir_ / "bin").string()) +
+                       ":\"$PATH\" WSCSL_PLUGIN_PATH=" + quoted(WSCSL_PLUGIN_DIR);
     for (const auto& [name, value] : variables)
       line += " " + name + "=" + quoted(value);
     return line + " && exec " + command;
@@ -249,7 +255,8 @@ class Launching : public ::testing::Test {
     const std::vector<std::string> steps = lines_of(run / "steps.tsv");
     ASSERT_EQ(steps.size(), static_cast<std::size_t>(kSteps)) << run;
     for (int i = 0; i < kSteps; ++i)
-      EXPECT_EQ(steps[static_cast<std::size_t>(i)].substr(0, steps[i].find('\t')),
+      EXPECT_EQ(steps[static_cast<std::size_t>(i)].substr(
+                    0, steps[static_cast<std::size_t>(i)].find('\t')),
                 std::to_string(i + 1))
           << run;
     EXPECT_EQ(lines_of(run / "metrics.jsonl").size(), static_cast<std::size_t>(kEpochs)) << run;
@@ -263,9 +270,9 @@ class Launching : public ::testing::Test {
       for (std::string cell; std::getline(cells, cell, '\t');)
         digests.push_back(cell);
       ASSERT_EQ(digests.size(), static_cast<std::size_t>(processes + 1)) << line;
-      EXPECT_TRUE(std::all_of(digests.begin() + 1, digests.end(),
-                              [&](const std::string& d) { return d == digests[1]; }))
-          << line;
+      EXPECT_TRUE(std::all_of(digests.begin() + 1, digests.end(), [&](const std::string& d) {
+        return d == digests[1];
+      })) << line;
     }
     const std::string resolved = read_text(run / "resolved.toml");
     EXPECT_NE(resolved.find("processes = " + std::to_string(processes) + "\n"), std::string::npos)
@@ -417,13 +424,12 @@ TEST_F(Launching, TwoNodesInNetworkNamespaces) {
   const std::string port = std::to_string(wscsl::test::free_port());
   std::vector<Job> nodes;
   for (int i = 0; i < 2; ++i)
-    nodes.emplace_back(
-        "ip netns exec " + ns[i] + " sh -c " +
-            quoted(shell(kNamespaces, {{"HEAD", address[0]},
-                                       {"PORT", port},
-                                       {"NODE_RANK", std::to_string(i)},
-                                       {"GLOO_SOCKET_IFNAME", end[i]}})),
-        dir_ / "logs" / ("namespace" + std::to_string(i) + ".log"));
+    nodes.emplace_back("ip netns exec " + ns[i] + " sh -c " +
+                           quoted(shell(kNamespaces, {{"HEAD", address[0]},
+                                                      {"PORT", port},
+                                                      {"NODE_RANK", std::to_string(i)},
+                                                      {"GLOO_SOCKET_IFNAME", end[i]}})),
+                       dir_ / "logs" / ("namespace" + std::to_string(i) + ".log"));
   ASSERT_EQ(nodes[0].wait(300), 0) << nodes[0].text();
   ASSERT_EQ(nodes[1].wait(60), 0) << nodes[1].text();
   std::printf("two nodes in network namespaces: %.1f s\n", nodes[0].seconds());
@@ -523,19 +529,22 @@ TEST_F(Launching, NodeLocalImageStores) {
   const std::string port = std::to_string(wscsl::test::free_port());
   std::vector<Job> nodes;
   for (int i = 0; i < 2; ++i)
-    nodes.push_back(start("stores_node" + std::to_string(i),
-                          "torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d "
-                          "--rdzv_endpoint 127.0.0.1:$PORT --rdzv_id stores --redirects 2 --tee "
-                          "2 --no_python " +
-                              train + "--run-dir runs/stores",
-                          {{"PORT", port}, {"CACHE", (dir_ / ("cache" + std::to_string(i))).string()}}));
+    nodes.push_back(
+        start("stores_node" + std::to_string(i),
+              "torchrun --nnodes 2 --nproc_per_node 1 --rdzv_backend c10d "
+              "--rdzv_endpoint 127.0.0.1:$PORT --rdzv_id stores --redirects 2 --tee "
+              "2 --no_python " +
+                  train + "--run-dir runs/stores",
+              {{"PORT", port}, {"CACHE", (dir_ / ("cache" + std::to_string(i))).string()}}));
   for (Job& node : nodes)
     ASSERT_EQ(node.wait(300), 0) << node.text();
   for (int i = 0; i < 2; ++i) {
     std::vector<std::string> stores, temporaries;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir_ / ("cache" + std::to_string(i)))) {
+    for (const fs::directory_entry& e :
+         fs::directory_iterator(dir_ / ("cache" + std::to_string(i)))) {
       const std::string name = e.path().filename().string();
-      if (name.size() > 7 && name.compare(name.size() - 7, 7, ".images") == 0) stores.push_back(name);
+      if (name.size() > 7 && name.compare(name.size() - 7, 7, ".images") == 0)
+        stores.push_back(name);
       if (name.find(".images.tmp-") != std::string::npos) temporaries.push_back(name);
     }
     EXPECT_EQ(stores.size(), 1u) << "node " << i;
@@ -545,5 +554,6 @@ TEST_F(Launching, NodeLocalImageStores) {
     EXPECT_NE(decoding, std::string::npos) << text;
     EXPECT_EQ(text.find("wscsl: decoding ", decoding + 1), std::string::npos) << text;
   }
-  EXPECT_EQ(read_text(dir_ / "runs/stores/steps.tsv"), read_text(dir_ / "runs/stores_shared/steps.tsv"));
+  EXPECT_EQ(read_text(dir_ / "runs/stores/steps.tsv"),
+            read_text(dir_ / "runs/stores_shared/steps.tsv"));
 }

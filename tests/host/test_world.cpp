@@ -121,9 +121,11 @@ TEST(World, AnInconsistentTorchrunEnvironmentIsOneSentence) {
     return error_of(with(torchrun_worker(), changes));
   };
   EXPECT_EQ(error({{"TORCHELASTIC_USE_AGENT_STORE", ""}}),
-            "TORCHELASTIC_USE_AGENT_STORE is not set, and torchrun sets it for every process it starts: was this one started by torchrun?");
+            "TORCHELASTIC_USE_AGENT_STORE is not set, and torchrun sets it for every process it "
+            "starts: was this one started by torchrun?");
   EXPECT_EQ(error({{"GROUP_RANK", ""}}),
-            "GROUP_RANK is not set, and torchrun sets it for every process it starts: was this one started by torchrun?");
+            "GROUP_RANK is not set, and torchrun sets it for every process it starts: was this one "
+            "started by torchrun?");
   EXPECT_EQ(error({{"TORCHELASTIC_USE_AGENT_STORE", "yes"}}),
             "TORCHELASTIC_USE_AGENT_STORE='yes' is neither True nor False");
   EXPECT_EQ(error({{"TORCHELASTIC_RESTART_COUNT", "2"}, {"TORCHELASTIC_MAX_RESTARTS", "1"}}),
@@ -137,7 +139,8 @@ TEST(World, AnInconsistentTorchrunEnvironmentIsOneSentence) {
   EXPECT_EQ(error({{"ROLE_RANK", "0"}}),
             "ROLE_RANK=0 differs from RANK=1: wscsl is the only role of its job");
   EXPECT_EQ(error({{"MASTER_PORT", ""}}),
-            "MASTER_PORT is not set, and torchrun sets it for every process it starts: was this one started by torchrun?");
+            "MASTER_PORT is not set, and torchrun sets it for every process it starts: was this "
+            "one started by torchrun?");
   EXPECT_EQ(error_of({{"RANK", "0"},
                       {"WORLD_SIZE", "2"},
                       {"MASTER_ADDR", "h"},
@@ -192,7 +195,8 @@ TEST(World, SlurmTasksMeetOnTheFirstNodeAtTheJobsPort) {
             "SLURM_STEP_TASKS_PER_NODE='2' does not describe SLURM_NNODES=2 nodes of "
             "SLURM_NTASKS=4 tasks");
   EXPECT_EQ(error_of(with(slurm_task(0), {{"SLURM_JOB_ID", ""}})),
-            "SLURM_JOB_ID is not set, and srun sets it for every process it starts: was this one started by srun?");
+            "SLURM_JOB_ID is not set, and srun sets it for every process it starts: was this one "
+            "started by srun?");
 }
 
 TEST(World, SlurmTasksPerNode) {

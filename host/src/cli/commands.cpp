@@ -114,9 +114,10 @@ namespace {
 // `world`.
 std::string how_to_continue(const World& world, const std::string& run) {
   if (world.launcher == Launcher::Torchrun && world.restart < world.max_restarts)
-    return fmt::format("torchrun restarts the job ({} of --max_restarts {} used), which continues "
-                       "from them",
-                       world.restart, world.max_restarts);
+    return fmt::format(
+        "torchrun restarts the job ({} of --max_restarts {} used), which continues "
+        "from them",
+        world.restart, world.max_restarts);
   if (world.launcher == Launcher::Torchrun)
     return fmt::format("torchrun has no restart left (--max_restarts {}); continue with `{}`",
                        world.max_restarts, resume_command(world, run));
@@ -128,9 +129,10 @@ std::string how_to_continue(const World& world, const std::string& run) {
 int run_train(const GlobalOptions& global, const TrainArgs& args, const World& world) {
   fs::path run_root = args.run_dir;
   if (run_root.empty() && world.size > 1)
-    throw Error(fmt::format("each of the {} processes started by {} would choose a run directory "
-                            "of its own (runs/<pipeline>-<time>): give them one with --run-dir",
-                            world.size, launcher_name(world.launcher)));
+    throw Error(
+        fmt::format("each of the {} processes started by {} would choose a run directory "
+                    "of its own (runs/<pipeline>-<time>): give them one with --run-dir",
+                    world.size, launcher_name(world.launcher)));
   // torchrun restarts a failed job with its first command line: the restart continues the run
   // that command began, from its last checkpoint, as PyTorch's elastic examples load their
   // snapshot. Decided before any process of this start writes, so every process decides alike.

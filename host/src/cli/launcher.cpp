@@ -55,10 +55,10 @@ std::uint16_t free_loopback_port() {
 // The variables of a job, which the ranks get from this launcher alone: a job of torchrun's or
 // Slurm's around this launcher would make them its own ranks instead.
 bool describes_a_job(const std::string& name) {
-  static const char* const kJob[] = {"MASTER_ADDR",     "MASTER_PORT",      "WORLD_SIZE",
-                                     "RANK",            "LOCAL_RANK",       "LOCAL_WORLD_SIZE",
-                                     "GROUP_RANK",      "GROUP_WORLD_SIZE", "ROLE_RANK",
-                                     "ROLE_WORLD_SIZE", "WSCSL_NPROC"};
+  static const char* const kJob[] = {
+      "MASTER_ADDR", "MASTER_PORT",      "WORLD_SIZE", "RANK",
+      "LOCAL_RANK",  "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE",
+      "ROLE_RANK",   "ROLE_WORLD_SIZE",  "WSCSL_NPROC"};
   for (const char* job : kJob)
     if (name == job) return true;
   return name.rfind("TORCHELASTIC_", 0) == 0;

@@ -131,16 +131,15 @@ bool port_taken(std::uint16_t port) {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_ANY);
   address.sin_port = htons(port);
-  const bool taken = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 &&
-                     errno == EADDRINUSE;
+  const bool taken =
+      ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 && errno == EADDRINUSE;
   ::close(fd);
   return taken;
 }
 
 // The rendezvous store of `world`: served by rank 0 unless torchrun's agent serves one, which every
 // rank then joins, keeping the keys of each restart of the job apart as PyTorch's env:// does.
-c10::intrusive_ptr<c10d::Store> rendezvous_store(const World& world,
-                                                 std::chrono::seconds timeout) {
+c10::intrusive_ptr<c10d::Store> rendezvous_store(const World& world, std::chrono::seconds timeout) {
   c10d::TCPStoreOptions options;
   options.port = world.master_port;
   const bool serving = !world.agent_store && world.rank == 0;

@@ -32,9 +32,10 @@ class Variables {
   std::string required(const char* name) const {
     const char* value = env_(name);
     if (!value)
-      throw Error(fmt::format("{} is not set, and {} sets it for every process it starts: was "
-                              "this one started by {}?",
-                              name, launcher_name(launcher_), launcher_name(launcher_)));
+      throw Error(
+          fmt::format("{} is not set, and {} sets it for every process it starts: was "
+                      "this one started by {}?",
+                      name, launcher_name(launcher_), launcher_name(launcher_)));
     return value;
   }
   int count(const char* name, std::int64_t min, std::int64_t max) const {
@@ -119,8 +120,8 @@ World torchrun_world(const Variables& v) {
   // Python's str(True) and str(False), as torchrun writes them.
   const std::string agent_store = v.required("TORCHELASTIC_USE_AGENT_STORE");
   if (agent_store != "True" && agent_store != "False")
-    throw Error(fmt::format("TORCHELASTIC_USE_AGENT_STORE='{}' is neither True nor False",
-                            agent_store));
+    throw Error(
+        fmt::format("TORCHELASTIC_USE_AGENT_STORE='{}' is neither True nor False", agent_store));
   world.agent_store = agent_store == "True";
   return world;
 }
@@ -129,9 +130,10 @@ World nproc_world(const Variables& v) {
   World world = ranks_from(v, Launcher::Nproc);
   const int processes = v.count("WSCSL_NPROC", 1, kMaxProcesses);
   if (processes != world.size || world.local_size != world.size)
-    throw Error(fmt::format("WSCSL_NPROC={} (set by --nproc) does not fit WORLD_SIZE={} and "
-                            "LOCAL_WORLD_SIZE={}",
-                            processes, world.size, world.local_size));
+    throw Error(
+        fmt::format("WSCSL_NPROC={} (set by --nproc) does not fit WORLD_SIZE={} and "
+                    "LOCAL_WORLD_SIZE={}",
+                    processes, world.size, world.local_size));
   return world;
 }
 
@@ -159,14 +161,16 @@ World slurm_world(const Variables& v) {
   for (int n : per_node)
     total += n;
   if (static_cast<int>(per_node.size()) != world.nodes || total != world.size)
-    throw Error(fmt::format("SLURM_STEP_TASKS_PER_NODE='{}' does not describe SLURM_NNODES={} "
-                            "nodes of SLURM_NTASKS={} tasks",
-                            per_node_text, world.nodes, world.size));
+    throw Error(
+        fmt::format("SLURM_STEP_TASKS_PER_NODE='{}' does not describe SLURM_NNODES={} "
+                    "nodes of SLURM_NTASKS={} tasks",
+                    per_node_text, world.nodes, world.size));
   world.local_size = per_node[static_cast<std::size_t>(world.node)];
   if (world.local_rank >= world.local_size)
-    throw Error(fmt::format("SLURM_LOCALID={} does not fit the {} task(s) of node {} in "
-                            "SLURM_STEP_TASKS_PER_NODE='{}'",
-                            world.local_rank, world.local_size, world.node, per_node_text));
+    throw Error(
+        fmt::format("SLURM_LOCALID={} does not fit the {} task(s) of node {} in "
+                    "SLURM_STEP_TASKS_PER_NODE='{}'",
+                    world.local_rank, world.local_size, world.node, per_node_text));
   if (const char* address = v.get("MASTER_ADDR"))
     world.master_address = address;
   else
@@ -223,14 +227,12 @@ std::vector<int> slurm_tasks_per_node(const std::string& text) {
     const std::size_t comma = std::min(text.find(',', at), text.size());
     const std::string item = text.substr(at, comma - at);
     const std::size_t open = item.find("(x");
-    const int tasks =
-        static_cast<int>(parse_number("SLURM_STEP_TASKS_PER_NODE", item.substr(0, open), 0,
-                                      kMaxProcesses));
+    const int tasks = static_cast<int>(
+        parse_number("SLURM_STEP_TASKS_PER_NODE", item.substr(0, open), 0, kMaxProcesses));
     int repeat = 1;
     if (open != std::string::npos) {
       if (item.back() != ')')
-        throw Error(fmt::format("SLURM_STEP_TASKS_PER_NODE='{}' is not of the form 2(x3),1",
-                                text));
+        throw Error(fmt::format("SLURM_STEP_TASKS_PER_NODE='{}' is not of the form 2(x3),1", text));
       repeat = static_cast<int>(parse_number("SLURM_STEP_TASKS_PER_NODE",
                                              item.substr(open + 2, item.size() - open - 3), 1,
                                              kMaxProcesses));
@@ -247,13 +249,15 @@ World world_from_environment(const Environment& env) {
     if (env("WSCSL_NPROC")) return nproc_world(Variables(env, Launcher::Nproc));
     for (const char* name : {"TORCHELASTIC_RESTART_COUNT", "TORCHELASTIC_USE_AGENT_STORE"})
       if (env(name))
-        throw Error(fmt::format("the environment sets {} but not TORCHELASTIC_RUN_ID, which "
-                                "torchrun sets for every worker",
-                                name));
+        throw Error(
+            fmt::format("the environment sets {} but not TORCHELASTIC_RUN_ID, which "
+                        "torchrun sets for every worker",
+                        name));
     return ranks_from(Variables(env, Launcher::Environment), Launcher::Environment);
   }
   // sbatch's own shell has SLURM_PROCID too; only an srun step is a job of several tasks.
-  if (env("SLURM_STEP_ID") && env("SLURM_PROCID")) return slurm_world(Variables(env, Launcher::Slurm));
+  if (env("SLURM_STEP_ID") && env("SLURM_PROCID"))
+    return slurm_world(Variables(env, Launcher::Slurm));
   return World{};
 }
 
