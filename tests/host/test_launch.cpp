@@ -201,6 +201,49 @@ std::vector<std::string> lines_of(const fs::path& file) {
   return lines;
 }
 
+// A Slurm job id whose port (15000 + its last four digits, as wscsl derives it) is free now. A
+// port the kernel hands out is never below 32768 on Linux, so one that binds now stays free.
+int free_slurm_job_id() {
+  for (int last = 1000; last < 10000; last += 37) {
+    const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    a.sin_port = htons(static_cast<std::uint16_t>(15000 + last));
+    const bool free = ::bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    ::close(probe);
+    if (free) return 4240000 + last;
+  }
+  return 0;
+}
+
+// A daemon in the foreground, stopped (SIGTERM, then SIGKILL) when this goes.
+class Daemon {
+ public:
+  Daemon(const std::string& command, const fs::path& log) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const std::string redirected = "exec " + command + " >" + log.string() + " 2>&1";
+      ::execl("/bin/sh", "sh", "-c", redirected.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  ~Daemon() {
+    ::kill(pid_, SIGTERM);
+    for (int i = 0; i < 100; ++i) {
+      if (::waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+ private:
+  pid_t pid_ = -1;
+};
+
 class Launching : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -448,19 +491,7 @@ TEST_F(Launching, TwoNodesInNetworkNamespaces) {
 // free on this machine), the doc's srun line run in each task; then the tasks of one node
 // alone, which stop with the sentence naming the ranks that never came.
 TEST_F(Launching, ASlurmStepOfTwoNodesOfTwoTasks) {
-  int job_id = 0;
-  for (int last = 1000; last < 10000 && job_id == 0; last += 37) {
-    const int port = 15000 + last;
-    // A port the kernel hands out is never below 32768 on Linux: a lower one is free if binding
-    // it succeeds.
-    const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    a.sin_port = htons(static_cast<std::uint16_t>(port));
-    if (::bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) job_id = 4240000 + last;
-    ::close(probe);
-  }
+  const int job_id = free_slurm_job_id();
   ASSERT_NE(job_id, 0);
   const std::string command = kSrun.substr(std::string("srun ").size());
   const auto task = [&](int rank, int tasks, const std::string& extra) {
@@ -498,6 +529,74 @@ TEST_F(Launching, ASlurmStepOfTwoNodesOfTwoTasks) {
             std::string::npos)
       << half[0].text();
   EXPECT_FALSE(fs::exists(dir_ / ("runs/slurm-" + std::to_string(job_id) + "-half")));
+}
+
+// A Slurm cluster of one machine, of the test's own making (as root, with Debian's slurmctld,
+// slurmd, slurm-client and munge): munged, slurmctld and slurmd in the foreground, their
+// configuration, key, state and sockets in the test's folder, on free ports; then the doc's srun
+// line run as a batch script runs it, in an allocation of 2 tasks (`salloc -n 2`).
+TEST_F(Launching, SrunOnAOneMachineSlurmCluster) {
+  if (::geteuid() != 0) GTEST_SKIP() << "slurmd starts tasks as root only";
+  if (std::system("command -v munged slurmctld slurmd salloc srun sinfo >/dev/null") != 0)
+    GTEST_SKIP() << "Debian's slurmctld, slurmd, slurm-client and munge are not installed "
+                    "(scripts/setup.sh installs them)";
+  reference();
+  ASSERT_EQ(reference_status_, 0) << reference_text_;
+  const fs::path slurm = dir_ / "slurm";
+  fs::create_directories(slurm / "state");
+  fs::create_directories(slurm / "spool");
+  {
+    std::ofstream key(slurm / "munge.key", std::ios::binary);
+    std::ifstream random("/dev/urandom", std::ios::binary);
+    std::string bytes(1024, '\0');
+    random.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    key << bytes;
+  }
+  fs::permissions(slurm / "munge.key", fs::perms::owner_read);
+  char host[256] = {0};
+  ::gethostname(host, sizeof host - 1);
+  const int job_id = free_slurm_job_id();
+  ASSERT_NE(job_id, 0);
+  const std::string s = slurm.string();
+  std::ofstream(slurm / "slurm.conf")
+      << "ClusterName=wscsl\nSlurmctldHost=" << host << "(127.0.0.1)\nSlurmUser=root\n"
+      << "SlurmdUser=root\nAuthType=auth/munge\nAuthInfo=socket=" << s << "/munge.sock\n"
+      << "CredType=cred/munge\nStateSaveLocation=" << s << "/state\nSlurmdSpoolDir=" << s
+      << "/spool\nSlurmctldPidFile=" << s << "/slurmctld.pid\nSlurmdPidFile=" << s
+      << "/slurmd.pid\nSlurmctldPort=" << wscsl::test::free_port()
+      << "\nSlurmdPort=" << wscsl::test::free_port() << "\nFirstJobId=" << job_id
+      << "\nProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
+      << "JobAcctGatherType=jobacct_gather/none\nMpiDefault=none\nReturnToService=2\n"
+      << "SchedulerType=sched/builtin\nSelectType=select/cons_tres\n"
+      << "SelectTypeParameters=CR_Core\nNodeName=" << host
+      << " NodeAddr=127.0.0.1 CPUs=" << std::max(2u, std::thread::hardware_concurrency())
+      << " State=UNKNOWN\n"
+      << "PartitionName=wscsl Nodes=" << host << " Default=YES MaxTime=INFINITE State=UP\n";
+  const std::string conf = "SLURM_CONF=" + quoted(s + "/slurm.conf");
+  const auto started = std::chrono::steady_clock::now();
+  const Daemon munged("munged --foreground --force --key-file=" + s + "/munge.key --socket=" + s +
+                          "/munge.sock --log-file=" + s + "/munged.log --pid-file=" + s +
+                          "/munged.pid --seed-file=" + s + "/munged.seed",
+                      slurm / "munged.out");
+  const Daemon controller("env " + conf + " slurmctld -D -i", slurm / "slurmctld.out");
+  const Daemon node("env " + conf + " slurmd -D", slurm / "slurmd.out");
+  bool idle = false;
+  while (!idle && std::chrono::steady_clock::now() - started < std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    idle =
+        std::system(("env " + conf + " sinfo -h -o %T 2>/dev/null | grep -qx idle").c_str()) == 0;
+  }
+  ASSERT_TRUE(idle) << "the node never became idle: " << read_text(slurm / "slurmctld.out")
+                    << read_text(slurm / "slurmd.out");
+  std::printf("Slurm cluster up in %.1f s\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  Job job =
+      start("srun", "salloc -n 2 sh -c " + quoted(kSrun), {{"SLURM_CONF", s + "/slurm.conf"}});
+  ASSERT_EQ(job.wait(300), 0) << job.text();
+  std::printf("salloc -n 2 … srun: %.1f s\n", job.seconds());
+  const fs::path run = dir_ / ("runs/slurm-" + std::to_string(job_id));
+  expect_one_writer(run, 2, 1, "srun");
+  expect_reference_training(run);
 }
 
 // wscsl's own launcher: 7 steps, then resumed to the end, evaluated and embedded; the training is
