@@ -307,7 +307,9 @@ class Launching : public ::testing::Test {
     const std::set<std::pair<std::string, std::int64_t>> distinct(points.begin(), points.end());
     EXPECT_EQ(distinct.size(), points.size()) << run << ": a TensorBoard point logged twice";
     EXPECT_GE(points.size(), static_cast<std::size_t>(kSteps)) << run;
-    for (const std::string& line : lines_of(run / "replicas.tsv")) {
+    const std::vector<std::string> replicas = lines_of(run / "replicas.tsv");
+    EXPECT_EQ(replicas.size(), static_cast<std::size_t>(kEpochs)) << run;
+    for (const std::string& line : replicas) {
       std::istringstream cells(line);
       std::vector<std::string> digests;
       for (std::string cell; std::getline(cells, cell, '\t');)
