@@ -169,7 +169,7 @@ class Job {
 };
 
 // `text` as one word of a shell's command line.
-std::string quoted(const std::string& text) {
+std::string shell_word(const std::string& text) {
   std::string out = "'";
   for (char c : text)
     out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -265,11 +265,11 @@ class Launching : public ::testing::Test {
   // `command` as a shell runs it in the folder, with `variables` set and torchrun on the PATH.
   static std::string shell(const std::string& command,
                            const std::map<std::string, std::string>& variables) {
-    std::string line = "cd " + quoted(dir_.string()) +
-                       " && export PATH=" + quoted((dir_ / "bin").string()) +
-                       ":\"$PATH\" WSCSL_PLUGIN_PATH=" + quoted(WSCSL_PLUGIN_DIR);
+    std::string line = "cd " + shell_word(dir_.string()) +
+                       " && export PATH=" + shell_word((dir_ / "bin").string()) +
+                       ":\"$PATH\" WSCSL_PLUGIN_PATH=" + shell_word(WSCSL_PLUGIN_DIR);
     for (const auto& [name, value] : variables)
-      line += " " + name + "=" + quoted(value);
+      line += " " + name + "=" + shell_word(value);
     return line + " && exec " + command;
   }
 
@@ -470,17 +470,18 @@ TEST_F(Launching, TwoNodesInNetworkNamespaces) {
              "; ip -n " + ns[i] + " addr add " + address[i] + "/24 dev " + end[i] + "; ip -n " +
              ns[i] + " link set " + end[i] + " up; ip -n " + ns[i] + " link set lo up";
   const fs::path setup_log = dir_ / "logs/namespaces_setup.log";
-  if (std::system(("sh -c " + quoted(setup) + " >" + setup_log.string() + " 2>&1").c_str()) != 0)
+  if (std::system(("sh -c " + shell_word(setup) + " >" + setup_log.string() + " 2>&1").c_str()) !=
+      0)
     GTEST_SKIP() << "cannot make network namespaces here (" << setup
                  << "): " << read_text(setup_log);
   const std::string port = std::to_string(wscsl::test::free_port());
   std::vector<Job> nodes;
   for (int i = 0; i < 2; ++i)
     nodes.emplace_back("ip netns exec " + ns[i] + " sh -c " +
-                           quoted(shell(kNamespaces, {{"HEAD", address[0]},
-                                                      {"PORT", port},
-                                                      {"NODE_RANK", std::to_string(i)},
-                                                      {"GLOO_SOCKET_IFNAME", end[i]}})),
+                           shell_word(shell(kNamespaces, {{"HEAD", address[0]},
+                                                          {"PORT", port},
+                                                          {"NODE_RANK", std::to_string(i)},
+                                                          {"GLOO_SOCKET_IFNAME", end[i]}})),
                        dir_ / "logs" / ("namespace" + std::to_string(i) + ".log"));
   ASSERT_EQ(nodes[0].wait(300), 0) << nodes[0].text();
   ASSERT_EQ(nodes[1].wait(60), 0) << nodes[1].text();
@@ -574,7 +575,7 @@ TEST_F(Launching, SrunOnAOneMachineSlurmCluster) {
       << " NodeAddr=127.0.0.1 CPUs=" << std::max(2u, std::thread::hardware_concurrency())
       << " State=UNKNOWN\n"
       << "PartitionName=wscsl Nodes=" << host << " Default=YES MaxTime=INFINITE State=UP\n";
-  const std::string conf = "SLURM_CONF=" + quoted(s + "/slurm.conf");
+  const std::string conf = "SLURM_CONF=" + shell_word(s + "/slurm.conf");
   const auto started = std::chrono::steady_clock::now();
   const Daemon munged("munged --foreground --force --key-file=" + s + "/munge.key --socket=" + s +
                           "/munge.sock --log-file=" + s + "/munged.log --pid-file=" + s +
@@ -593,7 +594,7 @@ TEST_F(Launching, SrunOnAOneMachineSlurmCluster) {
   std::printf("Slurm cluster up in %.1f s\n",
               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   Job job =
-      start("srun", "salloc -n 2 sh -c " + quoted(kSrun), {{"SLURM_CONF", s + "/slurm.conf"}});
+      start("srun", "salloc -n 2 sh -c " + shell_word(kSrun), {{"SLURM_CONF", s + "/slurm.conf"}});
   ASSERT_EQ(job.wait(300), 0) << job.text();
   std::printf("salloc -n 2 … srun: %.1f s\n", job.seconds());
   const fs::path run = dir_ / ("runs/slurm-" + std::to_string(job_id));
