@@ -137,7 +137,7 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
   // that command began, from its last checkpoint, as PyTorch's elastic examples load their
   // snapshot. Decided before any process of this start writes, so every process decides alike.
   std::error_code exists_error;
-  const bool restarted = world.restart > 0 && !args.resume &&
+  const bool restarted = world.restart > 0 && !args.resume && !run_root.empty() &&
                          fs::exists(RunDirectory(run_root).resolved(), exists_error);
   const bool resume = args.resume || restarted;
   fs::path source = args.pipeline;
