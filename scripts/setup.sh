@@ -18,7 +18,8 @@ packages=(
   libopencv-dev libgtest-dev
   dataset-fashion-mnist                  # the images of the embedded Fashion-CRB benchmark
   python3-torch python3-torchvision python3-pil  # parity tests against torchvision and PIL;
-                                         # scripts/convert-weights.py
+                                         # scripts/convert-weights.py; the launch tests' torchrun
+  slurmctld slurmd slurm-client munge    # the launch tests' one-machine Slurm cluster (srun)
   python3-protobuf python3-crc32c        # the test's own reader of the event files
 )
 case "${1:-}" in

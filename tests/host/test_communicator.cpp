@@ -40,7 +40,6 @@ void run_ranks(int size, CollectiveBackend backend, const std::function<at::Devi
         world.local_rank = r;
         world.local_size = size;
         world.master_port = static_cast<std::uint16_t>(port);
-        world.source = "the test";
         const at::Device device = device_of(r);
         const auto comm = Communicator::group(world, kTimeout, backend, device);
         body(*comm, device);

@@ -108,21 +108,54 @@ void check_training(const GlobalOptions& global, const TrainArgs& args, int proc
                 args.overrides);
 }
 
+namespace {
+
+// What to do after a failure that left the checkpoints of `run` intact, under the launcher of
+// `world`.
+std::string how_to_continue(const World& world, const std::string& run) {
+  if (world.launcher == Launcher::Torchrun && world.restart < world.max_restarts)
+    return fmt::format(
+        "torchrun restarts the job ({} of --max_restarts {} used), which continues "
+        "from them",
+        world.restart, world.max_restarts);
+  if (world.launcher == Launcher::Torchrun)
+    return fmt::format("torchrun has no restart left (--max_restarts {}); continue with `{}`",
+                       world.max_restarts, resume_command(world, run));
+  return fmt::format("continue with `{}`", resume_command(world, run));
+}
+
+}  // namespace
+
 int run_train(const GlobalOptions& global, const TrainArgs& args, const World& world) {
   fs::path run_root = args.run_dir;
+  if (run_root.empty() && world.size > 1)
+    throw Error(
+        fmt::format("each of the {} processes started by {} would choose a run directory "
+                    "of its own (runs/<pipeline>-<time>): give them one with --run-dir",
+                    world.size, launcher_name(world.launcher)));
+  // torchrun restarts a failed job with its first command line: the restart continues the run
+  // that command began, from its last checkpoint, as PyTorch's elastic examples load their
+  // snapshot. Decided before any process of this start writes, so every process decides alike.
+  std::error_code exists_error;
+  const bool restarted = world.restart > 0 && !args.resume && !run_root.empty() &&
+                         fs::exists(RunDirectory(run_root).resolved(), exists_error);
+  const bool resume = args.resume || restarted;
   fs::path source = args.pipeline;
-  if (args.resume) source = RunDirectory::open(run_root).resolved();
+  if (resume) source = RunDirectory::open(run_root).resolved();
   GlobalOptions options = global;
   options.processes = world.size;
   OpenPipeline opened = open_pipeline(options, source, args.overrides);
   Pipeline& pipeline = opened.pipeline;
   if (run_root.empty()) run_root = default_run_directory(source);
+  const std::string resume_hint = resume_command(world, run_root.string());
   const Job job = join_job(pipeline.trainer, world);
   const Placement& placement = job.placement;
   const std::unique_ptr<Communicator>& comm = job.comm;
   // Rank 0 alone writes into the run directory; the others read its checkpoints to resume.
+  if (comm->is_root() && !resume)
+    refuse_a_run_with_checkpoints(RunDirectory(run_root), resume_hint);
   const RunDirectory run = !comm->is_root() ? RunDirectory(run_root)
-                           : args.resume    ? RunDirectory::open(run_root)
+                           : resume         ? RunDirectory::open(run_root)
                                             : RunDirectory::create(run_root);
   std::optional<RunLock> lock;
   if (comm->is_root()) lock.emplace(run);
@@ -132,13 +165,16 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
     // --resume and a new `train` into its directory both train it again from step 0.
     std::error_code ec;
     const bool earlier_run = fs::exists(run.resolved(), ec);
-    if (!args.resume) refuse_a_run_with_checkpoints(run);  // one written since create() looked
+    if (!resume) refuse_a_run_with_checkpoints(run, resume_hint);  // written since the look above
     request.resume = resumable(run);
+    if (restarted)
+      fmt::print("torchrun restarted the job (restart {} of {}): continuing {}\n", world.restart,
+                 world.max_restarts, run.root().string());
     if (earlier_run && !request.resume)
       fmt::print("{} stopped before its first checkpoint: training it again from step 0\n",
                  run.root().string());
   } else {
-    request.resume = args.resume && !run.last_checkpoints().empty();
+    request.resume = resume && !run.last_checkpoints().empty();
   }
   request.out = progress_output(*comm);
   request.stop_after_steps = args.stop_after_steps;
@@ -147,10 +183,9 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
                world.size > 1 ? fmt::format("{} processes × ", world.size) : "", placement.threads,
                pipeline.trainer.seed, placement.device.str());
   install_stop_handlers();
-  const std::string after_failure = fmt::format(
-      "; every process of the job stops, and the checkpoints in {} are intact "
-      "(continue with `wscsl train --resume {} --nproc {}`)",
-      run.root().string(), run.root().string(), world.size);
+  const std::string after_failure =
+      fmt::format("; every process of the job stops, and the checkpoints in {} are intact ({})",
+                  run.root().string(), how_to_continue(world, run.root().string()));
   return as_rank(*comm, after_failure, [&] {
     const TrainResult result = train(pipeline, placement, run, request, *comm);
     if (result.outcome == TrainOutcome::Interrupted) return 130;

@@ -52,14 +52,23 @@ std::uint16_t free_loopback_port() {
   return ntohs(address.sin_port);
 }
 
+// The variables of a job, which the ranks get from this launcher alone: a job of torchrun's or
+// Slurm's around this launcher would make them its own ranks instead.
+bool describes_a_job(const std::string& name) {
+  static const char* const kJob[] = {
+      "MASTER_ADDR", "MASTER_PORT",      "WORLD_SIZE", "RANK",
+      "LOCAL_RANK",  "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE",
+      "ROLE_RANK",   "ROLE_WORLD_SIZE",  "WSCSL_NPROC"};
+  for (const char* job : kJob)
+    if (name == job) return true;
+  return name.rfind("TORCHELASTIC_", 0) == 0;
+}
+
 std::vector<std::string> rank_environment(int rank, int processes, std::uint16_t port) {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) {
     const std::string entry = *e;
-    const std::string name = entry.substr(0, entry.find('='));
-    if (name != "MASTER_ADDR" && name != "MASTER_PORT" && name != "WORLD_SIZE" && name != "RANK" &&
-        name != "LOCAL_RANK" && name != "LOCAL_WORLD_SIZE")
-      env.push_back(entry);
+    if (!describes_a_job(entry.substr(0, entry.find('=')))) env.push_back(entry);
   }
   env.push_back("MASTER_ADDR=127.0.0.1");
   env.push_back(fmt::format("MASTER_PORT={}", port));
@@ -67,6 +76,7 @@ std::vector<std::string> rank_environment(int rank, int processes, std::uint16_t
   env.push_back(fmt::format("LOCAL_WORLD_SIZE={}", processes));
   env.push_back(fmt::format("RANK={}", rank));
   env.push_back(fmt::format("LOCAL_RANK={}", rank));
+  env.push_back(fmt::format("WSCSL_NPROC={}", processes));
   return env;
 }
 

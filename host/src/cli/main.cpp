@@ -203,8 +203,8 @@ int main(int argc, char** argv) {
     const World world = data_parallel ? world_from_environment(std::getenv) : World{};
     if (nproc > 1 && world.size > 1)
       return fail(fmt::format("wscsl: error: --nproc starts its own processes, but this one is "
-                              "already rank {} of {} described by {}",
-                              world.rank, world.size, world.source),
+                              "already rank {} of {} started by {}",
+                              world.rank, world.size, wscsl::host::launcher_name(world.launcher)),
                   2);
     std::vector<std::string> rank_args = rank_arguments(argc, argv);
     if (train_cmd->parsed()) {

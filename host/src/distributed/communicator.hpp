@@ -1,7 +1,7 @@
-// The processes of a data-parallel job, joined through c10d: a TCPStore served by rank 0 for the
-// rendezvous, Gloo for the collectives of CPU tensors and, where the model lives on a GPU, Gloo or
-// NCCL for those of CUDA tensors. A one-process world has neither, and every collective is a
-// no-op.
+// The processes of a data-parallel job, joined through c10d: a TCPStore for the rendezvous (served
+// by rank 0, or by torchrun's agent where it says so), Gloo for the collectives of CPU tensors and,
+// where the model lives on a GPU, Gloo or NCCL for those of CUDA tensors. A one-process world has
+// neither, and every collective is a no-op.
 #pragma once
 
 #include <chrono>
@@ -51,7 +51,8 @@ class Communicator {
                                             CollectiveBackend backend, const at::Device& device);
   // Joins `world` through c10d whatever its size; rendezvous, collectives and a silent peer all
   // give up after `timeout`. Throws Error with one sentence when the port is taken, the master
-  // cannot be reached, not every rank joins in time, or NCCL is asked for where it cannot run.
+  // (or torchrun's agent) cannot be reached, not every rank joins in time, or NCCL is asked for
+  // where it cannot run.
   static std::unique_ptr<Communicator> group(const World& world, std::chrono::seconds timeout,
                                              CollectiveBackend backend, const at::Device& device);
   // The world of one process.

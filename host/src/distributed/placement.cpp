@@ -13,6 +13,8 @@ namespace wscsl::host {
 Placement place(const TrainerOptions& trainer, const World& world) {
   Placement p;
   p.processes = world.size;
+  p.nodes = world.nodes;
+  p.launcher = world.launcher;
   p.threads = trainer.resolved_threads();
   if (trainer.threads == 0 && world.local_size > 1)
     p.threads = std::max(1, p.threads / world.local_size);

@@ -15,7 +15,9 @@ namespace wscsl::host {
 struct Placement {
   torch::Device device{torch::kCPU};
   int threads = 1;
-  int processes = 1;  // of the job
+  int processes = 1;                   // of the job
+  int nodes = 1;                       // machines of the job
+  Launcher launcher = Launcher::None;  // what started the job's processes
   CollectiveBackend collective_backend = CollectiveBackend::Gloo;
 };
 

@@ -19,6 +19,8 @@ std::string resolved_toml(const Pipeline& pipeline, const Placement& placement) 
   provenance.set("toolchain", ConfigNode::string(WSCSL_TOOLCHAIN_FINGERPRINT));
   provenance.set("threads", ConfigNode::integer(placement.threads));
   provenance.set("processes", ConfigNode::integer(placement.processes));
+  provenance.set("nodes", ConfigNode::integer(placement.nodes));
+  provenance.set("launcher", ConfigNode::string(launcher_name(placement.launcher)));
   provenance.set("seed", ConfigNode::integer(pipeline.trainer.seed));
   provenance.set("device", ConfigNode::string(placement.device.str()));
   provenance.set("source", ConfigNode::string(fs::absolute(pipeline.source).string()));

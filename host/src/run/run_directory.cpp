@@ -19,16 +19,15 @@ namespace fs = std::filesystem;
 
 namespace wscsl::host {
 
-void refuse_a_run_with_checkpoints(const RunDirectory& run) {
+void refuse_a_run_with_checkpoints(const RunDirectory& run, const std::string& resume_command) {
   if (run.last_checkpoints().empty()) return;
-  throw Error(
-      fmt::format("{} already holds a run; resume it with `wscsl train --resume {}` or "
-                  "choose another --run-dir",
-                  run.root().string(), run.root().string()));
+  throw Error(fmt::format("{} already holds a run; resume it with `{}` or choose another --run-dir",
+                          run.root().string(), resume_command));
 }
 
 RunDirectory RunDirectory::create(const fs::path& root) {
-  refuse_a_run_with_checkpoints(RunDirectory(root));
+  refuse_a_run_with_checkpoints(RunDirectory(root),
+                                fmt::format("wscsl train --resume {}", root.string()));
   std::error_code ec;
   fs::create_directories(root / "checkpoints", ec);
   if (ec)

@@ -64,8 +64,9 @@ class RunLock {
   int fd_ = -1;
 };
 
-// Throws the error that names `wscsl train --resume` when `run` holds a checkpoint.
-void refuse_a_run_with_checkpoints(const RunDirectory& run);
+// Throws the error that names `resume_command` (e.g. "wscsl train --resume runs/p") when `run`
+// holds a checkpoint.
+void refuse_a_run_with_checkpoints(const RunDirectory& run, const std::string& resume_command);
 
 // Whether `run` has a checkpoint to resume from. A run stopped before its first checkpoint has
 // none: its logs are emptied so that it trains again from step 0.

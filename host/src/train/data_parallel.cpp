@@ -136,8 +136,8 @@ void DataParallel::check_replicas(std::int64_t epoch, RunWriter& writer) const {
                       r, epoch + 1));
 }
 
-std::string DataParallel::nproc_option() const {
-  return comm_.size() > 1 ? fmt::format(" --nproc {}", comm_.size()) : "";
+std::string DataParallel::resume_command(const std::string& run) const {
+  return host::resume_command(comm_.world(), run);
 }
 
 }  // namespace wscsl::host

@@ -67,8 +67,8 @@ class DataParallel {
   // `writer`; processes that differ stop the run.
   void check_replicas(std::int64_t epoch, RunWriter& writer) const;
 
-  // The option that starts this job again: " --nproc N", or nothing for one process.
-  std::string nproc_option() const;
+  // The command that continues `run` under the launcher of this job (world.hpp).
+  std::string resume_command(const std::string& run) const;
 
  private:
   const Communicator& comm_;

@@ -102,10 +102,9 @@ class Loop {
         }
         if (stop_now) {
           progress.finish(
-              fmt::format("stopped after step {} (epoch {}, step {}/{}); resume with "
-                          "`wscsl train --resume {}{}`",
+              fmt::format("stopped after step {} (epoch {}, step {}/{}); resume with `{}`",
                           state_.global_step, state_.epoch + 1, state_.step, steps,
-                          run_.root().string(), parallel_.nproc_option()));
+                          parallel_.resume_command(run_.root().string())));
           result.outcome =
               outcome.stop_requested ? TrainOutcome::Interrupted : TrainOutcome::Stopped;
           result.state = state_;
