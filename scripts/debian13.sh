@@ -21,6 +21,7 @@
 # directory.
 #
 # Usage (as root): scripts/test.sh --debian13 | --debian13-cuda   (which run this script)
+#        scripts/debian13.sh [--cuda] --packages   prints the leg's packages and does nothing else
 # Environment: WSCSL_DEBIAN13_ROOT (default /var/cache/wscsl/debian13),
 #              WSCSL_DEBIAN13_CCACHE (default /var/cache/wscsl/debian13-ccache),
 #              WSCSL_DEBIAN13_CUDA_ROOT (default /var/cache/wscsl/debian13-cuda),
@@ -30,14 +31,17 @@
 set -euo pipefail
 checkout="$(cd "$(dirname "$0")/.." && pwd)"
 
-case "${1:-}" in
-  "") leg=debian13 ;;
-  --cuda) leg=debian13-cuda ;;
-  *)
-    echo "debian13: unknown argument '$1' (scripts/debian13.sh [--cuda])" >&2
-    exit 2
-    ;;
-esac
+leg=debian13 print_packages=0
+for argument in "$@"; do
+  case "$argument" in
+    --cuda) leg=debian13-cuda ;;
+    --packages) print_packages=1 ;;
+    *)
+      echo "debian13: unknown argument '$argument' (scripts/debian13.sh [--cuda] [--packages])" >&2
+      exit 2
+      ;;
+  esac
+done
 
 fail() {
   echo "$leg: $*" >&2
@@ -74,6 +78,10 @@ packages=(
   "${python_torch[@]}" python3-torchvision python3-pil python3-protobuf python3-crc32c
 )
 build_dir="build-$leg"
+if [ "$print_packages" -eq 1 ]; then  # docs/reference/systems.md lists them
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 
 # debootstrap, chroot and mount need root; the script installs nothing on this machine but
 # debootstrap, and refuses rather than asking for a password halfway.
