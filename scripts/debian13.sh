@@ -3,8 +3,9 @@
 # (the parity tests against Debian 13's PyTorch 2.6 and torchvision 0.21 included), inside a
 # Debian 13 root made with debootstrap on this Debian 12 machine. Two legs, each with its own root,
 # ccache and build directory, so that neither disturbs the other:
-#   (no argument)  the portable build: a root with only a compiler, CMake and LibTorch 2.6 for the
-#                  CPU (libtorch-dev, which brings Protocol Buffers' development files), and every
+#   (no argument)  the portable build: a root with a compiler, CMake, ccache, LibTorch 2.6 for the
+#                  CPU (libtorch-dev, which brings Protocol Buffers' development files), OpenBLAS,
+#                  Fashion-MNIST and the tests' Python packages (--packages lists them), and every
 #                  other dependency (OpenCV, Boost, fmt, TOML++, nlohmann-json, CLI11, GoogleTest,
 #                  OpenSSL, Gloo's headers) from the dependency prefix that scripts/deps-prefix.sh
 #                  makes on this machine (once, in /var/cache/wscsl/deps), in ./build-debian13;

@@ -33,10 +33,11 @@
 #define WSCSL_TOOLCHAIN_FINGERPRINT \
   WSCSL_TOOLCHAIN_COMPILER ";" WSCSL_TOOLCHAIN_STDLIB ";" WSCSL_TOOLCHAIN_CXX11ABI
 
-// The LibTorch build a binary compiles against, "1.13.1 cpu" or "2.1.0 cuda": host and plugins
-// share tensors, modules and allocators, so they must use the same one. No LibTorch header says
-// whether it is a CUDA build; WSCSL::sdk defines WSCSL_TORCH_CUDA from the Torch CMake package
-// found where the binary is configured (wscsl_torch_cuda in WSCSLPluginHelpers.cmake).
+// The LibTorch build a binary compiles against, "1.13.0 cpu" (Debian 12's headers) or
+// "2.1.0 cuda": host and plugins share tensors, modules and allocators, so they must use the same
+// one. No LibTorch header says whether it is a CUDA build; WSCSL::sdk defines WSCSL_TORCH_CUDA from
+// the Torch CMake package found where the binary is configured (wscsl_torch_cuda in
+// WSCSLPluginHelpers.cmake).
 #include <torch/version.h>
 #ifndef WSCSL_TORCH_CUDA
 #error "WSCSL_TORCH_CUDA is not defined: link WSCSL::sdk, which defines it from find_package(Torch)"
