@@ -16,6 +16,8 @@
 * The index: docs/README.md links every document under docs/, and every document it links exists.
 * The host's file table of docs/architecture.md names every source file of each folder of
   host/src, and no other.
+* README.md, the front door, stays short: at most 120 lines, no sentence (or table cell) of its
+  prose over 40 words.
 
 Usage: check_doc_claims.py SOURCE_DIR
 """
@@ -36,6 +38,7 @@ FENCE = re.compile(r"^\s*(```|~~~)\s*([\w+-]*)")
 SPAN = re.compile(r"`([^`]+)`")
 LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+README_LINES, README_SENTENCE_WORDS = 120, 40
 
 
 def read(root, path):
@@ -317,6 +320,33 @@ def file_table_problems(root):
     return problems
 
 
+def readme_problems(root):
+    text = read(root, "README.md")
+    problems = []
+    if len(text.splitlines()) > README_LINES:
+        problems.append(f"README.md: {len(text.splitlines())} lines, more than {README_LINES}")
+    _, prose = blocks(text)
+    paragraphs, current = [], []
+    for number, line in prose:
+        if line.startswith("|"):
+            paragraphs += [(number, cell) for cell in line.strip("|").split(" | ")]
+        elif not line.strip() or line.startswith(("#", "<!--")):
+            paragraphs.append((current[0][0], " ".join(s for _, s in current)) if current
+                              else (number, ""))
+            current = []
+        else:
+            current.append((number, line.strip().lstrip("* ")))
+    if current:
+        paragraphs.append((current[0][0], " ".join(s for _, s in current)))
+    for number, paragraph in paragraphs:
+        for sentence in re.split(r"(?<=[.!?:])\s+(?=[A-Z`\[(])", paragraph):
+            words = len(sentence.split())
+            if words > README_SENTENCE_WORDS:
+                problems.append(f"README.md:{number}: a sentence of {words} words (at most "
+                                f"{README_SENTENCE_WORDS}): {sentence[:60]}…")
+    return problems
+
+
 def main():
     root = sys.argv[1]
     flags, fallthrough = command_reference(root)
@@ -359,6 +389,7 @@ def main():
                                     "says")
     problems += index_problems(root)
     problems += file_table_problems(root)
+    problems += readme_problems(root)
     for problem in problems:
         print(problem)
     print(f"{commands} command lines, {names} option names, {quotes} quoted numbers checked; "
