@@ -40,6 +40,7 @@ SPAN = re.compile(r"`([^`]+)`")
 LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 README_LINES, README_SENTENCE_WORDS = 120, 40
+VALUED = set()  # the flags that take a value (command_reference fills it)
 
 
 def read(root, path):
@@ -89,10 +90,13 @@ def command_reference(root):
             continue
         if current is None:
             continue
-        option = re.match(r"^\s+(-[\w-]+(?:,\s*-[\w-]+)*)", line)
+        # "  --set TEXT ...   Override…": CLI11 writes a flag's value type one space after it.
+        option = re.match(r"^\s+(-[\w-]+(?:,\s*-[\w-]+)*)( [A-Z]+)?", line)
         if option:
             for flag in re.split(r",\s*", option.group(1)):
                 flags[current].add(flag)
+                if option.group(2):
+                    VALUED.add(flag)
     # A command whose own flags may follow its subcommand (CLI11's fallthrough): `cache`.
     for words in flags:
         if len(words) > 1 and words[:-1] in flags and "--cache-dir" in flags[words[:-1]]:
@@ -135,12 +139,13 @@ def option_problem(name, options, facts):
 
 
 def named_option(span):
-    """The span when it is written as a pipeline key, else None."""
+    """The span when it is written as a pipeline key (`trainer.lr`, `losses.0.margin=0.1`)."""
     key = span.split("=", 1)[0]
-    if " " in span or key.endswith(SOURCE_SUFFIXES) or any(c in key for c in "<>…*/"):
+    if key.endswith(SOURCE_SUFFIXES):
         return None
-    first = key.split(".")[0]
-    if "." in key and (first in SECTIONS or first in LIST_SECTIONS):
+    tables = "|".join(SECTIONS)
+    lists = "|".join(LIST_SECTIONS)
+    if re.fullmatch(rf"(?:{tables})\.\w+|(?:{lists})\.\d+\.\w+", key):
         return span
     return None
 
@@ -206,13 +211,13 @@ def command_problem(args, flags, fallthrough, options, facts):
             if flag not in allowed:
                 where = "wscsl " + " ".join(words) if words else "wscsl"
                 return f"'{flag}' is no flag of `{where.strip()}`"
+            value = arg.split("=", 1)[1] if "=" in arg else \
+                (args[i + 1] if i + 1 < len(args) else "")
             if flag == "--set":
-                value = arg.split("=", 1)[1] if "=" in arg else \
-                    (args[i + 1] if i + 1 < len(args) else "")
                 why = option_problem(value, options, facts)
                 if why:
                     return f"--set {value}: {why}"
-            i += 1
+            i += 1 if "=" in arg or flag not in VALUED else 2
             continue
         candidate = words + (arg,)
         if candidate in flags:
