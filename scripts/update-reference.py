@@ -106,8 +106,9 @@ def options_page(build, described):
 def metrics_page(described):
     out = [HEADER.format(source="the contracts `wscsl describe --json` prints"),
            "# Metrics\n",
-           "Every metric an evaluator declares, as it appears in `results.json`, `metrics.jsonl` "
-           "(with `val/` before it), TensorBoard (`val/` and `test/`) and `trainer.select_metric`; "
+           "Every metric an evaluator declares. In `results.json`, `metrics.jsonl` (after `val/`), "
+           "TensorBoard (after `val/` or `test/`) and `trainer.select_metric` it follows the "
+           "evaluator entry's `name`, by default its type: `alignment/ot_accuracy`. "
            "`{condition}` stands for each condition's name. The bench column is the heading "
            "`wscsl bench` gives it in `results.md`.\n",
            "| evaluator | metric | bench column |", "|---|---|---|"]

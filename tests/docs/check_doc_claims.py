@@ -8,7 +8,7 @@
 * Option names: every backtick span of prose that names a pipeline key — `trainer.lr`,
   `dataset.cache_dir`, `condition_module.num_embeddings=2`, `losses.0.margin` — is an option of
   that section in docs/reference/options.md (generated from `wscsl describe`), or a fact the host
-  derives that describe names (`dataset.num_conditions`).
+  derives (`dataset.num_conditions`, declared in core/formats/include/wscsl/config/facts.hpp).
 * Quoted numbers: a link whose text holds a number and whose target is a section of a benchmark
   page (docs/benchmarks.md, results.md, platforms.md, reproduce.md), as in
   `[66.4 minutes](docs/platforms.md#ci-and-its-times)`, quotes that page: the section under that
@@ -109,6 +109,9 @@ def option_reference(root):
     text = read(root, "docs/reference/options.md")
     options, section = {}, None
     facts = set(re.findall(r"\bfrom ([a-z_]+\.[a-z_]+)\b", text))
+    # The facts the host derives are declared in one header, whether or not an option takes one.
+    facts |= set(re.findall(r'Fact \w+\{\s*"([a-z_]+\.[a-z_]+)"',
+                            read(root, "core/formats/include/wscsl/config/facts.hpp")))
     for line in text.splitlines():
         heading = re.match(r"^## (\w+)(?:/\w+)?$", line)
         if heading:
