@@ -133,6 +133,8 @@ def option_problem(name, options, facts):
     if parts[0] in SECTIONS and len(parts) == 2:
         if parts[1] in options.get(SECTIONS[parts[0]], set()):
             return None
+        if parts[0] == "trainer":
+            return f"[trainer] has no option '{parts[1]}'"
         return f"no {parts[0]} type has the option '{parts[1]}'"
     if parts[0] in LIST_SECTIONS and len(parts) == 3 and parts[1].isdigit():
         if parts[2] in options.get(LIST_SECTIONS[parts[0]], set()):
