@@ -3,8 +3,9 @@
 # (the parity tests against Debian 13's PyTorch 2.6 and torchvision 0.21 included), inside a
 # Debian 13 root made with debootstrap on this Debian 12 machine. Two legs, each with its own root,
 # ccache and build directory, so that neither disturbs the other:
-#   (no argument)  the portable build: a root with only a compiler, CMake and LibTorch 2.6 for the
-#                  CPU (libtorch-dev, which brings Protocol Buffers' development files), and every
+#   (no argument)  the portable build: a root with a compiler, CMake, ccache, LibTorch 2.6 for the
+#                  CPU (libtorch-dev, which brings Protocol Buffers' development files), OpenBLAS,
+#                  Fashion-MNIST and the tests' Python packages (--packages lists them), and every
 #                  other dependency (OpenCV, Boost, fmt, TOML++, nlohmann-json, CLI11, GoogleTest,
 #                  OpenSSL, Gloo's headers) from the dependency prefix that scripts/deps-prefix.sh
 #                  makes on this machine (once, in /var/cache/wscsl/deps), in ./build-debian13;
@@ -21,6 +22,7 @@
 # directory.
 #
 # Usage (as root): scripts/test.sh --debian13 | --debian13-cuda   (which run this script)
+#        scripts/debian13.sh [--cuda] --packages   prints the leg's packages and does nothing else
 # Environment: WSCSL_DEBIAN13_ROOT (default /var/cache/wscsl/debian13),
 #              WSCSL_DEBIAN13_CCACHE (default /var/cache/wscsl/debian13-ccache),
 #              WSCSL_DEBIAN13_CUDA_ROOT (default /var/cache/wscsl/debian13-cuda),
@@ -30,14 +32,17 @@
 set -euo pipefail
 checkout="$(cd "$(dirname "$0")/.." && pwd)"
 
-case "${1:-}" in
-  "") leg=debian13 ;;
-  --cuda) leg=debian13-cuda ;;
-  *)
-    echo "debian13: unknown argument '$1' (scripts/debian13.sh [--cuda])" >&2
-    exit 2
-    ;;
-esac
+leg=debian13 print_packages=0
+for argument in "$@"; do
+  case "$argument" in
+    --cuda) leg=debian13-cuda ;;
+    --packages) print_packages=1 ;;
+    *)
+      echo "debian13: unknown argument '$argument' (scripts/debian13.sh [--cuda] [--packages])" >&2
+      exit 2
+      ;;
+  esac
+done
 
 fail() {
   echo "$leg: $*" >&2
@@ -74,6 +79,10 @@ packages=(
   "${python_torch[@]}" python3-torchvision python3-pil python3-protobuf python3-crc32c
 )
 build_dir="build-$leg"
+if [ "$print_packages" -eq 1 ]; then  # docs/reference/systems.md lists them
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 
 # debootstrap, chroot and mount need root; the script installs nothing on this machine but
 # debootstrap, and refuses rather than asking for a password halfway.

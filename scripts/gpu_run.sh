@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU run (docs/distributed.md, "The GPU run"): on a GPU machine with python3's CUDA PyTorch, a
+# The GPU run (docs/platforms.md, "The GPU run"): on a GPU machine with python3's CUDA PyTorch, a
 # compiler, CMake and the carried dependency prefix, in one bounded script — builds wscsl, trains
 # the default pipeline and a ResNet-18 outfit pipeline on the GPU (then resume, eval, embed), runs
 # one-process training with trainer.collective_backend = "nccl" and the communicator's NCCL tests,

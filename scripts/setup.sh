@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs wscsl's build and run dependencies from Debian 12's archive. Idempotent: it does
 # nothing (and needs no network) when everything is already installed.
-# Usage: scripts/setup.sh [fuzz | deps-prefix]
+# Usage: scripts/setup.sh [fuzz | deps-prefix] [--packages]
 #   fuzz:        also clang and its libFuzzer and sanitizer runtimes
 #   deps-prefix: only the tools scripts/deps-prefix.sh builds the dependency prefix with
+#   --packages:  print the packages, one a line, and install nothing (docs/reference/systems.md)
 set -euo pipefail
 
 packages=(
@@ -22,15 +23,26 @@ packages=(
   slurmctld slurmd slurm-client munge    # the launch tests' one-machine Slurm cluster (srun)
   python3-protobuf python3-crc32c        # the test's own reader of the event files
 )
-case "${1:-}" in
+mode="" print_packages=0
+for argument in "$@"; do
+  case "$argument" in
+    --packages) print_packages=1 ;;
+    *) mode=$argument ;;
+  esac
+done
+case "$mode" in
   "") ;;
   fuzz) packages+=(clang libclang-rt-14-dev) ;;
   deps-prefix) packages=(g++ cmake ninja-build nasm dpkg-dev xz-utils) ;;
   *)
-    echo "setup: unknown argument '$1' (scripts/setup.sh [fuzz | deps-prefix])" >&2
+    echo "setup: unknown argument '$mode' (scripts/setup.sh [fuzz | deps-prefix] [--packages])" >&2
     exit 2
     ;;
 esac
+if [ "$print_packages" -eq 1 ]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -12,6 +12,8 @@ python3-protobuf with the message definitions compiled by protoc.
       both runs logged the same values at the same steps (all but the speed and the time)
   read_events.py PROTO_DIR none RUN
       the run has no event file
+  read_events.py PROTO_DIR tags RUN
+      prints every tag the run logged, one a line with its kind (scalar or picture), sorted
 """
 import argparse
 import collections
@@ -184,6 +186,8 @@ def main():
     s.add_argument("run_b")
     n = sub.add_parser("none")
     n.add_argument("run")
+    t = sub.add_parser("tags")
+    t.add_argument("run")
     args = parser.parse_args()
     sys.path.insert(0, args.proto_dir)
     import tensorboard_events_pb2 as pb
@@ -192,6 +196,12 @@ def main():
         check(Run(pb, args.run), args)
     elif args.command == "same":
         same(Run(pb, args.run_a), Run(pb, args.run_b))
+    elif args.command == "tags":
+        run = Run(pb, args.run)
+        for tag in sorted({t for (t, _) in run.scalars}):
+            print(f"{tag}\tscalar")
+        for tag in sorted({t for (t, _) in run.images}):
+            print(f"{tag}\tpicture")
     elif event_files(args.run):
         fail(f"{args.run} has event files: {event_files(args.run)}")
 

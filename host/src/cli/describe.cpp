@@ -175,10 +175,13 @@ int run_describe(const GlobalOptions& global, const std::string& what, DescribeF
   const auto slash = what.find('/');
   Kind kind;
   if (slash == std::string::npos || !parse_kind(what.substr(0, slash), kind)) {
+    std::vector<std::string> kinds;
+    for (Kind k : kAllKinds)
+      kinds.emplace_back(kind_name(k));
     Diagnostics d;
     d.error({}, fmt::format("cannot describe '{}'", what),
             {"write <kind>/<type>, e.g. condition_module/discovernet, or 'trainer'",
-             "kinds: dataset, backbone, condition_module, loss, evaluator"});
+             "kinds: " + join(kinds, ", ")});
     throw ConfigError(d);
   }
   const std::string type = what.substr(slash + 1);
