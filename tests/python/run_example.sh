@@ -19,3 +19,11 @@ mkdir -p "$out"
 "$python" "$examples/inspect_run.py" "$out/run" | tee "$out/inspect.txt"
 test "$(grep -c '^psi_[1-4]: most separates ' "$out/inspect.txt")" -eq 4
 test -s "$out/run/embeddings.png"
+# A text encoder written in Python (make_text_model.py) as type-aware's title branch.
+"$python" "$examples/make_text_model.py" "$out/trigram_bag.pt"
+"$wscsl" check "$examples/title_model.toml" --set text_encoders.0.file="$out/trigram_bag.pt" \
+  --set dataset.root="$out/outfits"
+"$wscsl" train "$examples/title_model.toml" --run-dir "$out/title_run" \
+  --set text_encoders.0.file="$out/trigram_bag.pt" --set dataset.root="$out/outfits" \
+  --set trainer.epochs=1 | tee "$out/title_train.txt"
+grep -q "Fill in the blank on 'test'" "$out/title_train.txt"
