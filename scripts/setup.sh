@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs wscsl's build and run dependencies from Debian 12's archive. Idempotent: it does
 # nothing (and needs no network) when everything is already installed.
-# Usage: scripts/setup.sh [fuzz | deps-prefix] [--packages]
+# Usage: scripts/setup.sh [test | fuzz | deps-prefix] [--packages]
+#   test:        also what only the test suite uses (scripts/test.sh): Slurm and munge, whose
+#                daemons the launch tests start on their own scratch configuration
 #   fuzz:        also clang and its libFuzzer and sanitizer runtimes
 #   deps-prefix: only the tools scripts/deps-prefix.sh builds the dependency prefix with
 #   --packages:  print the packages, one a line, and install nothing (docs/reference/systems.md)
@@ -20,7 +22,6 @@ packages=(
   dataset-fashion-mnist                  # the images of the embedded Fashion-CRB benchmark
   python3-torch python3-torchvision python3-pil  # parity tests against torchvision and PIL;
                                          # scripts/convert-weights.py; the launch tests' torchrun
-  slurmctld slurmd slurm-client munge    # the launch tests' one-machine Slurm cluster (srun)
   python3-protobuf python3-crc32c        # the test's own reader of the event files
 )
 mode="" print_packages=0
@@ -32,10 +33,11 @@ for argument in "$@"; do
 done
 case "$mode" in
   "") ;;
+  test) packages+=(slurmctld slurmd slurm-client munge) ;;  # the launch tests' Slurm cluster (srun)
   fuzz) packages+=(clang libclang-rt-14-dev) ;;
   deps-prefix) packages=(g++ cmake ninja-build nasm dpkg-dev xz-utils) ;;
   *)
-    echo "setup: unknown argument '$mode' (scripts/setup.sh [fuzz | deps-prefix] [--packages])" >&2
+    echo "setup: unknown argument '$mode' (scripts/setup.sh [test | fuzz | deps-prefix] [--packages])" >&2
     exit 2
     ;;
 esac

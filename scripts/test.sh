@@ -22,7 +22,7 @@ case "${1:-}" in
     exit 2
     ;;
 esac
-scripts/setup.sh
+scripts/setup.sh test
 scripts/build.sh
 (cd build && ctest --output-on-failure -j "$(nproc)")
 export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime

@@ -158,12 +158,14 @@ def script_packages(*command):
 
 def systems_page():
     legs = [
-        ("Debian 12 (`scripts/setup.sh`, run by `scripts/main.sh` and `scripts/test.sh`)",
+        ("Debian 12 (`scripts/setup.sh`, run by `scripts/main.sh`)",
          ["scripts/setup.sh", "--packages"]),
         ("Debian 13, the portable leg (`scripts/test.sh --debian13`), inside its root",
          ["scripts/debian13.sh", "--packages"]),
         ("Debian 13, the CUDA leg (`scripts/test.sh --debian13-cuda`), inside its root",
          ["scripts/debian13.sh", "--cuda", "--packages"]),
+        ("Debian 12 with the test suite's additions (`scripts/setup.sh test`, run by `scripts/test.sh`)",
+         ["scripts/setup.sh", "test", "--packages"]),
         ("The fuzz targets (`scripts/setup.sh fuzz`), on Debian 12",
          ["scripts/setup.sh", "fuzz", "--packages"]),
         ("The tools the dependency prefix is built with (`scripts/setup.sh deps-prefix`)",
