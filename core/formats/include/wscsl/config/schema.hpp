@@ -247,8 +247,11 @@ class Schema {
                               Spelling<T> spelling) {
     using namespace schema_detail;
     ErasedField f = named(std::move(name), std::move(doc));
-    f.description.type_name = value_codec(CodecOf<std::string>{}).type_name;
-    f.description.default_value = ConfigNode::string(spelling.spell(Options{}.*member));
+    f.description.default_value = spelled_node(spelling.spell(Options{}.*member));
+    // A spelling whose default is a number (`queries = 1000` or "all") is read from either.
+    f.description.type_name = f.description.default_value->is_integer()
+                                  ? "integer or string"
+                                  : value_codec(CodecOf<std::string>{}).type_name;
     f.forms = spelling.forms;
     f.assign = [member, parse = spelling.parse](void* o, const ConfigNode& n) {
       return read_spelled(n, [&](const std::string& text) {
@@ -258,7 +261,7 @@ class Schema {
       });
     };
     f.get = [member, spell = spelling.spell](const void* o) -> std::optional<ConfigNode> {
-      return ConfigNode::string(spell(of(o).*member));
+      return spelled_node(spell(of(o).*member));
     };
     return add(std::move(f));
   }
