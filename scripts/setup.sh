@@ -19,6 +19,8 @@ packages=(
   python3-torch python3-torchvision python3-pil  # parity tests against torchvision and PIL;
                                          # scripts/convert-weights.py
   python3-protobuf python3-crc32c        # the test's own reader of the event files
+  python3-sklearn python3-tqdm           # what PyPI's pytorch-metric-learning imports, for the
+                                         # retrieval metrics' parity test (scripts/pml-venv.sh)
 )
 case "${1:-}" in
   "") ;;
