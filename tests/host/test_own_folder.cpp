@@ -4,7 +4,7 @@
 // tabulates runs without training them; and every command of docs/tutorial.md runs.
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -53,6 +53,7 @@ void write_shapes_folder(const fs::path& dir, int images) {
   for (int i = 0; i < images; ++i) {
     const int color = i % 3, shape = (i / 3) % 2;
     const std::string file = fmt::format("{}/{:04}.png", kShapes[shape], i);
+    fs::create_directories((dir / file).parent_path());
     wscsl::write_image_file(dir / file, shape_image(24, color, shape, i));
     const char* split = i % 10 == 0 ? "val" : (i % 5 == 0 ? "test" : "train");
     csv += fmt::format("{},{},{},{}\n", file, split, kColors[color], kShapes[shape]);
@@ -194,7 +195,7 @@ TEST(OwnFolder, EmbedNamesFilesAndAlignmentAndBenchTabulatesExistingRuns) {
                            file.get<std::string>()))
         << file;
   const auto alignment = nlohmann::json::parse(read_text(first / "embeddings" / "alignment.json"));
-  EXPECT_EQ(alignment["conditions"], nlohmann::json({"color", "shape"}));
+  EXPECT_EQ(alignment["conditions"], nlohmann::json::array({"color", "shape"}));
   EXPECT_EQ(alignment["fitted_on"], "val");
   for (const char* strategy : {"ot"}) {
     const auto& of = alignment["alignments"][strategy]["embedding_of_condition"];

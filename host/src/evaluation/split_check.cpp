@@ -1,5 +1,7 @@
 #include "split_check.hpp"
 
+#include <map>
+
 #include <fmt/format.h>
 
 #include "evaluation.hpp"
@@ -24,27 +26,24 @@ std::vector<Split> evaluated_splits(const Pipeline& pipeline, const Evaluator& e
 
 std::vector<SplitSize> check_splits(Pipeline& pipeline) {
   std::vector<SplitSize> sizes;
+  std::map<Split, std::int64_t> evaluated;
   for (Split split : pipeline.dataset->info().splits) {
     const SplitData& data = pipeline.dataset->split(split);
-    sizes.push_back({split, data.triplets.size(0), evaluated_images(data).ids.size(0)});
+    evaluated[split] = evaluated_images(data).ids.size(0);
+    sizes.push_back({split, data.triplets.size(0), evaluated[split]});
   }
-  const auto size_of = [&](Split split) {
-    for (const SplitSize& s : sizes)
-      if (s.split == split) return s;
-    return SplitSize{split};
-  };
   Diagnostics diagnostics;
   for (const NamedEvaluator& e : pipeline.evaluators)
     for (const RowsNeed& need : e.evaluator->contract().table_rows)
       for (Split split : evaluated_splits(pipeline, *e.evaluator)) {
-        const SplitSize size = size_of(split);
-        if (size.evaluated >= need.rows) continue;
+        const std::int64_t rows = evaluated.at(split);
+        if (rows >= need.rows) continue;
         diagnostics.error(
             e.location,
             fmt::format("evaluator '{}': {} need at least {} images in the {} split, which has {} "
                         "(the images its {} triplets reference)",
-                        e.name, need.because, need.rows, split_name(split), size.evaluated,
-                        size.triplets),
+                        e.name, need.because, need.rows, split_name(split), rows,
+                        pipeline.dataset->split(split).triplets.size(0)),
             {fmt::format("lower them, or give the {} split more images or triplets",
                          split_name(split))});
       }
