@@ -37,8 +37,8 @@ wscsl::Image8 shape_image(int size, int color, int shape, int seed) {
   for (int y = 0; y < size; ++y)
     for (int x = 0; x < size; ++x) {
       const int dx = x - cx, dy = y - cy;
-      const bool inside =
-          shape == 0 ? std::abs(dx) <= half && std::abs(dy) <= half : dx * dx + dy * dy <= half * half;
+      const bool inside = shape == 0 ? std::abs(dx) <= half && std::abs(dy) <= half
+                                     : dx * dx + dy * dy <= half * half;
       if (!inside) continue;
       for (int c = 0; c < 3; ++c)
         image.row(y)[3 * x + c] = c == color ? 230 : 30;
@@ -77,8 +77,7 @@ fs::path write_pipeline(const fs::path& dir, const std::string& evaluators) {
       "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 1\nembedding_dim = 8\n"
       "[condition_module]\ntype = \"discovernet\"\npairs = 2\n"
       "[[losses]]\ntype = \"margin\"\n" +
-          evaluators +
-          "[trainer]\nepochs = 1\nbatch_size = 16\nthreads = 1\nlog_every = 1000\n");
+          evaluators + "[trainer]\nepochs = 1\nbatch_size = 16\nthreads = 1\nlog_every = 1000\n");
   return file;
 }
 
@@ -166,8 +165,9 @@ TEST(OwnFolder, AnAttributeWithOneValueInASplitNamesTheSplitAndTheFile) {
   wscsl::testing::write_text(csv, text);
   const fs::path pipeline = write_pipeline(dir.path(), kAlignmentAndRetrieval);
   expect_refused_before_training(dir.path(), pipeline,
-                                 csv.string() + ": the test split (its rows of column 'split'): "
-                                                "cannot draw triplets for condition 'color'");
+                                 csv.string() +
+                                     ": the test split (its rows of column 'split'): "
+                                     "cannot draw triplets for condition 'color'");
 }
 
 // embed names the file of every row and which ψ_k serves each condition; bench --runs tabulates
@@ -191,8 +191,8 @@ TEST(OwnFolder, EmbedNamesFilesAndAlignmentAndBenchTabulatesExistingRuns) {
   const auto files = nlohmann::json::parse(read_text(first / "embeddings" / "test_files.json"));
   ASSERT_EQ(files["files"].size(), std::stoul(rows[1].str()));
   for (const auto& file : files["files"])
-    EXPECT_TRUE(fs::exists(fs::path(files["image_root"].get<std::string>()) /
-                           file.get<std::string>()))
+    EXPECT_TRUE(
+        fs::exists(fs::path(files["image_root"].get<std::string>()) / file.get<std::string>()))
         << file;
   const auto alignment = nlohmann::json::parse(read_text(first / "embeddings" / "alignment.json"));
   EXPECT_EQ(alignment["conditions"], nlohmann::json::array({"color", "shape"}));
@@ -223,8 +223,7 @@ TEST(OwnFolder, EmbedNamesFilesAndAlignmentAndBenchTabulatesExistingRuns) {
   const Output refused = run_wscsl("bench --runs " + (dir.path() / "unfinished").string() +
                                    " --output " + (dir.path() / "table2").string());
   EXPECT_NE(refused.status, 0);
-  EXPECT_NE(refused.text.find("unfinished has no results.json"), std::string::npos)
-      << refused.text;
+  EXPECT_NE(refused.text.find("unfinished has no results.json"), std::string::npos) << refused.text;
 }
 
 namespace {
@@ -267,9 +266,9 @@ TEST(Tutorial, EveryCommandRuns) {
   }
   EXPECT_EQ(files, 2u);
   const fs::path bin = fs::path(WSCSL_BINARY).parent_path();
-  const std::string environment = fmt::format(
-      "cd '{}' && PATH='{}':\"$PATH\" WSCSL_PLUGIN_PATH='{}' ", dir.path().string(), bin.string(),
-      WSCSL_PLUGIN_DIR);
+  const std::string environment =
+      fmt::format("cd '{}' && PATH='{}':\"$PATH\" WSCSL_PLUGIN_PATH='{}' ", dir.path().string(),
+                  bin.string(), WSCSL_PLUGIN_DIR);
   std::size_t scripts = 0;
   for (const std::string& block : fenced_blocks(tutorial, "sh")) {
     wscsl::testing::write_text(dir.path() / "step.sh", "set -euo pipefail\n" + block);

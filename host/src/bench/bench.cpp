@@ -7,8 +7,8 @@
 
 #include "bench_pool.hpp"
 #include "bench_tables.hpp"
-#include "pipeline/session.hpp"
 #include "pipeline/pipeline.hpp"
+#include "pipeline/session.hpp"
 #include "run/run_directory.hpp"
 #include "train/trainer.hpp"
 #include "wscsl/config/toml.hpp"
@@ -194,8 +194,9 @@ int tabulate_runs(const GlobalOptions& global, const BenchArgs& args,
   if (args.output.empty())
     throw Error("--runs needs --output DIR, the directory results.md and results.csv go to");
   if (!args.overrides.empty() || !args.seeds.empty() || args.jobs != 1 || !args.suite.empty())
-    throw Error("--runs tabulates runs as they were trained: a suite, --set, --seeds and --jobs "
-                "do not go with it");
+    throw Error(
+        "--runs tabulates runs as they were trained: a suite, --set, --seeds and --jobs "
+        "do not go with it");
   Suite suite;
   suite.output = args.output;
   std::vector<BenchRun> runs;
@@ -220,8 +221,8 @@ int tabulate_runs(const GlobalOptions& global, const BenchArgs& args,
     if (std::find(names.begin(), names.end(), name) != names.end()) name = directory.string();
     names.push_back(name);
     suite.methods.push_back({name, run.resolved(), {}, {}, {}});
-    runs.push_back({suite.methods.size() - 1, seed && seed->is_integer() ? seed->as_integer() : 0,
-                    directory});
+    runs.push_back(
+        {suite.methods.size() - 1, seed && seed->is_integer() ? seed->as_integer() : 0, directory});
   }
   suite.source = join(names, ", ");
   const Session session(global, plugin_paths);

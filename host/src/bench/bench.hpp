@@ -15,7 +15,7 @@ namespace wscsl::host {
 struct BenchArgs {
   std::filesystem::path suite;
   std::vector<std::filesystem::path> runs;  // --runs: tabulate these finished runs, train nothing
-  std::filesystem::path output;  // overrides the suite's output directory
+  std::filesystem::path output;             // overrides the suite's output directory
   std::vector<std::string> overrides;
   std::int64_t jobs = 1;
   std::vector<std::int64_t> seeds;  // replaces the seeds of the suite and of every method

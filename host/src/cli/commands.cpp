@@ -3,9 +3,9 @@
 #include <ATen/Parallel.h>
 
 #include <csignal>
-#include <map>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
@@ -295,8 +295,8 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
       auto it = tables.find(split);
       if (it == tables.end())
         it = tables
-                 .emplace(split, embed_split(pipeline, split, pipeline.trainer.eval_batch_size,
-                                             *comm))
+                 .emplace(split,
+                          embed_split(pipeline, split, pipeline.trainer.eval_batch_size, *comm))
                  .first;
       return it->second;
     };

@@ -53,8 +53,8 @@ std::vector<std::string> contract_lines(const Contract& contract) {
                       (m.column.empty() ? "" : " (bench column \"" + m.column + "\")"));
   if (!metrics.empty()) lines.push_back("reports the metrics " + join(metrics, ", "));
   for (const RowsNeed& r : contract.table_rows)
-    lines.push_back(fmt::format("needs at least {} images in each split it evaluates ({})", r.rows,
-                                r.because));
+    lines.push_back(
+        fmt::format("needs at least {} images in each split it evaluates ({})", r.rows, r.because));
   return lines;
 }
 
@@ -88,10 +88,8 @@ Json contract_json(const Contract& contract) {
     metrics.push_back({{"name", m.name}, {"column", m.column}});
   for (const RowsNeed& r : contract.table_rows)
     table_rows.push_back({{"rows", r.rows}, {"because", r.because}});
-  return {{"provides", provides},
-          {"needs", needs},
-          {"metrics", metrics},
-          {"table_rows", table_rows}};
+  return {
+      {"provides", provides}, {"needs", needs}, {"metrics", metrics}, {"table_rows", table_rows}};
 }
 
 void print_schema_json(const std::string& kind, const std::string& type, const std::string& plugin,

@@ -17,8 +17,7 @@ std::vector<Split> evaluated_splits(const Pipeline& pipeline, const Evaluator& e
   const DatasetInfo info = pipeline.dataset->info();
   if (pipeline.trainer.validate && evaluator.runs_during_validation() && info.has_split(Split::Val))
     splits.push_back(Split::Val);
-  if (pipeline.trainer.evaluate_after && info.has_split(Split::Test))
-    splits.push_back(Split::Test);
+  if (pipeline.trainer.evaluate_after && info.has_split(Split::Test)) splits.push_back(Split::Test);
   return splits;
 }
 

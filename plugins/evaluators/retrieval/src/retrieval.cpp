@@ -115,8 +115,7 @@ RankingMetrics ranking_metrics(const torch::Tensor& relevant, const std::vector<
   m.nn = rel.select(1, 0).clone();
   const torch::Tensor within_r = positions.unsqueeze(0) <= r.unsqueeze(1);
   m.map_at_r = (precision_at_hits * within_r).sum(1) / r;
-  m.r_precision =
-      hits.gather(1, (r.to(torch::kLong) - 1).clamp_min(0).unsqueeze(1)).squeeze(1) / r;
+  m.r_precision = hits.gather(1, (r.to(torch::kLong) - 1).clamp_min(0).unsqueeze(1)).squeeze(1) / r;
   // Before the first relevant item the running count of hits is 0.
   const torch::Tensor first_relevant = (hits == 0).sum(1).to(torch::kDouble) + 1.0;
   m.mrr = torch::where(r > 0, 1.0 / first_relevant, undefined);
@@ -243,10 +242,9 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
     std::vector<std::string> row = {names[c],
                                     fmt::format("ψ{}", aligned.embedding_of_condition[c] + 1)};
     for (std::size_t i = 0; i < columns.size(); ++i) {
-      const double value =
-          s.queries == 0 ? std::numeric_limits<double>::quiet_NaN()
-                         : s.sums[static_cast<std::int64_t>(i)].item<double>() /
-                               static_cast<double>(s.queries);
+      const double value = s.queries == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                          : s.sums[static_cast<std::int64_t>(i)].item<double>() /
+                                                static_cast<double>(s.queries);
       report.metrics.push_back({columns[i].name + "/" + names[c], value});
       mean[i] += value / static_cast<double>(conditions);
       row.push_back(cell(value));

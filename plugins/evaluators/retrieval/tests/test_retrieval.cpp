@@ -250,8 +250,8 @@ namespace {
 //   image 3 (x = 6): 2, 1, 0 → 1 0 0
 EmbeddingTable line_of_four() {
   const torch::Tensor x = torch::tensor({0.0F, 1.0F, 3.0F, 6.0F});
-  EmbeddingTable t = wscsl::testing::make_table(
-      Split::Test, torch::stack({x, x}, 1).unsqueeze(2), {{0, 1, 2}}, {0});
+  EmbeddingTable t = wscsl::testing::make_table(Split::Test, torch::stack({x, x}, 1).unsqueeze(2),
+                                                {{0, 1, 2}}, {0});
   t.factors = torch::tensor({0, 0, 0, 0, 1, 0, 1, 0}).reshape({4, 2});
   return t;
 }
@@ -299,8 +299,7 @@ TEST(Retrieval, QueriesIsACountOrAllAndDeclaresTheImagesItNeeds) {
   EXPECT_EQ(counted->contract().table_rows[0].because, "queries = 50 and k = 20");
   auto all = wscsl::testing::build<Evaluator>("retrieval", "queries = \"all\"\nk = [5]");
   EXPECT_EQ(all->contract().table_rows[0].rows, 6);
-  EXPECT_EQ(wscsl::testing::build<Evaluator>("retrieval", "")->contract().table_rows[0].rows,
-            1100);
+  EXPECT_EQ(wscsl::testing::build<Evaluator>("retrieval", "")->contract().table_rows[0].rows, 1100);
   for (const char* bad : {"queries = 0", "queries = \"some\"", "queries = -3"}) {
     const Diagnostics d = wscsl::testing::bind_diagnostics(Kind::Evaluator, "retrieval", bad);
     ASSERT_TRUE(d.has_errors()) << bad;
@@ -328,9 +327,8 @@ TEST(PmlParity, MapAtRRPrecisionMrrAndNnEqualPytorchMetricLearnings) {
       Split::Test, torch::randn({kImages, 2, 4}, generator), {{0, 1, 2}}, {0});
   // Labels of 5 and of 3 values; a label held by a single image is a query without relevant
   // items, which both leave out.
-  t.factors = torch::stack({torch::randint(0, 5, {kImages}, generator),
-                            torch::randint(0, 3, {kImages}, generator)},
-                           1);
+  t.factors = torch::stack(
+      {torch::randint(0, 5, {kImages}, generator), torch::randint(0, 3, {kImages}, generator)}, 1);
   t.factors[0][0] = 9;
   // Condition a reads ψ2, b reads ψ1.
   auto shared = published({1, 0}, {1, 0});
@@ -344,7 +342,8 @@ TEST(PmlParity, MapAtRRPrecisionMrrAndNnEqualPytorchMetricLearnings) {
   const std::vector<std::int64_t> embedding_of = {1, 0};
   for (std::int64_t c = 0; c < 2; ++c) {
     const std::string name = c == 0 ? "a" : "b";
-    std::ofstream psi(dir.path() / (name + ".psi.csv")), labels(dir.path() / (name + ".labels.csv"));
+    std::ofstream psi(dir.path() / (name + ".psi.csv")),
+        labels(dir.path() / (name + ".labels.csv"));
     const torch::Tensor rows = t.items.psi.select(1, embedding_of[static_cast<std::size_t>(c)]);
     for (std::int64_t i = 0; i < kImages; ++i) {
       for (std::int64_t j = 0; j < rows.size(1); ++j)
@@ -355,10 +354,11 @@ TEST(PmlParity, MapAtRRPrecisionMrrAndNnEqualPytorchMetricLearnings) {
   }
   std::ofstream expected(dir.path() / "expected.txt");
   for (const Metric& m : r.metrics)
-    if (m.name.find('/') != std::string::npos) expected << m.name << " " << fmt::format("{:.17g}", m.value) << "\n";
+    if (m.name.find('/') != std::string::npos)
+      expected << m.name << " " << fmt::format("{:.17g}", m.value) << "\n";
   expected.close();
-  const std::string command = fmt::format("'{}' '{}' '{}' 2>&1", python, WSCSL_PML_SCRIPT,
-                                          dir.path().string());
+  const std::string command =
+      fmt::format("'{}' '{}' '{}' 2>&1", python, WSCSL_PML_SCRIPT, dir.path().string());
   FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string output;
@@ -371,8 +371,8 @@ TEST(PmlParity, MapAtRRPrecisionMrrAndNnEqualPytorchMetricLearnings) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << output;
   // Both conditions, four metrics each.
   std::size_t compared = 0;
-  for (std::size_t at = output.find(" ok"); at != std::string::npos; at = output.find(" ok", at + 1))
+  for (std::size_t at = output.find(" ok"); at != std::string::npos;
+       at = output.find(" ok", at + 1))
     ++compared;
   EXPECT_EQ(compared, 8u) << output;
 }
-

@@ -94,7 +94,7 @@ struct RowsNeed {
 struct Contract {
   std::vector<Provision> provides;
   std::vector<Need> needs;
-  std::vector<MetricSpec> metrics;  // evaluators only
+  std::vector<MetricSpec> metrics;   // evaluators only
   std::vector<RowsNeed> table_rows;  // evaluators only
 
   bool provides_resource(Resource resource, const std::string& name) const;
