@@ -7,6 +7,7 @@
 
 #include "bench_pool.hpp"
 #include "bench_tables.hpp"
+#include "evaluation/split_check.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/session.hpp"
 #include "run/run_directory.hpp"
@@ -26,6 +27,8 @@ int execute_run(const Session& session, const Suite& suite, const BenchRun& run,
   const SuiteMethod& method = suite.methods[run.method];
   const ConfigNode root = run_pipeline(suite, run, overrides, single_thread);
   Pipeline pipeline = build_pipeline(root, method.pipeline, session.registry());
+  // As `wscsl train`: every split read and the evaluators held to them before a step is taken.
+  check_splits(pipeline);
   std::error_code ec;
   const bool has_run = fs::exists(RunDirectory(run.directory).resolved(), ec);
   const RunDirectory directory =
