@@ -51,7 +51,8 @@ wscsl::Image8 shape_image(int size, int color, int shape, int seed) {
 void write_shapes_folder(const fs::path& dir, int images) {
   std::string csv = "file,split,color,shape\n";
   for (int i = 0; i < images; ++i) {
-    const int color = i % 3, shape = (i / 3) % 2;
+    // Within each split, every colour meets every shape.
+    const int color = i % 3, shape = (i / 2) % 2;
     const std::string file = fmt::format("{}/{:04}.png", kShapes[shape], i);
     fs::create_directories((dir / file).parent_path());
     wscsl::write_image_file(dir / file, shape_image(24, color, shape, i));
@@ -134,10 +135,10 @@ TEST(OwnFolder, RetrievalSettingsBeyondTheTestSplitAreRefusedAtTheirLine) {
 TEST(OwnFolder, AMissingTestImageIsNamedByCheck) {
   const wscsl::testing::ScratchDir dir("own_folder_missing");
   write_shapes_folder(dir.path() / "images", 120);
-  // 105 % 5 == 0 and 105 % 10 != 0: a test image; (105 / 3) % 2 == 1: a disc.
-  fs::remove(dir.path() / "images" / "disc" / "0105.png");
+  // 105 % 5 == 0 and 105 % 10 != 0: a test image; (105 / 2) % 2 == 0: a square.
+  fs::remove(dir.path() / "images" / "square" / "0105.png");
   const fs::path pipeline = write_pipeline(dir.path(), kAlignmentAndRetrieval);
-  expect_refused_before_training(dir.path(), pipeline, "disc/0105.png");
+  expect_refused_before_training(dir.path(), pipeline, "square/0105.png");
 }
 
 // An attribute with one value used to stop training at its first step, naming no file.
