@@ -104,10 +104,10 @@ void report_unaccepted_form(const FieldDescription& field, const std::vector<std
                                                          field.name, listed, value.repr()));
 }
 
-// A value `assign` refused: of the wrong type, or a string (or integer) in none of a Spelling's
-// forms.
+// A value `assign` refused: of the wrong type, or a string (or, where the field reads them, an
+// integer) in none of a Spelling's forms.
 void report_unassigned(const ErasedField& field, const ConfigNode& value, BindScope& scope) {
-  if (!field.forms.empty() && (value.is_string() || value.is_integer()))
+  if (!field.forms.empty() && (value.is_string() || (field.integer_forms && value.is_integer())))
     report_unaccepted_form(field.description, field.forms, value, scope);
   else
     report_wrong_type(field.description, value, scope);
@@ -260,8 +260,9 @@ bool read_choices(const ConfigNode& node, const std::vector<std::string>& spelli
   return true;
 }
 
-bool read_spelled(const ConfigNode& node, const std::function<bool(const std::string&)>& parse) {
-  if (node.is_integer()) return parse(std::to_string(node.as_integer()));
+bool read_spelled(const ConfigNode& node, bool integers,
+                  const std::function<bool(const std::string&)>& parse) {
+  if (integers && node.is_integer()) return parse(std::to_string(node.as_integer()));
   return node.is_string() && parse(node.as_string());
 }
 
