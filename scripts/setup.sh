@@ -3,7 +3,8 @@
 # nothing (and needs no network) when everything is already installed.
 # Usage: scripts/setup.sh [test | fuzz | deps-prefix] [--packages]
 #   test:        also what only the test suite uses (scripts/test.sh): Slurm and munge, whose
-#                daemons the launch tests start on their own scratch configuration
+#                daemons the launch tests start on their own scratch configuration, and the
+#                Python packages pytorch-metric-learning imports
 #   fuzz:        also clang and its libFuzzer and sanitizer runtimes
 #   deps-prefix: only the tools scripts/deps-prefix.sh builds the dependency prefix with
 #   --packages:  print the packages, one a line, and install nothing (docs/reference/systems.md)
@@ -33,7 +34,9 @@ for argument in "$@"; do
 done
 case "$mode" in
   "") ;;
-  test) packages+=(slurmctld slurmd slurm-client munge) ;;  # the launch tests' Slurm cluster (srun)
+  # The launch tests' one-machine Slurm cluster (srun); what PyPI's pytorch-metric-learning
+  # imports, for the retrieval metrics' parity test (scripts/pml-venv.sh).
+  test) packages+=(slurmctld slurmd slurm-client munge python3-sklearn python3-tqdm) ;;
   fuzz) packages+=(clang libclang-rt-14-dev) ;;
   deps-prefix) packages=(g++ cmake ninja-build nasm dpkg-dev xz-utils) ;;
   *)

@@ -171,6 +171,20 @@ TEST(Binder, ReadsChoicesBySpelling) {
   EXPECT_FALSE(read_choices(*t.find("one"), spellings, several));
 
   const auto accept_all = [](const std::string&) { return true; };
-  EXPECT_TRUE(read_spelled(*t.find("one"), accept_all));
-  EXPECT_FALSE(read_spelled(*t.find("many"), accept_all));
+  EXPECT_TRUE(read_spelled(*t.find("one"), false, accept_all));
+  EXPECT_FALSE(read_spelled(*t.find("many"), false, accept_all));
+  // An integer is read as its decimal digits only where the field takes integers.
+  const ConfigNode n = parse_toml("count = 1000\n", "n");
+  std::string seen;
+  const auto record = [&](const std::string& text) {
+    seen = text;
+    return true;
+  };
+  EXPECT_FALSE(read_spelled(*n.find("count"), false, record));
+  EXPECT_EQ(seen, "");
+  EXPECT_TRUE(read_spelled(*n.find("count"), true, record));
+  EXPECT_EQ(seen, "1000");
+  EXPECT_TRUE(spelled_node("1000").is_integer());
+  EXPECT_TRUE(spelled_node("all").is_string());
+  EXPECT_TRUE(spelled_node("007").is_string());
 }

@@ -508,6 +508,7 @@ TEST(Cli, EveryExamplePipelineChecksAndTrains) {
   fs::remove_all(dir);
   wscsl::testing::write_ut_zappos(dir / "zappos");
   wscsl::testing::write_celeba(dir / "celeba");
+  wscsl::testing::write_image_folder(dir / "folder", 60);
   const std::string tiny_trainer =
       " --set trainer.epochs=1 --set trainer.batch_size=32 --set trainer.threads=1";
   const std::string tiny_crb =
@@ -527,7 +528,10 @@ TEST(Cli, EveryExamplePipelineChecksAndTrains) {
   const std::map<std::string, std::string> real_data = {
       {"ut_zappos", " --set dataset.root=" + (dir / "zappos").string() + fixture_triplets},
       {"celeba", " --set dataset.root=" + (dir / "celeba").string() + fixture_triplets},
-      {"torchscript_backbone", " --set backbone.file=" + small_net.string() + tiny_crb}};
+      {"torchscript_backbone", " --set backbone.file=" + small_net.string() + tiny_crb},
+      {"image_folder", " --set dataset.root=" + (dir / "folder" / "images").string() +
+                           " --set dataset.attributes=" +
+                           (dir / "folder" / "attributes.csv").string() + fixture_triplets}};
   std::size_t count = 0;
   for (const auto& entry : fs::directory_iterator(WSCSL_SOURCE_DIR "/examples/pipelines")) {
     if (entry.path().extension() != ".toml") continue;
@@ -546,10 +550,10 @@ TEST(Cli, EveryExamplePipelineChecksAndTrains) {
         << trained.text;
   }
   // default.toml (DiscoverNet-Set), one pipeline per other method, the released 3-pair
-  // DiscoverNet-Tra, DiscoverNet with the logistic loss, UT-Zappos, Celeb-A and a TorchScript
-  // backbone (the paper-variant pipelines are in paper/, run by
+  // DiscoverNet-Tra, DiscoverNet with the logistic loss, UT-Zappos, Celeb-A, a TorchScript
+  // backbone and an image folder (the paper-variant pipelines are in paper/, run by
   // Cli.EveryPipelineAndSuiteOfTheReproductionGuideRuns)
-  EXPECT_EQ(count, 18u);
+  EXPECT_EQ(count, 19u);
   fs::remove_all(dir);
 }
 

@@ -1,12 +1,15 @@
 #include "bench.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
 
 #include "bench_pool.hpp"
 #include "bench_tables.hpp"
+#include "evaluation/split_check.hpp"
 #include "pipeline/pipeline.hpp"
+#include "pipeline/session.hpp"
 #include "run/run_directory.hpp"
 #include "train/trainer.hpp"
 #include "wscsl/config/toml.hpp"
@@ -24,6 +27,8 @@ int execute_run(const Session& session, const Suite& suite, const BenchRun& run,
   const SuiteMethod& method = suite.methods[run.method];
   const ConfigNode root = run_pipeline(suite, run, overrides, single_thread);
   Pipeline pipeline = build_pipeline(root, method.pipeline, session.registry());
+  // As `wscsl train`: every split read and the evaluators held to them before a step is taken.
+  check_splits(pipeline);
   std::error_code ec;
   const bool has_run = fs::exists(RunDirectory(run.directory).resolved(), ec);
   const RunDirectory directory =
@@ -185,6 +190,63 @@ int run_bench(const GlobalOptions& global, const BenchArgs& args, const std::str
   fmt::print(stderr, "wscsl: {} run{} did not finish: {}; run the same command again to resume\n",
              failed.size(), failed.size() == 1 ? "" : "s", join(failed, ", "));
   return stop_requested() ? 130 : 1;
+}
+
+int tabulate_runs(const GlobalOptions& global, const BenchArgs& args,
+                  const std::string& command_line) {
+  if (args.output.empty())
+    throw Error("--runs needs --output DIR, the directory results.md and results.csv go to");
+  if (!args.overrides.empty() || !args.seeds.empty() || args.jobs != 1 || !args.suite.empty())
+    throw Error(
+        "--runs tabulates runs as they were trained: a suite, --set, --seeds and --jobs "
+        "do not go with it");
+  Suite suite;
+  suite.output = args.output;
+  std::vector<BenchRun> runs;
+  std::vector<ConfigNode> roots;
+  std::vector<fs::path> plugin_paths;
+  std::vector<std::string> names;
+  for (const fs::path& directory : args.runs) {
+    const RunDirectory run = RunDirectory::open(directory);
+    std::error_code ec;
+    if (!fs::exists(run.results_json(), ec))
+      throw Error(fmt::format(
+          "{} has no results.json: it has not finished training (wscsl train --resume {}) or "
+          "was not evaluated (wscsl evaluate {})",
+          directory.string(), directory.string(), directory.string()));
+    roots.push_back(load_toml_file(run.resolved()));
+    for (const fs::path& p : pipeline_plugin_paths(roots.back()))
+      plugin_paths.push_back(p);
+    const ConfigNode* trainer = roots.back().find("trainer");
+    const ConfigNode* seed = trainer ? trainer->find("seed") : nullptr;
+    std::string name = directory.lexically_normal().filename().string();
+    if (name.empty()) name = directory.lexically_normal().parent_path().filename().string();
+    if (std::find(names.begin(), names.end(), name) != names.end()) name = directory.string();
+    names.push_back(name);
+    suite.methods.push_back({name, run.resolved(), {}, {}, {}});
+    runs.push_back(
+        {suite.methods.size() - 1, seed && seed->is_integer() ? seed->as_integer() : 0, directory});
+  }
+  suite.source = join(names, ", ");
+  const Session session(global, plugin_paths);
+  BenchProvenance provenance{command_line, 1, ""};
+  std::vector<std::vector<DeclaredMetric>> declared;
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const Pipeline p =
+        build_pipeline(roots[r], RunDirectory(runs[r].directory).resolved(), session.registry());
+    declared.push_back(declared_metrics(p));
+    const std::string t = std::to_string(p.trainer.resolved_threads());
+    std::string& threads = provenance.threads;
+    if (threads.find(t) == std::string::npos) threads += (threads.empty() ? "" : ", ") + t;
+  }
+  std::error_code ec;
+  fs::create_directories(suite.output, ec);
+  if (ec) throw Error(fmt::format("cannot create {}: {}", suite.output.string(), ec.message()));
+  write_tables(suite, runs, bench_columns(declared), provenance);
+  fmt::print("{} runs tabulated, none trained: {} and {}\n", runs.size(),
+             (suite.output / (suite.table + ".md")).string(),
+             (suite.output / (suite.table + ".csv")).string());
+  return 0;
 }
 
 }  // namespace wscsl::host

@@ -5,13 +5,16 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <optional>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "distributed/communicator.hpp"
 #include "distributed/placement.hpp"
 #include "evaluation/run_evaluation.hpp"
+#include "evaluation/split_check.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/probe.hpp"
 #include "run/clock.hpp"
@@ -19,6 +22,7 @@
 #include "triplet_files.hpp"
 #include "wscsl/data/npy.hpp"
 #include "wscsl/error.hpp"
+#include "wscsl/eval/aligned.hpp"
 #include "wscsl/nn/state_dict.hpp"
 #include "wscsl/util/atomic_file.hpp"
 #include "wscsl/util/tensor_text.hpp"
@@ -81,6 +85,64 @@ std::FILE* progress_output(const Communicator& comm) {
   if (comm.is_root()) return stdout;
   static std::FILE* null = std::fopen("/dev/null", "w");
   return null;
+}
+
+using Json = nlohmann::ordered_json;
+
+std::vector<std::int64_t> long_values(const torch::Tensor& t) {
+  const torch::Tensor values = t.to(torch::kLong).contiguous();
+  return {values.data_ptr<std::int64_t>(), values.data_ptr<std::int64_t>() + values.numel()};
+}
+
+// <split>_files.json: the file of each row of the split's arrays, relative to `image_root`, for a
+// dataset of image files; nothing for one whose images are generated.
+void write_row_files(Dataset& dataset, const EmbeddingTable& table, const fs::path& file) {
+  const std::optional<SplitAttributes> attributes = dataset.attributes(table.split);
+  if (!attributes || attributes->files.empty()) return;
+  Json files = Json::array();
+  for (std::int64_t id : long_values(table.image_ids))
+    files.push_back(attributes->files.at(static_cast<std::size_t>(id)));
+  const Json document = {{"image_root", attributes->image_root.string()}, {"files", files}};
+  write_file_atomically(file, document.dump(2) + "\n");
+}
+
+// The condition ↔ embedding alignment of an embedded run, for alignment.json: the identity of a
+// conditioned module with one embedding per condition, else what the pipeline's alignment
+// evaluators publish when fitted on the validation split (measured on the test split).
+struct EmbeddedAlignment {
+  bool identity = false;
+  std::map<std::string, torch::Tensor> published;
+};
+
+bool has_alignment_evaluator(const Pipeline& pipeline) {
+  for (const NamedEvaluator& e : pipeline.evaluators)
+    if (!e.evaluator->contract().provided_names(Resource::Alignment).empty()) return true;
+  return false;
+}
+
+Json alignment_json(const Pipeline& pipeline, const EmbeddedAlignment& alignment) {
+  const DatasetInfo info = pipeline.dataset->info();
+  Json strategies = Json::object();
+  if (alignment.identity) {
+    std::vector<std::int64_t> identity(info.conditions.size());
+    for (std::size_t c = 0; c < identity.size(); ++c)
+      identity[c] = static_cast<std::int64_t>(c);
+    strategies["identity"] = {{"embedding_of_condition", identity},
+                              {"condition_of_embedding", identity}};
+  }
+  for (aligned::Strategy strategy :
+       {aligned::Strategy::Ot, aligned::Strategy::Exact, aligned::Strategy::Greedy}) {
+    const auto assignment = alignment.published.find(aligned::assignment_key(strategy));
+    const auto inverse = alignment.published.find(aligned::condition_of_embedding_key(strategy));
+    if (assignment == alignment.published.end() || inverse == alignment.published.end()) continue;
+    strategies[aligned::spelling(strategy)] = {
+        {"embedding_of_condition", long_values(assignment->second)},
+        {"condition_of_embedding", long_values(inverse->second)}};
+  }
+  return {{"conditions", info.condition_names()},
+          {"num_embeddings", pipeline.condition_module->num_embeddings()},
+          {"fitted_on", alignment.identity || alignment.published.empty() ? "" : "val"},
+          {"alignments", strategies}};
 }
 
 void print_results(const EvaluationResult& result) {
@@ -146,6 +208,9 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
   options.processes = world.size;
   OpenPipeline opened = open_pipeline(options, source, args.overrides);
   Pipeline& pipeline = opened.pipeline;
+  // Every split and image is read, and the evaluators held to the splits' sizes, before the run
+  // directory is made or a step is taken.
+  check_splits(pipeline);
   if (run_root.empty()) run_root = default_run_directory(source);
   const std::string resume_hint = resume_command(world, run_root.string());
   const Job job = join_job(pipeline.trainer, world);
@@ -260,9 +325,18 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
         names += name + "\n";
       write_file_atomically(out / "conditions.txt", names);
     }
+    std::map<Split, EmbeddingTable> tables;
+    const auto table_of = [&](Split split) -> const EmbeddingTable& {
+      auto it = tables.find(split);
+      if (it == tables.end())
+        it = tables
+                 .emplace(split,
+                          embed_split(pipeline, split, pipeline.trainer.eval_batch_size, *comm))
+                 .first;
+      return it->second;
+    };
     for (Split split : args.splits) {
-      const EmbeddingTable table =
-          embed_split(pipeline, split, pipeline.trainer.eval_batch_size, *comm);
+      const EmbeddingTable& table = table_of(split);
       if (!comm->is_root()) continue;
       const std::string name(split_name(split));
       const auto file = [&](const std::string& what) { return out / (name + "_" + what + ".npy"); };
@@ -274,12 +348,26 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
                        torch::stack({triplets.first, triplets.second, triplets.third}, 1));
       if (table.factors.defined()) write_tensor_npy(file("factors"), table.factors);
       if (triplets.conditions.defined()) write_tensor_npy(file("conditions"), triplets.conditions);
+      write_row_files(*pipeline.dataset, table, out / (name + "_files.json"));
       fmt::print("{}: {} images (φ {}-D, {} ψ of {}-D), {} triplets\n", name, table.items.size(),
                  table.items.phi.size(1), table.items.psi.size(1), table.items.psi.size(2),
                  triplets.size());
     }
-    if (comm->is_root())
+    EmbeddedAlignment alignment;
+    const ConditionModule& module = *pipeline.condition_module;
+    alignment.identity = module.supervision() == Supervision::Conditioned &&
+                         module.num_embeddings() == info.num_conditions();
+    if (!alignment.identity && has_alignment_evaluator(pipeline) && info.has_split(Split::Val) &&
+        info.has_split(Split::Test)) {
+      const EmbeddingTable& fit = table_of(Split::Val);
+      const EmbeddingTable& target = table_of(Split::Test);
+      if (comm->is_root()) alignment.published = published_alignments(pipeline, fit, target);
+    }
+    if (comm->is_root()) {
+      write_file_atomically(out / "alignment.json",
+                            alignment_json(pipeline, alignment).dump(2) + "\n");
       fmt::print("embeddings of {} written to {}\n", checkpoint.string(), out.string());
+    }
     return 0;
   });
 }
@@ -307,9 +395,10 @@ int run_export_weights(const GlobalOptions& global, const ExportWeightsArgs& arg
 
 int run_check(const GlobalOptions& global, const fs::path& path,
               const std::vector<std::string>& overrides, const std::set<Kind>& skip_probe) {
-  const OpenPipeline opened = open_pipeline(global, path, overrides);
-  const Pipeline& p = opened.pipeline;
+  OpenPipeline opened = open_pipeline(global, path, overrides);
+  Pipeline& p = opened.pipeline;
   const ProbeReport probe = probe_pipeline(p, skip_probe);
+  const std::vector<SplitSize> splits = check_splits(p);
   fmt::print("{}: pipeline is valid\n", path.string());
   fmt::print("  dataset           {}\n", p.dataset->label());
   fmt::print("  backbone          {}\n", p.backbone->label());
@@ -320,6 +409,9 @@ int run_check(const GlobalOptions& global, const fs::path& path,
     fmt::print("  evaluator         {} ({})\n", e.name, e.evaluator->label());
   fmt::print("  probed            {} ({} triplets, {:.0f} ms)\n", join(probe.ran, ", "),
              kProbeTriplets, probe.milliseconds);
+  for (const SplitSize& s : splits)
+    fmt::print("  split             {}: {} triplets over {} images\n", split_name(s.split),
+               s.triplets, s.evaluated);
   return 0;
 }
 

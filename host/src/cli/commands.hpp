@@ -46,8 +46,11 @@ struct EmbedArgs {
 };
 // Writes, per split, <split>_phi.npy [M, D], <split>_psi.npy [M, K, E] (every ψ_k),
 // <split>_image_ids.npy [M], <split>_factors.npy [M, F] and <split>_triplets.npy [T, 3] (row
-// indices) with <split>_conditions.npy [T] where the split has them, and conditions.txt (the
-// factor columns' names, one a line).
+// indices) with <split>_conditions.npy [T] where the split has them, <split>_files.json (the image
+// file of each row, for a dataset of image files), conditions.txt (the factor columns' names, one
+// a line) and alignment.json (which ψ_k serves each condition: the identity of a conditioned
+// module with one embedding per condition, else the alignment evaluators' fit on the validation
+// split).
 int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& world);
 
 struct ExportWeightsArgs {

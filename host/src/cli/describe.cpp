@@ -52,6 +52,9 @@ std::vector<std::string> contract_lines(const Contract& contract) {
     metrics.push_back("`" + m.name + "`" +
                       (m.column.empty() ? "" : " (bench column \"" + m.column + "\")"));
   if (!metrics.empty()) lines.push_back("reports the metrics " + join(metrics, ", "));
+  for (const RowsNeed& r : contract.table_rows)
+    lines.push_back(
+        fmt::format("needs at least {} images in each split it evaluates ({})", r.rows, r.because));
   return lines;
 }
 
@@ -73,7 +76,8 @@ void print_schema_text(const std::string& title, const SchemaDescription& schema
 using Json = nlohmann::ordered_json;
 
 Json contract_json(const Contract& contract) {
-  Json provides = Json::array(), needs = Json::array(), metrics = Json::array();
+  Json provides = Json::array(), needs = Json::array(), metrics = Json::array(),
+       table_rows = Json::array();
   for (const Provision& p : contract.provides)
     provides.push_back({{"resource", resource_name(p.resource)}, {"name", p.name}});
   for (const Need& n : contract.needs)
@@ -82,7 +86,10 @@ Json contract_json(const Contract& contract) {
                      {"met_by_conditioned_module", n.met_by_conditioned_module}});
   for (const MetricSpec& m : contract.metrics)
     metrics.push_back({{"name", m.name}, {"column", m.column}});
-  return {{"provides", provides}, {"needs", needs}, {"metrics", metrics}};
+  for (const RowsNeed& r : contract.table_rows)
+    table_rows.push_back({{"rows", r.rows}, {"because", r.because}});
+  return {
+      {"provides", provides}, {"needs", needs}, {"metrics", metrics}, {"table_rows", table_rows}};
 }
 
 void print_schema_json(const std::string& kind, const std::string& type, const std::string& plugin,

@@ -93,7 +93,10 @@ int main(int argc, char** argv) {
   BenchArgs bench;
   auto* bench_cmd = app.add_subcommand(
       "bench", "Train and evaluate every method of a suite over its seeds; tabulate the results");
-  bench_cmd->add_option("suite", bench.suite, "Suite TOML file")->required();
+  bench_cmd->add_option("suite", bench.suite, "Suite TOML file");
+  bench_cmd->add_option("--runs", bench.runs,
+                        "Tabulate these runs, already trained and evaluated, instead of a suite "
+                        "(nothing trains; needs --output)");
   bench_cmd->add_option("--jobs", bench.jobs,
                         "Runs trained at once, each in its own process on one thread");
   bench_cmd->add_option("--output", bench.output,
@@ -240,6 +243,8 @@ int main(int argc, char** argv) {
       std::string command_line = "wscsl";
       for (int i = 1; i < argc; ++i)
         command_line += std::string(" ") + argv[i];
+      if (!bench.runs.empty()) return tabulate_runs(global, bench, command_line);
+      if (bench.suite.empty()) throw wscsl::Error("bench needs a suite file, or --runs R1 R2 ...");
       return run_bench(global, bench, command_line);
     }
     if (check_cmd->parsed()) {

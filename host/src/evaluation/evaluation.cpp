@@ -39,16 +39,7 @@ ItemFeatures gathered(const Pipeline& pipeline, const Communicator& comm,
 
 }  // namespace
 
-EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size,
-                           const Communicator& comm) {
-  const SplitData& data = pipeline.dataset->split(split);
-  torch::NoGradGuard no_grad;
-  const std::shared_ptr<torch::nn::Module> model = pipeline.model();
-  const bool was_training = model->is_training();
-  model->eval();
-  EmbeddingTable table;
-  table.split = split;
-  // Every image the split's triplets, compatibility lines and questions reference, once, sorted.
+EvaluatedImages evaluated_images(const SplitData& data) {
   std::vector<torch::Tensor> referenced{data.triplets.reshape({-1})};
   if (data.outfits) {
     const OutfitData& o = *data.outfits;
@@ -58,9 +49,21 @@ EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_s
   auto [ids, inverse, counts] =
       at::_unique2(torch::cat(referenced), /*sorted=*/true, /*return_inverse=*/true);
   (void)counts;
+  return {ids, inverse.slice(0, 0, data.triplets.numel()).reshape({-1, 3})};
+}
+
+EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size,
+                           const Communicator& comm) {
+  const SplitData& data = pipeline.dataset->split(split);
+  torch::NoGradGuard no_grad;
+  const std::shared_ptr<torch::nn::Module> model = pipeline.model();
+  const bool was_training = model->is_training();
+  model->eval();
+  EmbeddingTable table;
+  table.split = split;
+  const auto [ids, triplet_rows] = evaluated_images(data);
   table.image_ids = ids;
-  table.triplets =
-      Comparisons::triplets(inverse.slice(0, 0, data.triplets.numel()).reshape({-1, 3}));
+  table.triplets = Comparisons::triplets(triplet_rows);
   table.triplets.conditions = data.conditions;
   table.reversed = data.reversed;
   if (data.factors.defined()) table.factors = data.factors.index_select(0, ids);
@@ -113,6 +116,25 @@ EvaluationResult evaluate(Pipeline& pipeline, const EmbeddingTable& fit,
   }
   if (was_training) pipeline.condition_module->train();
   return result;
+}
+
+std::map<std::string, torch::Tensor> published_alignments(Pipeline& pipeline,
+                                                          const EmbeddingTable& fit,
+                                                          const EmbeddingTable& target) {
+  torch::NoGradGuard no_grad;
+  const bool was_training = pipeline.condition_module->is_training();
+  pipeline.condition_module->eval();
+  const DatasetInfo info = pipeline.dataset->info();
+  std::map<std::string, torch::Tensor> shared;
+  for (NamedEvaluator& e : pipeline.evaluators) {
+    if (e.evaluator->contract().provided_names(Resource::Alignment).empty()) continue;
+    EvalContext context{
+        fit,    target, *pipeline.condition_module,      *pipeline.dataset, info, {},
+        shared, false,  pipeline.trainer.eval_batch_size};
+    e.evaluator->evaluate(context);
+  }
+  if (was_training) pipeline.condition_module->train();
+  return shared;
 }
 
 EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,14 @@
 #include "pipeline/pipeline.hpp"
 
 namespace wscsl::host {
+
+// The rows of a split's embedding table: every image its triplets, compatibility lines and
+// questions reference, once, ascending (`ids` [M]); and its triplets as rows ([T, 3]).
+struct EvaluatedImages {
+  torch::Tensor ids;
+  torch::Tensor triplet_rows;
+};
+EvaluatedImages evaluated_images(const SplitData& data);
 
 // Embeds each image that a triplet of `split` references, once, in eval mode and without
 // gradients, on the model's device. Rows follow ascending image id; the table's triplets index
@@ -36,6 +45,13 @@ struct EvaluationResult {
 EvaluationResult evaluate(Pipeline& pipeline, const EmbeddingTable& fit,
                           const EmbeddingTable& target, bool final,
                           const std::filesystem::path& artifact_dir);
+
+// What the pipeline's alignment evaluators (those whose contract provides Resource::Alignment)
+// publish in EvalContext::shared when fitted on `fit` and measured on `target`; no other
+// evaluator runs and nothing is written.
+std::map<std::string, torch::Tensor> published_alignments(Pipeline& pipeline,
+                                                          const EmbeddingTable& fit,
+                                                          const EmbeddingTable& target);
 
 // Tables as aligned plain text, and as Markdown.
 std::string format_text(const std::vector<ReportTable>& tables);

@@ -250,7 +250,8 @@ class Builder {
       else if (kind == Kind::Loss)
         p.losses.push_back({name, keys.weight, std::static_pointer_cast<Loss>(built)});
       else
-        p.evaluators.push_back({name, keys.type, std::static_pointer_cast<Evaluator>(built)});
+        p.evaluators.push_back(
+            {name, keys.type, std::static_pointer_cast<Evaluator>(built), table.location()});
     }
     if (required && node->items().empty())
       diagnostics_.error(node->location(), fmt::format("'{}' needs at least one table", section));

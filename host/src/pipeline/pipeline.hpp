@@ -36,6 +36,7 @@ struct NamedEvaluator {
   std::string name;  // its table's `name`, else its type
   std::string type;
   std::shared_ptr<Evaluator> evaluator;
+  SourceLocation location;  // of its [[evaluators]] table, for messages about its settings
 };
 
 struct Pipeline {

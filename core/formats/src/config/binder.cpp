@@ -1,5 +1,6 @@
 #include "wscsl/config/binder.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 
@@ -103,9 +104,10 @@ void report_unaccepted_form(const FieldDescription& field, const std::vector<std
                                                          field.name, listed, value.repr()));
 }
 
-// A value `assign` refused: of the wrong type, or a string in none of a Spelling's forms.
+// A value `assign` refused: of the wrong type, or a string (or, where the field reads them, an
+// integer) in none of a Spelling's forms.
 void report_unassigned(const ErasedField& field, const ConfigNode& value, BindScope& scope) {
-  if (!field.forms.empty() && value.is_string())
+  if (!field.forms.empty() && (value.is_string() || (field.integer_forms && value.is_integer())))
     report_unaccepted_form(field.description, field.forms, value, scope);
   else
     report_wrong_type(field.description, value, scope);
@@ -258,8 +260,19 @@ bool read_choices(const ConfigNode& node, const std::vector<std::string>& spelli
   return true;
 }
 
-bool read_spelled(const ConfigNode& node, const std::function<bool(const std::string&)>& parse) {
+bool read_spelled(const ConfigNode& node, bool integers,
+                  const std::function<bool(const std::string&)>& parse) {
+  if (integers && node.is_integer()) return parse(std::to_string(node.as_integer()));
   return node.is_string() && parse(node.as_string());
+}
+
+ConfigNode spelled_node(const std::string& spelling) {
+  std::int64_t value = 0;
+  const char* end = spelling.data() + spelling.size();
+  const auto [stop, error] = std::from_chars(spelling.data(), end, value);
+  if (!spelling.empty() && error == std::errc() && stop == end && std::to_string(value) == spelling)
+    return ConfigNode::integer(value);
+  return ConfigNode::string(spelling);
 }
 
 ConfigNode resolve_path(const ConfigNode& value) {

@@ -25,6 +25,21 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// A condition whose known values are all one cannot give any triplet a far image.
+void require_two_values(const fs::path& file, const std::string& column,
+                        const std::set<std::string>& values) {
+  if (values.size() >= 2) return;
+  throw DataError(at_line(
+      file, 1,
+      values.empty()
+          ? fmt::format("column '{}' has no value in any row; a condition needs at least two "
+                        "values to draw triplets: leave it out of `conditions`",
+                        column)
+          : fmt::format("column '{}' has the one value '{}' in every row; a condition needs at "
+                        "least two values to draw triplets: leave it out of `conditions`",
+                        column, *values.begin())));
+}
+
 }  // namespace
 
 Schema<ImageFolderOptions> ImageFolder::schema() {
@@ -141,8 +156,11 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
       if (!contains(options_.numeric, conditions_[k]) && !row[condition_columns[k]].empty())
         seen[k].insert(row[condition_columns[k]]);
   labelled_.value_names.assign(conditions_.size(), {});
-  for (std::size_t k = 0; k < conditions_.size(); ++k)
+  for (std::size_t k = 0; k < conditions_.size(); ++k) {
+    if (!contains(options_.numeric, conditions_[k]))
+      require_two_values(table.file, conditions_[k], seen[k]);
     labelled_.value_names[k].assign(seen[k].begin(), seen[k].end());
+  }
   labelled_.columns.assign(conditions_.size(), {});
   for (std::size_t k = 0; k < conditions_.size(); ++k) {
     AttributeColumn& column = labelled_.columns[k];
@@ -191,6 +209,13 @@ ImageList ImageFolder::read_image_list(BadRows& bad) {
     for (std::size_t k = 0; k < conditions_.size(); ++k)
       labelled_.columns[k].values.push_back(values[k]);
   }
+  for (const AttributeColumn& column : labelled_.columns) {
+    if (!column.rule.numeric) continue;
+    std::set<std::string> distinct;
+    for (double v : column.values)
+      if (!std::isnan(v)) distinct.insert(fmt::format("{}", v));
+    require_two_values(table.file, column.name, distinct);
+  }
   return list;
 }
 
@@ -198,9 +223,15 @@ SplitData ImageFolder::read_split(Split split, const ImageList& images, BadRows&
   if (!options_.triplets.empty()) return read_triplet_files(split, images, bad);
   const std::int64_t total =
       per_split(split, options_.train_triplets, options_.val_triplets, options_.test_triplets);
-  return labelled_.draw_split(
-      usable(labelled_.members.at(split)), total,
-      mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(split)));
+  const std::vector<std::int64_t> members = usable(labelled_.members.at(split));
+  try {
+    return labelled_.draw_split(
+        members, total, mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(split)));
+  } catch (const DataError& e) {
+    throw DataError(fmt::format("{}: the {} split (its rows of column '{}'): {}",
+                                options_.attributes, split_name(split), options_.split_column,
+                                e.what()));
+  }
 }
 
 SplitData ImageFolder::read_triplet_files(Split split, const ImageList& images, BadRows& bad) {

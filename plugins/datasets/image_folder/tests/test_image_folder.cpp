@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "../src/image_folder.hpp"
 #include "wscsl/data/csv.hpp"
@@ -128,4 +129,40 @@ TEST_F(ImageFolderTest, SkippedRowsAreCounted) {
   EXPECT_EQ(dynamic_cast<ImageDataset&>(*d).bad_rows().count(), 2);
   EXPECT_NE(dynamic_cast<ImageDataset&>(*d).bad_rows().summary().find("skipped 2 bad rows"),
             std::string::npos);
+}
+
+namespace {
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_F(ImageFolderTest, AConditionWithOneValueIsRefusedAtTheCsvsHeader) {
+  // Every row's size becomes 4: one value, in the categorical and in the numeric reading.
+  wscsl::testing::write_text(csv(),
+                             std::regex_replace(read_all(csv()), std::regex(",[0-9.]+\n"), ",4\n"));
+  for (const std::string& extra : {std::string(), std::string("numeric = [\"size\"]")}) {
+    const std::string message = error(extra);
+    EXPECT_NE(message.find(csv().string() + ":1: column 'size' has the one value '4' in every row"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("leave it out of `conditions`"), std::string::npos) << message;
+  }
+  // Leaving it out is the remedy.
+  EXPECT_EQ(error("conditions = [\"color\"]"), "(no error)");
+}
+
+TEST_F(ImageFolderTest, AConditionWithOneValueInASplitNamesTheCsvAndTheSplit) {
+  // The fixture's test rows are its last third; give them all the colour red.
+  std::string text = read_all(csv());
+  text = std::regex_replace(text, std::regex(",test,(red|green|blue),"), ",test,red,");
+  wscsl::testing::write_text(csv(), text);
+  const std::string message = wscsl::testing::load_error("image_folder", body(""), Split::Test);
+  EXPECT_NE(message.find(csv().string() + ": the test split (its rows of column 'split'): cannot "
+                                          "draw triplets for condition 'color'"),
+            std::string::npos)
+      << message;
 }

@@ -1,7 +1,10 @@
 #include "retrieval.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -11,22 +14,39 @@
 namespace wscsl::retrieval {
 namespace {
 
+// The metrics of one condition, in report order: name, table heading.
+struct MetricColumn {
+  std::string name, heading;
+};
+
+std::vector<MetricColumn> metric_columns(const std::vector<std::int64_t>& k) {
+  std::vector<MetricColumn> columns = {{"map", "MAP"},         {"ndcg", "NDCG"},
+                                       {"nn", "NN"},           {"map_at_r", "MAP@R"},
+                                       {"r_precision", "R-P"}, {"mrr", "MRR"}};
+  for (std::int64_t cut : k)
+    columns.insert(columns.end(), {{fmt::format("precision@{}", cut), fmt::format("P@{}", cut)},
+                                   {fmt::format("recall@{}", cut), fmt::format("R@{}", cut)}});
+  return columns;
+}
+
+// One query's metrics in the order of metric_columns, [Q, columns].
+torch::Tensor per_query_columns(const RankingMetrics& m) {
+  std::vector<torch::Tensor> columns = {m.map, m.ndcg, m.nn, m.map_at_r, m.r_precision, m.mrr};
+  for (std::int64_t i = 0; i < m.precision.size(1); ++i)
+    columns.insert(columns.end(), {m.precision.select(1, i), m.recall.select(1, i)});
+  return torch::stack(columns, 1);
+}
+
 // Sums of one condition's per-query metrics over the queries that have a relevant item.
 struct Totals {
-  double map = 0, ndcg = 0, nn = 0;
-  std::vector<double> precision, recall;
+  torch::Tensor sums;  // [columns] float64
   std::int64_t queries = 0;
 };
 
 void accumulate(Totals& t, const RankingMetrics& m, const torch::Tensor& valid) {
-  t.map += m.map.masked_select(valid).sum().item<double>();
-  t.ndcg += m.ndcg.masked_select(valid).sum().item<double>();
-  t.nn += m.nn.masked_select(valid).sum().item<double>();
-  for (std::size_t i = 0; i < t.precision.size(); ++i) {
-    const auto col = static_cast<std::int64_t>(i);
-    t.precision[i] += m.precision.select(1, col).masked_select(valid).sum().item<double>();
-    t.recall[i] += m.recall.select(1, col).masked_select(valid).sum().item<double>();
-  }
+  const torch::Tensor sums =
+      per_query_columns(m).index_select(0, valid.nonzero().squeeze(1)).sum(0);
+  t.sums = t.sums.defined() ? t.sums + sums : sums;
   t.queries += valid.sum().item<std::int64_t>();
 }
 
@@ -34,7 +54,47 @@ std::string cell(double v) {
   return std::isnan(v) ? "-" : fmt::format("{:.4f}", v);
 }
 
+std::optional<QueryCount> parse_queries(const std::string& text) {
+  if (text == "all") return QueryCount{true, 0};
+  std::int64_t count = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, count);
+  if (text.empty() || error != std::errc() || stop != end || count < 1) return std::nullopt;
+  return QueryCount{false, count};
+}
+
+std::string spell_queries(const QueryCount& q) {
+  return q.all ? std::string("all") : std::to_string(q.count);
+}
+
+std::int64_t largest_cut(const std::vector<std::int64_t>& k) {
+  return k.empty() ? 1 : std::max<std::int64_t>(1, *std::max_element(k.begin(), k.end()));
+}
+
+// The queries of a table of `images` rows and the database each is ranked against: a seeded
+// sample against the other images, or every image against all the others (leave one out).
+struct Queries {
+  torch::Tensor rows;      // [Q] query rows
+  torch::Tensor database;  // [D] database rows, ascending; with leave_one_out every row
+  bool leave_one_out = false;
+  std::int64_t database_size() const { return database.size(0) - (leave_one_out ? 1 : 0); }
+};
+
+Queries choose_queries(const QueryCount& queries, std::int64_t images, std::uint64_t seed) {
+  if (queries.all) {
+    const torch::Tensor every = torch::arange(images, torch::kLong);
+    return {every, every, true};
+  }
+  QuerySplit split = split_queries(images, queries.count, seed);
+  return {std::move(split.queries), std::move(split.database), false};
+}
+
 }  // namespace
+
+std::int64_t needed_images(const RetrievalOptions& options) {
+  const std::int64_t queries = options.queries.all ? 1 : options.queries.count;
+  return queries + largest_cut(options.k);
+}
 
 RankingMetrics ranking_metrics(const torch::Tensor& relevant, const std::vector<std::int64_t>& k) {
   const torch::Tensor rel = relevant.to(torch::kDouble);
@@ -46,10 +106,19 @@ RankingMetrics ranking_metrics(const torch::Tensor& relevant, const std::vector<
   const torch::Tensor ideal =
       discount.cumsum(0).index_select(0, (r.to(torch::kLong) - 1).clamp_min(0));
   const double nan = std::numeric_limits<double>::quiet_NaN();
+  const torch::Tensor undefined = torch::full_like(r, nan);
   RankingMetrics m;
-  m.map = (rel * hits / positions).sum(1) / r;
-  m.ndcg = torch::where(r > 0, (rel * discount).sum(1) / ideal, torch::full_like(r, nan));
+  // Where R = 0 the sums below are 0 / 0: NaN, the undefined value.
+  const torch::Tensor precision_at_hits = rel * hits / positions;
+  m.map = precision_at_hits.sum(1) / r;
+  m.ndcg = torch::where(r > 0, (rel * discount).sum(1) / ideal, undefined);
   m.nn = rel.select(1, 0).clone();
+  const torch::Tensor within_r = positions.unsqueeze(0) <= r.unsqueeze(1);
+  m.map_at_r = (precision_at_hits * within_r).sum(1) / r;
+  m.r_precision = hits.gather(1, (r.to(torch::kLong) - 1).clamp_min(0).unsqueeze(1)).squeeze(1) / r;
+  // Before the first relevant item the running count of hits is 0.
+  const torch::Tensor first_relevant = (hits == 0).sum(1).to(torch::kDouble) + 1.0;
+  m.mrr = torch::where(r > 0, 1.0 / first_relevant, undefined);
   std::vector<torch::Tensor> precision, recall;
   for (std::int64_t cut : k) {
     const torch::Tensor top = hits.select(1, cut - 1);
@@ -66,11 +135,12 @@ Schema<RetrievalOptions> Retrieval::schema() {
   Schema<O> s(
       "Retrieval per condition (Pérez Rey et al., Appendix B): MAP, NDCG, NN precision, "
       "precision@k and Recall@k of a seeded query set against the rest of the evaluated split, "
-      "ranked under the embedding aligned to each condition.");
+      "ranked under the embedding aligned to each condition; and pytorch-metric-learning's "
+      "MAP@R, R-precision and MRR.");
   s.field("queries", &O::queries,
-          "Query images (a seeded sample of the split's images); every other image is the "
-          "database.")
-      .min(1);
+          "Query images: a count N ≥ 1 (a seeded sample of the split's images, ranked against "
+          "every other image), or \"all\" (every image, each ranked against all the others).",
+          Spelling<QueryCount>{{"all", "N"}, parse_queries, spell_queries});
   s.field("seed", &O::seed, "Seed of the query sample.").min(0);
   s.field("k", &O::k, "Cut-offs of precision@k and Recall@k.");
   s.field("alignment", &O::alignment,
@@ -92,13 +162,15 @@ Schema<RetrievalOptions> Retrieval::schema() {
 Contract Retrieval::contract_of(const Options& options) {
   Contract c;
   c.needs = {{Resource::ImageFactors}, aligned::alignment_need(options.alignment)};
-  std::vector<std::string> names = {"map", "ndcg", "nn"};
-  for (std::int64_t cut : options.k)
-    names.insert(names.end(), {fmt::format("precision@{}", cut), fmt::format("recall@{}", cut)});
-  for (const std::string& name : names) {
-    c.metrics.push_back({name});
-    c.metrics.push_back({name + "/{condition}", name == "map" ? "MAP {condition}" : ""});
+  for (const MetricColumn& m : metric_columns(options.k)) {
+    c.metrics.push_back({m.name});
+    c.metrics.push_back({m.name + "/{condition}", m.name == "map" ? "MAP {condition}" : ""});
   }
+  c.table_rows = {{needed_images(options),
+                   options.queries.all
+                       ? fmt::format("k = {} (with queries = \"all\")", largest_cut(options.k))
+                       : fmt::format("queries = {} and k = {}", options.queries.count,
+                                     largest_cut(options.k))}};
   return c;
 }
 
@@ -111,44 +183,39 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
   const aligned::AlignedEmbeddings aligned =
       aligned::aligned_embeddings(context, options_.alignment, "retrieval");
   const std::int64_t images = table.items.psi.size(0);
-  if (options_.queries >= images)
+  if (images < needed_images(options_))
     throw Error(fmt::format(
-        "retrieval: {} queries leave no database among the {} images of split '{}'; lower "
-        "`queries`",
-        options_.queries, images, split_name(table.split)));
-  const std::int64_t database_size = images - options_.queries;
-  for (std::int64_t cut : options_.k)
-    if (cut > database_size)
-      throw Error(fmt::format("retrieval: k = {} exceeds the database of {} images of split '{}'",
-                              cut, database_size, split_name(table.split)));
+        "retrieval: queries = {} and k = {} need at least {} images, and split '{}' has {}; "
+        "lower `queries` or `k`",
+        spell_queries(options_.queries), largest_cut(options_.k), needed_images(options_),
+        split_name(table.split), images));
 
-  const QuerySplit split =
-      split_queries(images, options_.queries, static_cast<std::uint64_t>(options_.seed));
-  const torch::Tensor& query_rows = split.queries;
-  const torch::Tensor& database_rows = split.database;
-  const torch::Tensor psi_queries = table.items.psi.index_select(0, query_rows);
-  const torch::Tensor psi_database = table.items.psi.index_select(0, database_rows);
-  const torch::Tensor factors_queries = table.factors.index_select(0, query_rows);
-  const torch::Tensor factors_database = table.factors.index_select(0, database_rows);
+  const Queries queries =
+      choose_queries(options_.queries, images, static_cast<std::uint64_t>(options_.seed));
+  const std::int64_t query_count = queries.rows.size(0);
+  const torch::Tensor psi_queries = table.items.psi.index_select(0, queries.rows);
+  const torch::Tensor psi_database = table.items.psi.index_select(0, queries.database);
+  const torch::Tensor factors_queries = table.factors.index_select(0, queries.rows);
+  const torch::Tensor factors_database = table.factors.index_select(0, queries.database);
 
   const auto names = context.info.condition_names();
   const std::size_t conditions = names.size();
   std::vector<Totals> totals(conditions);
-  for (Totals& t : totals) {
-    t.precision.assign(options_.k.size(), 0.0);
-    t.recall.assign(options_.k.size(), 0.0);
-  }
   const std::int64_t embeddings = table.items.psi.size(1);
+  const std::int64_t ranked_size = queries.database.size(0);
   const std::int64_t block =
-      std::max<std::int64_t>(1, options_.block_elements / (database_size * embeddings));
-  for (std::int64_t q0 = 0; q0 < options_.queries; q0 += block) {
-    const std::int64_t q1 = std::min(options_.queries, q0 + block);
+      std::max<std::int64_t>(1, options_.block_elements / (ranked_size * embeddings));
+  for (std::int64_t q0 = 0; q0 < query_count; q0 += block) {
+    const std::int64_t q1 = std::min(query_count, q0 + block);
     const torch::Tensor distances =
         cross_distances(context.module, psi_queries.slice(0, q0, q1), psi_database);
+    const torch::Tensor self = queries.rows.slice(0, q0, q1).unsqueeze(1);
     for (std::size_t c = 0; c < conditions; ++c) {
       const auto column = static_cast<std::int64_t>(c);
-      const torch::Tensor ranked =
-          rank_database(distances.select(2, aligned.embedding_of_condition[c]));
+      torch::Tensor ranked = rank_database(distances.select(2, aligned.embedding_of_condition[c]));
+      // Leaving one out: the query is dropped from its own ranking, wherever it ranks.
+      if (queries.leave_one_out)
+        ranked = ranked.masked_select(ranked != self).reshape({q1 - q0, ranked_size - 1});
       const torch::Tensor value = factors_queries.slice(0, q0, q1).select(1, column);
       const torch::Tensor relevant =
           (factors_database.select(1, column).take(ranked) == value.unsqueeze(1)) &
@@ -158,32 +225,29 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
     }
   }
 
+  const std::vector<MetricColumn> columns = metric_columns(options_.k);
   EvalReport report;
   ReportTable t;
-  t.title = fmt::format("Retrieval on '{}': {} queries, {} database images, embeddings by {}",
-                        split_name(table.split), options_.queries, database_size, aligned.source);
-  t.header = {"condition", "ψ", "MAP", "NDCG", "NN"};
-  for (std::int64_t cut : options_.k)
-    t.header.insert(t.header.end(), {fmt::format("P@{}", cut), fmt::format("R@{}", cut)});
+  t.title = fmt::format("Retrieval on '{}': {} queries, {} database images{}, embeddings by {}",
+                        split_name(table.split), query_count, queries.database_size(),
+                        queries.leave_one_out ? " (every image against all the others)" : "",
+                        aligned.source);
+  t.header = {"condition", "ψ"};
+  for (const MetricColumn& m : columns)
+    t.header.push_back(m.heading);
   t.header.push_back("queries");
-  std::vector<std::string> metric_names = {"map", "ndcg", "nn"};
-  for (std::int64_t cut : options_.k)
-    metric_names.insert(metric_names.end(),
-                        {fmt::format("precision@{}", cut), fmt::format("recall@{}", cut)});
-  const std::size_t columns = metric_names.size();
-  std::vector<double> mean(columns, 0.0);
+  std::vector<double> mean(columns.size(), 0.0);
   for (std::size_t c = 0; c < conditions; ++c) {
     const Totals& s = totals[c];
-    const double n = static_cast<double>(s.queries);
-    std::vector<double> values = {s.map / n, s.ndcg / n, s.nn / n};
-    for (std::size_t i = 0; i < options_.k.size(); ++i)
-      values.insert(values.end(), {s.precision[i] / n, s.recall[i] / n});
     std::vector<std::string> row = {names[c],
                                     fmt::format("ψ{}", aligned.embedding_of_condition[c] + 1)};
-    for (std::size_t i = 0; i < columns; ++i) {
-      report.metrics.push_back({metric_names[i] + "/" + names[c], values[i]});
-      mean[i] += values[i] / static_cast<double>(conditions);
-      row.push_back(cell(values[i]));
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const double value = s.queries == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                          : s.sums[static_cast<std::int64_t>(i)].item<double>() /
+                                                static_cast<double>(s.queries);
+      report.metrics.push_back({columns[i].name + "/" + names[c], value});
+      mean[i] += value / static_cast<double>(conditions);
+      row.push_back(cell(value));
     }
     row.push_back(std::to_string(s.queries));
     t.rows.push_back(std::move(row));
@@ -192,14 +256,15 @@ EvalReport Retrieval::evaluate_impl(EvalContext& context) {
   for (double v : mean)
     mean_row.push_back(cell(v));
   t.rows.push_back(std::move(mean_row));
-  for (std::size_t i = 0; i < columns; ++i)
-    report.metrics.push_back({metric_names[i], mean[i]});
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    report.metrics.push_back({columns[i].name, mean[i]});
   report.tables.push_back(std::move(t));
   return report;
 }
 
 }  // namespace wscsl::retrieval
 
-WSCSL_PLUGIN(retrieval, "0.1.0", "Retrieval metrics per condition: MAP, NDCG, NN, P@k, R@k") {
+WSCSL_PLUGIN(retrieval, "0.2.0",
+             "Retrieval metrics per condition: MAP, NDCG, NN, MAP@R, R-precision, MRR, P@k, R@k") {
   registrar.add<wscsl::Evaluator, wscsl::retrieval::Retrieval>("retrieval");
 }

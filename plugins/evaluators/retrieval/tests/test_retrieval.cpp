@@ -1,12 +1,21 @@
 #include <gtest/gtest.h>
 
+#include <ATen/CPUGeneratorImpl.h>
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include <fmt/format.h>
 
 #include "../src/retrieval.hpp"
 #include "wscsl/eval/aligned.hpp"
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
+#include "wscsl/testing/image_fixtures.hpp"
 #include "wscsl/util/rng.hpp"
 
 using namespace wscsl;
@@ -31,6 +40,40 @@ TEST(RankingMetrics, HandComputedRanking) {
   }
 }
 
+// pytorch-metric-learning's AccuracyCalculator definitions (README): R relevant items in all;
+// MAP@R = (1/R) Σ_{n≤R} δ_n P(n), R-precision = hits(R)/R, MRR = 1/(rank of the first relevant).
+// The values are ratios of small integers, exact in float64 up to one rounding of each division
+// and sum: 1e-15 bounds that.
+TEST(RankingMetrics, MapAtRRPrecisionAndMrrComputedByHand) {
+  const torch::Tensor relevant = torch::tensor({{1.0, 0.0, 1.0, 0.0, 0.0},
+                                                {0.0, 1.0, 1.0, 0.0, 0.0},
+                                                {0.0, 0.0, 0.0, 1.0, 1.0},
+                                                {0.0, 0.0, 1.0, 1.0, 1.0},
+                                                {0.0, 0.0, 0.0, 0.0, 0.0}});
+  const auto m = ranking_metrics(relevant, {1});
+  // Row 0, R = 2: only rank 1 is within R and relevant: (1/1) / 2; hits(2) = 1.
+  EXPECT_NEAR(m.map_at_r[0].item<double>(), 0.5, 1e-15);
+  EXPECT_NEAR(m.r_precision[0].item<double>(), 0.5, 1e-15);
+  EXPECT_DOUBLE_EQ(m.mrr[0].item<double>(), 1.0);
+  // Row 1, R = 2: rank 2 is relevant with P(2) = 1/2: (1/2) / 2; hits(2) = 1; first at 2.
+  EXPECT_NEAR(m.map_at_r[1].item<double>(), 0.25, 1e-15);
+  EXPECT_NEAR(m.r_precision[1].item<double>(), 0.5, 1e-15);
+  EXPECT_DOUBLE_EQ(m.mrr[1].item<double>(), 0.5);
+  // Row 2, R = 2: nothing relevant in the top 2, though AP = (1/4 + 2/5) / 2 is not 0.
+  EXPECT_EQ(m.map_at_r[2].item<double>(), 0.0);
+  EXPECT_EQ(m.r_precision[2].item<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(m.mrr[2].item<double>(), 0.25);
+  EXPECT_NEAR(m.map[2].item<double>(), (0.25 + 0.4) / 2.0, 1e-15);
+  // Row 3, R = 3: rank 3 relevant with P(3) = 1/3: (1/3) / 3; hits(3) = 1.
+  EXPECT_NEAR(m.map_at_r[3].item<double>(), 1.0 / 9.0, 1e-15);
+  EXPECT_NEAR(m.r_precision[3].item<double>(), 1.0 / 3.0, 1e-15);
+  EXPECT_NEAR(m.mrr[3].item<double>(), 1.0 / 3.0, 1e-15);
+  // Row 4: no relevant item, no defined value.
+  EXPECT_TRUE(std::isnan(m.map_at_r[4].item<double>()));
+  EXPECT_TRUE(std::isnan(m.r_precision[4].item<double>()));
+  EXPECT_TRUE(std::isnan(m.mrr[4].item<double>()));
+}
+
 TEST(RankingMetrics, PerfectAndWorstRankingsAndNoRelevantItem) {
   const torch::Tensor relevant =
       torch::tensor({{1.0, 1.0, 0.0, 0.0}, {0.0, 0.0, 1.0, 1.0}, {0.0, 0.0, 0.0, 0.0}});
@@ -47,6 +90,10 @@ TEST(RankingMetrics, PerfectAndWorstRankingsAndNoRelevantItem) {
   EXPECT_TRUE(std::isnan(m.ndcg[2].item<double>()));
   EXPECT_TRUE(std::isnan(m.recall[2][0].item<double>()));
   EXPECT_EQ(m.precision[2][0].item<double>(), 0.0);
+  // A perfect ranking scores 1 everywhere.
+  EXPECT_DOUBLE_EQ(m.map_at_r[0].item<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(m.r_precision[0].item<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(m.mrr[0].item<double>(), 1.0);
 }
 
 constexpr std::int64_t kImages = 6;
@@ -192,4 +239,140 @@ TEST(Retrieval, NeedsTheAlignmentItReadsAndFactorLabels) {
   const Diagnostics d =
       wscsl::testing::bind_diagnostics(Kind::Evaluator, "retrieval", "alignment = \"ott\"");
   EXPECT_NE(d.format().find("did you mean 'ot'?"), std::string::npos) << d.format();
+}
+
+namespace {
+
+// Four images on a line, ψ1 = ψ2 = x ∈ {0, 1, 3, 6}; factor a = 0 0 1 1, factor b = 0 for all.
+// With queries = "all" each image ranks the other three by |x − x'| (ties in row order):
+//   image 0 (x = 0): 1, 2, 3 → a-relevance 1 0 0      image 1 (x = 1): 0, 2, 3 → 1 0 0
+//   image 2 (x = 3): 1, then 0 and 3 tied at 3 → 1, 0, 3 → 0 0 1
+//   image 3 (x = 6): 2, 1, 0 → 1 0 0
+EmbeddingTable line_of_four() {
+  const torch::Tensor x = torch::tensor({0.0F, 1.0F, 3.0F, 6.0F});
+  EmbeddingTable t = wscsl::testing::make_table(Split::Test, torch::stack({x, x}, 1).unsqueeze(2),
+                                                {{0, 1, 2}}, {0});
+  t.factors = torch::tensor({0, 0, 0, 0, 1, 0, 1, 0}).reshape({4, 2});
+  return t;
+}
+
+EvalReport run_all(const EmbeddingTable& t, const std::string& options) {
+  auto e = wscsl::testing::build<Evaluator>("retrieval", "queries = \"all\"\n" + options);
+  wscsl::testing::TableModule module(2, 1, {0.5, 0.5});
+  auto shared = published({0, 1}, {0, 1});
+  return wscsl::testing::run_evaluator(*e, module, t, t, wscsl::testing::dataset_info({"a", "b"}),
+                                       &shared);
+}
+
+}  // namespace
+
+TEST(Retrieval, AllQueriesRankEveryImageAgainstAllTheOthers) {
+  const EmbeddingTable t = line_of_four();
+  const EvalReport r = run_all(t, "k = [1, 3]");
+  // Each image has R = 1 under a. Image 2's only relevant item is at rank 3.
+  EXPECT_NEAR(wscsl::testing::metric(r, "map/a"), (3.0 + 1.0 / 3.0) / 4.0, 1e-12);
+  EXPECT_NEAR(wscsl::testing::metric(r, "map_at_r/a"), 0.75, 1e-12);
+  EXPECT_NEAR(wscsl::testing::metric(r, "r_precision/a"), 0.75, 1e-12);
+  EXPECT_NEAR(wscsl::testing::metric(r, "mrr/a"), (3.0 + 1.0 / 3.0) / 4.0, 1e-12);
+  EXPECT_NEAR(wscsl::testing::metric(r, "nn/a"), 0.75, 1e-12);
+  EXPECT_NEAR(wscsl::testing::metric(r, "recall@3/a"), 1.0, 1e-12);
+  // Under b every other image is relevant: everything is 1.
+  for (const char* name : {"map/b", "map_at_r/b", "r_precision/b", "mrr/b"})
+    EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, name), 1.0) << name;
+  ASSERT_EQ(r.tables.size(), 1u);
+  EXPECT_NE(r.tables[0].title.find("4 queries, 3 database images (every image against all"),
+            std::string::npos)
+      << r.tables[0].title;
+  // One query per block gives exactly the same numbers.
+  const EvalReport blocked = run_all(t, "k = [1, 3]\nblock_elements = 1");
+  ASSERT_EQ(r.metrics.size(), blocked.metrics.size());
+  for (std::size_t i = 0; i < r.metrics.size(); ++i)
+    EXPECT_EQ(r.metrics[i].value, blocked.metrics[i].value) << r.metrics[i].name;
+  // k = 4 exceeds the 3 other images.
+  EXPECT_THROW(run_all(t, "k = [4]"), Error);
+}
+
+TEST(Retrieval, QueriesIsACountOrAllAndDeclaresTheImagesItNeeds) {
+  auto counted = wscsl::testing::build<Evaluator>("retrieval", "queries = 50\nk = [5, 20]");
+  ASSERT_EQ(counted->contract().table_rows.size(), 1u);
+  EXPECT_EQ(counted->contract().table_rows[0].rows, 70);
+  EXPECT_EQ(counted->contract().table_rows[0].because, "queries = 50 and k = 20");
+  auto all = wscsl::testing::build<Evaluator>("retrieval", "queries = \"all\"\nk = [5]");
+  EXPECT_EQ(all->contract().table_rows[0].rows, 6);
+  EXPECT_EQ(wscsl::testing::build<Evaluator>("retrieval", "")->contract().table_rows[0].rows, 1100);
+  for (const char* bad : {"queries = 0", "queries = \"some\"", "queries = -3"}) {
+    const Diagnostics d = wscsl::testing::bind_diagnostics(Kind::Evaluator, "retrieval", bad);
+    ASSERT_TRUE(d.has_errors()) << bad;
+    EXPECT_NE(d.format().find("'queries' must be \"all\" or \"N\""), std::string::npos)
+        << d.format();
+  }
+  std::vector<std::string> metrics;
+  for (const MetricSpec& m : all->contract().metrics)
+    metrics.push_back(m.name);
+  for (const char* name : {"map_at_r/{condition}", "r_precision/{condition}", "mrr/{condition}"})
+    EXPECT_NE(std::find(metrics.begin(), metrics.end(), name), metrics.end()) << name;
+}
+
+// The same embeddings through PyPI's pytorch-metric-learning (AccuracyCalculator, every image a
+// query against all the others, Euclidean distance): ctest runs this as plugin.retrieval.pml with
+// WSCSL_PML_PYTHON, a Python that has it (scripts/pml-venv.sh), and reports it skipped without.
+TEST(PmlParity, MapAtRRPrecisionMrrAndNnEqualPytorchMetricLearnings) {
+  const char* python = std::getenv("WSCSL_PML_PYTHON");
+  if (!python || !*python)
+    GTEST_SKIP() << "WSCSL_PML_PYTHON is not set (ctest's plugin.retrieval.pml sets it)";
+  constexpr std::int64_t kImages = 90;
+  torch::Generator generator = at::detail::createCPUGenerator(7);
+  // Continuous embeddings: no two distances tie, so both libraries rank alike.
+  EmbeddingTable t = wscsl::testing::make_table(
+      Split::Test, torch::randn({kImages, 2, 4}, generator), {{0, 1, 2}}, {0});
+  // Labels of 5 and of 3 values; a label held by a single image is a query without relevant
+  // items, which both leave out.
+  t.factors = torch::stack(
+      {torch::randint(0, 5, {kImages}, generator), torch::randint(0, 3, {kImages}, generator)}, 1);
+  t.factors[0][0] = 9;
+  // Condition a reads ψ2, b reads ψ1.
+  auto shared = published({1, 0}, {1, 0});
+  auto e = wscsl::testing::build<Evaluator>("retrieval", "queries = \"all\"\nk = [1]");
+  wscsl::testing::TableModule module(2, 4, {0.5, 0.5});
+  const EvalReport r = wscsl::testing::run_evaluator(
+      *e, module, t, t, wscsl::testing::dataset_info({"a", "b"}), &shared);
+
+  const wscsl::testing::ScratchDir dir("pml_parity");
+  std::ofstream(dir.path() / "conditions.txt") << "a\nb\n";
+  const std::vector<std::int64_t> embedding_of = {1, 0};
+  for (std::int64_t c = 0; c < 2; ++c) {
+    const std::string name = c == 0 ? "a" : "b";
+    std::ofstream psi(dir.path() / (name + ".psi.csv")),
+        labels(dir.path() / (name + ".labels.csv"));
+    const torch::Tensor rows = t.items.psi.select(1, embedding_of[static_cast<std::size_t>(c)]);
+    for (std::int64_t i = 0; i < kImages; ++i) {
+      for (std::int64_t j = 0; j < rows.size(1); ++j)
+        psi << (j ? "," : "") << fmt::format("{:.9g}", rows[i][j].item<float>());
+      psi << "\n";
+      labels << t.factors[i][c].item<std::int64_t>() << "\n";
+    }
+  }
+  std::ofstream expected(dir.path() / "expected.txt");
+  for (const Metric& m : r.metrics)
+    if (m.name.find('/') != std::string::npos)
+      expected << m.name << " " << fmt::format("{:.17g}", m.value) << "\n";
+  expected.close();
+  const std::string command =
+      fmt::format("'{}' '{}' '{}' 2>&1", python, WSCSL_PML_SCRIPT, dir.path().string());
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe))
+    output += buffer;
+  const int status = ::pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status)) << output;
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << output;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << output;
+  // Both conditions, four metrics each.
+  std::size_t compared = 0;
+  for (std::size_t at = output.find(" ok"); at != std::string::npos;
+       at = output.find(" ok", at + 1))
+    ++compared;
+  EXPECT_EQ(compared, 8u) << output;
 }

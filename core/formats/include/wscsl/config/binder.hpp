@@ -68,6 +68,7 @@ struct ErasedField {
   FieldDescription description;
   bool is_optional = false;        // a std::optional member, which no fact may fill
   std::vector<std::string> forms;  // the accepted forms of a Spelling field
+  bool integer_forms = false;      // a Spelling field whose default is a number reads integers too
   // Stores `value` in the options; false when it has the wrong type (or none of the forms).
   std::function<bool(void* options, const ConfigNode& value)> assign;
   // The field's value in the options; nullopt for an unset std::optional.
@@ -95,9 +96,14 @@ bool read_choice(const ConfigNode& node, const std::vector<std::string>& spellin
                  std::optional<std::size_t>& chosen);
 bool read_choices(const ConfigNode& node, const std::vector<std::string>& spellings,
                   std::vector<std::size_t>& chosen);
-// Reading a value spelled in a syntax of its own: `parse` takes the string `node` holds and says
-// whether it has one of the accepted forms; false for a node that is not a string.
-bool read_spelled(const ConfigNode& node, const std::function<bool(const std::string&)>& parse);
+// Reading a value spelled in a syntax of its own: `parse` takes the string `node` holds (or, with
+// `integers`, the decimal digits of an integer, for a syntax with a numeric form such as
+// `queries = 1000` beside `queries = "all"`) and says whether it has one of the accepted forms;
+// false for other nodes.
+bool read_spelled(const ConfigNode& node, bool integers,
+                  const std::function<bool(const std::string&)>& parse);
+// A spelled value as TOML writes it back: an integer where the spelling is one, else a string.
+ConfigNode spelled_node(const std::string& spelling);
 
 // A path, or each path of a list, made absolute against the file it was written in.
 ConfigNode resolve_path(const ConfigNode& value);

@@ -247,18 +247,26 @@ class Schema {
                               Spelling<T> spelling) {
     using namespace schema_detail;
     ErasedField f = named(std::move(name), std::move(doc));
-    f.description.type_name = value_codec(CodecOf<std::string>{}).type_name;
-    f.description.default_value = ConfigNode::string(spelling.spell(Options{}.*member));
+    // A spelling whose default is a number (`queries = 1000`, or "all") reads and writes integers
+    // as well as strings.
+    const ConfigNode default_value = spelled_node(spelling.spell(Options{}.*member));
+    const bool integers = default_value.is_integer();
+    f.description.type_name =
+        integers ? "integer or string" : value_codec(CodecOf<std::string>{}).type_name;
+    f.description.default_value =
+        integers ? default_value : ConfigNode::string(spelling.spell(Options{}.*member));
     f.forms = spelling.forms;
-    f.assign = [member, parse = spelling.parse](void* o, const ConfigNode& n) {
-      return read_spelled(n, [&](const std::string& text) {
+    f.integer_forms = integers;
+    f.assign = [member, parse = spelling.parse, integers](void* o, const ConfigNode& n) {
+      return read_spelled(n, integers, [&](const std::string& text) {
         std::optional<T> value = parse(text);
         if (value) of(o).*member = std::move(*value);
         return value.has_value();
       });
     };
-    f.get = [member, spell = spelling.spell](const void* o) -> std::optional<ConfigNode> {
-      return ConfigNode::string(spell(of(o).*member));
+    f.get = [member, spell = spelling.spell, integers](const void* o) -> std::optional<ConfigNode> {
+      const std::string text = spell(of(o).*member);
+      return integers ? spelled_node(text) : ConfigNode::string(text);
     };
     return add(std::move(f));
   }

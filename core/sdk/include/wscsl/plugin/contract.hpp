@@ -13,6 +13,7 @@
 // an evaluator reports, what a loss reads).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -80,10 +81,21 @@ struct MetricSpec {
   std::string column = {};
 };
 
+// Rows an evaluator needs in every embedding table it evaluates (the images a split's triplets
+// reference, EmbeddingTable): the host counts them in each split the evaluator will see (test,
+// and validation for one that runs during validation) and refuses a pipeline whose split is too
+// small before anything trains. `because` names the options that set the number
+// ("queries = 1000 and k = 100").
+struct RowsNeed {
+  std::int64_t rows = 0;
+  std::string because;
+};
+
 struct Contract {
   std::vector<Provision> provides;
   std::vector<Need> needs;
-  std::vector<MetricSpec> metrics;  // evaluators only
+  std::vector<MetricSpec> metrics;   // evaluators only
+  std::vector<RowsNeed> table_rows;  // evaluators only
 
   bool provides_resource(Resource resource, const std::string& name) const;
   bool needs_resource(Resource resource) const;

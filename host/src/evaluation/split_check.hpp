@@ -1,0 +1,25 @@
+// What a run will read, read before it trains: every split of the dataset is loaded (an image
+// dataset opens or builds its image store, so every image of every split is opened), and every
+// evaluator's declared need of table rows (Contract::table_rows) is held against the images of
+// each split it will evaluate. `wscsl check` and `wscsl train` run it before any step.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "pipeline/pipeline.hpp"
+
+namespace wscsl::host {
+
+struct SplitSize {
+  Split split;
+  std::int64_t triplets = 0;   // rows of SplitData::triplets
+  std::int64_t evaluated = 0;  // rows of its embedding table: the images the triplets reference
+};
+
+// Loads every split and checks the evaluators against them; throws ConfigError naming each
+// evaluator table whose settings the splits cannot meet, or the dataset's own error (naming the
+// file) for a split that cannot be read.
+std::vector<SplitSize> check_splits(Pipeline& pipeline);
+
+}  // namespace wscsl::host
