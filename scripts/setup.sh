@@ -35,8 +35,9 @@ done
 case "$mode" in
   "") ;;
   # The launch tests' one-machine Slurm cluster (srun); what PyPI's pytorch-metric-learning
-  # imports, for the retrieval metrics' parity test (scripts/pml-venv.sh).
-  test) packages+=(slurmctld slurmd slurm-client munge python3-sklearn python3-tqdm) ;;
+  # imports, and the venv it is installed into, for the retrieval metrics' parity test
+  # (scripts/pml-venv.sh).
+  test) packages+=(slurmctld slurmd slurm-client munge python3-venv python3-sklearn python3-tqdm) ;;
   fuzz) packages+=(clang libclang-rt-14-dev) ;;
   deps-prefix) packages=(g++ cmake ninja-build nasm dpkg-dev xz-utils) ;;
   *)
