@@ -188,10 +188,10 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
   const std::vector<fs::path> files = request.source == ImageSource::Folder
                                           ? folder_files(request.images)
                                           : listed_files(request.images);
-  std::vector<std::size_t> todo;
+  std::vector<std::size_t> not_indexed;
   for (std::size_t i = 0; i < files.size(); ++i)
-    if (!indexed.count(files[i].string())) todo.push_back(i);
-  if (todo.empty()) {
+    if (!indexed.count(files[i].string())) not_indexed.push_back(i);
+  if (not_indexed.empty()) {
     fmt::print(request.progress, "every image of {} is in {} already ({} images)\n",
                request.images.string(), request.out.string(), manifest.rows());
     summary.rows = manifest.rows();
@@ -218,7 +218,7 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
 
   std::vector<std::int64_t> usable;
   std::vector<SkippedFile> unusable;
-  for (std::size_t i : todo) {
+  for (std::size_t i : not_indexed) {
     const std::string& problem = store.problem(static_cast<std::int64_t>(i));
     if (problem.empty())
       usable.push_back(static_cast<std::int64_t>(i));
@@ -231,7 +231,7 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
       named.push_back(fmt::format("{} ({})", unusable[i].file, unusable[i].reason));
     throw DataError(fmt::format(
         "{} of the {} files of {} {}: {}{}; nothing was written to {}{}", unusable.size(),
-        todo.size(), request.images.string(),
+        not_indexed.size(), request.images.string(),
         unusable.size() == 1 ? "is not a usable image" : "are not usable images", join(named, "; "),
         unusable.size() > named.size()
             ? fmt::format("; and {} more", unusable.size() - named.size())
