@@ -139,18 +139,6 @@ std::vector<IndexedCondition> indexed_conditions(RunModel& model, std::string& a
     const EmbeddingTable val = embed_split(pipeline, Split::Val, pipeline.trainer.eval_batch_size);
     std::map<std::string, torch::Tensor> shared;
     torch::NoGradGuard no_grad;
-    for (NamedEvaluator* e : aligners) {
-      EvalContext context{val,
-                          val,
-                          module,
-                          *pipeline.dataset,
-                          info,
-                          {},
-                          shared,
-                          false,
-                          pipeline.trainer.eval_batch_size};
-      e->evaluator->evaluate(context);
-    }
     EvalContext context{val,
                         val,
                         module,
@@ -160,6 +148,8 @@ std::vector<IndexedCondition> indexed_conditions(RunModel& model, std::string& a
                         shared,
                         false,
                         pipeline.trainer.eval_batch_size};
+    for (NamedEvaluator* e : aligners)
+      e->evaluator->evaluate(context);
     const aligned::AlignedEmbeddings a =
         aligned::aligned_embeddings(context, aligned::Strategy::Ot, "wscsl index");
     for (std::size_t c = 0; c < info.conditions.size(); ++c)
