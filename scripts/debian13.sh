@@ -95,133 +95,19 @@ case "$root/" in
   "$checkout"/*) fail "the Debian 13 root ($root) must lie outside the checkout ($checkout)" ;;
 esac
 
-# The host's own mirror (deb.debian.org unless apt is configured otherwise) serves Debian 13 too.
-host_mirror() {
-  local uri
-  uri="$(grep -hoE '^(URIs: |deb )https?://[^ ]+/debian/?( |$)' \
-    /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
-    2>/dev/null | head -n 1 | sed -E 's/^(URIs: |deb )//; s/ *$//')" || true
-  echo "${uri:-http://deb.debian.org/debian}"
-}
+source "$checkout/scripts/debootstrap-root.sh"
 mirror="${WSCSL_DEBIAN13_MIRROR:-$(host_mirror)}"
-
-if ! command -v debootstrap >/dev/null 2>&1; then
-  echo "$leg: installing debootstrap"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap ||
-    fail "debootstrap is missing and could not be installed (apt-get install debootstrap)"
+take_root
+make_root trixie "$mirror" --components="$components"
+enter_root "$checkout" "$ccache_dir"
+if [ "$leg" = debian13-cuda ]; then
+  # nvidia-cudnn is only an installer that downloads cuDNN from NVIDIA once its licence is
+  # accepted; the leg declines (cudnn-stand-in.sh below says what it uses instead).
+  echo "nvidia-cudnn nvidia-cudnn/question select I Decline" |
+    in_root debconf-set-selections ||
+    fail "could not decline nvidia-cudnn's download in the Debian 13 root (debconf-set-selections)"
 fi
-
-mkdir -p "$(dirname "$root")" "$ccache_dir"
-# One run at a time per root: a second one (another checkout, CI) waits instead of mounting over
-# the first one's mounts or installing packages beside it.
-exec 9>"$root.lock"
-if ! flock -n 9; then
-  echo "$leg: another run uses $root; waiting for it"
-  flock 9
-fi
-
-mounted=()
-unmount_all() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" ||
-      echo "$leg: could not unmount ${mounted[i]}" >&2
-  done
-  mounted=()
-}
-trap unmount_all EXIT
-trap 'exit 130' INT TERM
-mount_in_root() {  # mount_in_root TARGET_IN_ROOT MOUNT_ARGUMENTS…
-  local target="$root$1"
-  shift
-  mkdir -p "$target"
-  mount "$@" "$target"
-  mounted+=("$target")
-  # Where the host's mounts are shared (systemd's default), a bind mount would pass what is
-  # mounted on it later (the tmpfs on the root's /dev/shm) on to the original (the host's /dev).
-  if [ "$1" = "--bind" ]; then
-    mount --make-private "$target"
-  fi
-}
-
-# Mounts that a killed run left in the root (no run uses them: the lock is this one's) are taken
-# away first, so that they neither pile up nor get deleted with an unfinished root.
-awk -v prefix="$root/" 'index($2, prefix) == 1 { print $2 }' /proc/self/mounts | sort -r |
-  while read -r stale; do
-    umount -l "$stale"
-  done
-
-# A root is reused only when debootstrap finished making it; an interrupted one is made again,
-# after checking that nothing is still mounted inside it (a crashed run's bind mount of a
-# checkout would otherwise be deleted with it).
-if [ ! -e "$root/.wscsl-debootstrap-done" ]; then
-  if [ -e "$root" ]; then
-    if grep -qF " $root/" /proc/self/mounts; then
-      fail "the unfinished root $root still has something mounted inside it (see findmnt -R $root); unmount it first"
-    fi
-    rm -rf "$root"
-  fi
-  echo "$leg: making a Debian 13 root in $root from $mirror"
-  debootstrap --variant=minbase --components="$components" trixie "$root" "$mirror" \
-    >"$root.debootstrap.log" 2>&1 ||
-    fail "debootstrap failed (log: $root.debootstrap.log)"
-  touch "$root/.wscsl-debootstrap-done"
-fi
-
-# Name resolution for apt, and "localhost" for the tests' rendezvous on loopback.
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-cp /etc/hosts "$root/etc/hosts"
-
-# LibTorch reads /proc and /sys (CPU topology), Python's multiprocessing needs /dev/shm.
-mount_in_root /proc -t proc proc
-mount_in_root /sys -t sysfs sysfs
-mount_in_root /dev --bind /dev
-mount_in_root /dev/shm -t tmpfs tmpfs
-mount_in_root /wscsl --bind "$checkout"
-mount_in_root /var/cache/wscsl-ccache --bind "$ccache_dir"
-
-in_root() {
-  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
-}
-
-# The packages are installed once; the stamp holds the list, so a changed list installs again,
-# and removes what the earlier list had and this one has not (with what only they needed).
-wanted="${packages[*]}"
-installed="$(cat "$root/.wscsl-packages" 2>/dev/null || true)"
-if [ "$installed" != "$wanted" ]; then
-  unwanted=()
-  for p in $installed; do
-    case " $wanted " in *" $p "*) ;; *) unwanted+=("$p") ;; esac
-  done
-  echo "$leg: installing ${#packages[@]} packages and their dependencies"
-  if [ "$leg" = debian13-cuda ]; then
-    # nvidia-cudnn is only an installer that downloads cuDNN from NVIDIA once its licence is
-    # accepted; the leg declines (cudnn-stand-in.sh below says what it uses instead).
-    echo "nvidia-cudnn nvidia-cudnn/question select I Decline" |
-      in_root debconf-set-selections ||
-      fail "could not decline nvidia-cudnn's download in the Debian 13 root (debconf-set-selections)"
-  fi
-  # A run stopped halfway through installing leaves packages unconfigured; finish them first.
-  in_root env DEBIAN_FRONTEND=noninteractive dpkg --configure -a >"$root.apt.log" 2>&1 ||
-    fail "dpkg could not finish configuring the packages an earlier run installed (log: $root.apt.log)"
-  in_root apt-get update -q >>"$root.apt.log" 2>&1 ||
-    fail "apt-get update failed in the Debian 13 root (log: $root.apt.log)"
-  in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    "${packages[@]}" >>"$root.apt.log" 2>&1 ||
-    fail "installing the Debian 13 packages failed (log: $root.apt.log)"
-  if [ ${#unwanted[@]} -gt 0 ]; then
-    # Marked as installed for another package's sake, they go unless a wanted package needs them
-    # (libtorch-dev needs libprotobuf-dev and zlib1g-dev).
-    echo "$leg: removing what only ${unwanted[*]} needed"
-    in_root apt-mark auto "${unwanted[@]}" >>"$root.apt.log" 2>&1 &&
-      in_root env DEBIAN_FRONTEND=noninteractive apt-get autoremove --purge -y -q \
-        >>"$root.apt.log" 2>&1 ||
-      fail "removing the packages the leg no longer uses failed (log: $root.apt.log)"
-  fi
-  in_root apt-get clean
-  echo "$wanted" >"$root/.wscsl-packages"
-fi
+install_in_root "${packages[@]}"
 if [ "$leg" = debian13-cuda ]; then
   in_root bash /wscsl/scripts/cudnn-stand-in.sh ||
     fail "could not provide the libcudnn.so.9 that the CUDA LibTorch loads (scripts/cudnn-stand-in.sh)"

@@ -61,7 +61,6 @@ fail() {
   echo "$leg: $*" >&2
   exit 1
 }
-seconds_since() { echo $(($(date +%s) - $1)); }
 
 root="${WSCSL_PIP_ROOT:-/var/cache/wscsl/pip}"
 ccache_dir="${WSCSL_PIP_CCACHE:-/var/cache/wscsl/pip-ccache}"
@@ -90,103 +89,17 @@ if [ -n "$cuda" ]; then
   cuda="$(realpath "$cuda")"
 fi
 
-host_mirror() {
-  local uri
-  uri="$(grep -hoE '^(URIs: |deb )https?://[^ ]+/debian/?( |$)' \
-    /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources \
-    2>/dev/null | head -n 1 | sed -E 's/^(URIs: |deb )//; s/ *$//')" || true
-  echo "${uri:-http://deb.debian.org/debian}"
-}
+source "$checkout/scripts/debootstrap-root.sh"
 mirror="${WSCSL_PIP_MIRROR:-$(host_mirror)}"
-
-if ! command -v debootstrap >/dev/null 2>&1; then
-  echo "$leg: installing debootstrap"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap ||
-    fail "debootstrap is missing and could not be installed (apt-get install debootstrap)"
-fi
-
-mkdir -p "$(dirname "$root")" "$ccache_dir" "$wheels"
-exec 9>"$root.lock"
-if ! flock -n 9; then
-  echo "$leg: another run uses $root; waiting for it"
-  flock 9
-fi
-
-mounted=()
-unmount_all() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" ||
-      echo "$leg: could not unmount ${mounted[i]}" >&2
-  done
-  mounted=()
-}
-trap unmount_all EXIT
-trap 'exit 130' INT TERM
-mount_in_root() {  # mount_in_root TARGET_IN_ROOT MOUNT_ARGUMENTS…
-  local target="$root$1"
-  shift
-  mkdir -p "$target"
-  mount "$@" "$target"
-  mounted+=("$target")
-  if [ "$1" = "--bind" ]; then
-    mount --make-private "$target"
-  fi
-}
-
-awk -v prefix="$root/" 'index($2, prefix) == 1 { print $2 }' /proc/self/mounts | sort -r |
-  while read -r stale; do
-    umount -l "$stale"
-  done
-
-phase_start=$(date +%s)
-if [ ! -e "$root/.wscsl-debootstrap-done" ]; then
-  if [ -e "$root" ]; then
-    if grep -qF " $root/" /proc/self/mounts; then
-      fail "the unfinished root $root still has something mounted inside it (see findmnt -R $root); unmount it first"
-    fi
-    rm -rf "$root"
-  fi
-  echo "$leg: making a Debian 12 root in $root from $mirror"
-  debootstrap --variant=minbase bookworm "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
-    fail "debootstrap failed (log: $root.debootstrap.log)"
-  touch "$root/.wscsl-debootstrap-done"
-  echo "$leg: root made in $(seconds_since "$phase_start") s"
-fi
-
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-cp /etc/hosts "$root/etc/hosts"
-mount_in_root /proc -t proc proc
-mount_in_root /sys -t sysfs sysfs
-mount_in_root /dev --bind /dev
-mount_in_root /dev/shm -t tmpfs tmpfs
-mount_in_root /wscsl --bind "$checkout"
-mount_in_root /var/cache/wscsl-ccache --bind "$ccache_dir"
+mkdir -p "$wheels"
+take_root
+make_root bookworm "$mirror"
+enter_root "$checkout" "$ccache_dir"
 mount_in_root /var/cache/wscsl-wheels --bind "$wheels"
 if [ -n "$cuda" ]; then
   mount_in_root /usr/local/cuda --bind "$cuda" -o ro
 fi
-
-in_root() {
-  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
-}
-
-phase_start=$(date +%s)
-wanted="${packages[*]}"
-if [ "$(cat "$root/.wscsl-packages" 2>/dev/null || true)" != "$wanted" ]; then
-  echo "$leg: installing ${#packages[@]} packages and their dependencies"
-  in_root env DEBIAN_FRONTEND=noninteractive dpkg --configure -a >"$root.apt.log" 2>&1 ||
-    fail "dpkg could not finish configuring the packages an earlier run installed (log: $root.apt.log)"
-  in_root apt-get update -q >>"$root.apt.log" 2>&1 ||
-    fail "apt-get update failed in the root (log: $root.apt.log)"
-  in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-    "${packages[@]}" >>"$root.apt.log" 2>&1 ||
-    fail "installing the root's packages failed (log: $root.apt.log)"
-  in_root apt-get clean
-  echo "$wanted" >"$root/.wscsl-packages"
-  echo "$leg: packages installed in $(seconds_since "$phase_start") s"
-fi
+install_in_root "${packages[@]}"
 
 # The virtual environment, made again when the requirements change.
 phase_start=$(date +%s)
