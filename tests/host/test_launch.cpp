@@ -31,6 +31,7 @@
 #include "processes.hpp"
 #include "run/event_log.hpp"
 #include "run/tfrecord.hpp"
+#include "slurm_step.hpp"
 #include "tensorboard_events.pb.h"
 #include "wscsl/testing/image_fixtures.hpp"
 
@@ -499,15 +500,7 @@ TEST_F(Launching, ASlurmStepOfTwoNodesOfTwoTasks) {
   const std::string command = kSrun.substr(std::string("srun ").size());
   const auto task = [&](int rank, int tasks, const std::string& extra) {
     return start("slurm" + std::to_string(tasks) + "_" + std::to_string(rank), command + extra,
-                 {{"SLURM_JOB_ID", std::to_string(job_id)},
-                  {"SLURM_STEP_ID", "0"},
-                  {"SLURM_PROCID", std::to_string(rank)},
-                  {"SLURM_LOCALID", std::to_string(rank % 2)},
-                  {"SLURM_NODEID", std::to_string(rank / 2)},
-                  {"SLURM_NTASKS", "4"},
-                  {"SLURM_NNODES", "2"},
-                  {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"},
-                  {"SLURM_JOB_NODELIST", "localhost,localhost"}});
+                 wscsl::test::slurm_task_of_two_by_two(rank, job_id, "localhost,localhost"));
   };
   std::vector<Job> step;
   for (int rank = 0; rank < 4; ++rank)

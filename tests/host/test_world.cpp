@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "distributed/world.hpp"
+#include "slurm_step.hpp"
 #include "wscsl/error.hpp"
 
 using namespace wscsl::host;
@@ -157,15 +158,7 @@ TEST(World, AnInconsistentTorchrunEnvironmentIsOneSentence) {
 
 // What srun gives task `rank` of a step of 2 nodes with 2 tasks each, in job 4242117.
 std::map<std::string, std::string> slurm_task(int rank) {
-  return {{"SLURM_JOB_ID", "4242117"},
-          {"SLURM_STEP_ID", "0"},
-          {"SLURM_PROCID", std::to_string(rank)},
-          {"SLURM_LOCALID", std::to_string(rank % 2)},
-          {"SLURM_NODEID", std::to_string(rank / 2)},
-          {"SLURM_NTASKS", "4"},
-          {"SLURM_NNODES", "2"},
-          {"SLURM_STEP_TASKS_PER_NODE", "2(x2)"},
-          {"SLURM_JOB_NODELIST", "node[07-08]"}};
+  return wscsl::test::slurm_task_of_two_by_two(rank, 4242117, "node[07-08]");
 }
 
 TEST(World, SlurmTasksMeetOnTheFirstNodeAtTheJobsPort) {

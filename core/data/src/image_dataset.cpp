@@ -51,11 +51,16 @@ void check_condition_names(const std::vector<std::string>& names, const std::str
                                  name));
 }
 
+at::Tensor imagenet_mean() {
+  return torch::tensor({0.485, 0.456, 0.406}, torch::kFloat).view({1, 3, 1, 1});
+}
+
+at::Tensor imagenet_std() {
+  return torch::tensor({0.229, 0.224, 0.225}, torch::kFloat).view({1, 3, 1, 1});
+}
+
 ImageDataset::ImageDataset(const ImageDatasetOptions& options)
-    : options_(options),
-      bad_(options.max_bad_rows),
-      mean_(torch::tensor({0.485, 0.456, 0.406}, torch::kFloat).view({1, 3, 1, 1})),
-      std_(torch::tensor({0.229, 0.224, 0.225}, torch::kFloat).view({1, 3, 1, 1})) {}
+    : options_(options), bad_(options.max_bad_rows), mean_(imagenet_mean()), std_(imagenet_std()) {}
 
 ImageDataset::~ImageDataset() = default;
 

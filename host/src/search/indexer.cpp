@@ -132,10 +132,6 @@ std::int64_t write_chunks(const IndexRequest& request, IndexManifest& manifest,
   return total;
 }
 
-}  // namespace
-
-namespace {
-
 IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request) {
   if (request.chunk_rows < 1) throw Error("--chunk must be at least 1");
   std::unique_ptr<RunModel> model = open_run_model(global, request.run);
@@ -209,11 +205,7 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
   store_options.image_size = model->pixels.image_size;
   store_options.max_image_pixels = model->pixels.max_image_pixels;
   store_options.cache_dir = image_cache_dir(model->pixels.cache_dir.string());
-  const ConfigNode* dataset = pipeline.resolved.find("dataset");
-  const ConfigNode* limit = dataset ? dataset->find("cache_limit_mb") : nullptr;
-  store_options.limit_bytes =
-      (limit && limit->is_integer() ? limit->as_integer() : ImageDatasetOptions{}.cache_limit_mb)
-      << 20;
+  store_options.limit_bytes = model->pixels.cache_limit_bytes;
   const ImageStore store(list, store_options);
 
   std::vector<std::int64_t> usable;
@@ -243,11 +235,8 @@ IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request
     fmt::print(stderr, "wscsl: warning: skipped {}: {}\n", s.file, s.reason);
 
   if (!extending) manifest = new_manifest(*model);
-  for (const SkippedFile& s : unusable) {
-    const bool known = std::any_of(manifest.skipped.begin(), manifest.skipped.end(),
-                                   [&](const SkippedFile& k) { return k.file == s.file; });
-    if (!known) manifest.skipped.push_back(s);
-  }
+  // Files skipped by an earlier call are among `indexed`, so none of these is listed yet.
+  manifest.skipped.insert(manifest.skipped.end(), unusable.begin(), unusable.end());
   std::vector<IndexedImage> images;
   for (std::int64_t i : usable)
     images.push_back({files[static_cast<std::size_t>(i)].string(), "", -1});

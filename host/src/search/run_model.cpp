@@ -9,6 +9,7 @@
 #include "evaluation/evaluation.hpp"
 #include "evaluation/run_evaluation.hpp"
 #include "pipeline/item_forward.hpp"
+#include "wscsl/data/image_dataset.hpp"
 #include "wscsl/data/image_file.hpp"
 #include "wscsl/data/resample.hpp"
 #include "wscsl/error.hpp"
@@ -42,6 +43,10 @@ PixelPreparation pixel_preparation(const Pipeline& pipeline) {
       max_pixels && max_pixels->is_integer() ? max_pixels->as_integer() : kDefaultMaxImagePixels;
   const ConfigNode* cache = dataset_option(pipeline, "cache_dir");
   if (cache && cache->is_string()) p.cache_dir = cache->as_string();
+  const ConfigNode* limit = dataset_option(pipeline, "cache_limit_mb");
+  p.cache_limit_bytes =
+      (limit && limit->is_integer() ? limit->as_integer() : ImageDatasetOptions{}.cache_limit_mb)
+      << 20;
   return p;
 }
 
@@ -79,14 +84,7 @@ void require_same_run(const IndexManifest& manifest, const RunModel& model, cons
 
 torch::Tensor model_input(const RunModel& model, const torch::Tensor& pixels) {
   torch::Tensor x = pixels.to(torch::kFloat).div_(255);
-  if (model.pixels.imagenet) {
-    // The ImageNet statistics every image dataset normalises with (image_dataset.cpp).
-    const torch::Tensor mean =
-        torch::tensor({0.485, 0.456, 0.406}, torch::kFloat).view({1, 3, 1, 1});
-    const torch::Tensor std =
-        torch::tensor({0.229, 0.224, 0.225}, torch::kFloat).view({1, 3, 1, 1});
-    x.sub_(mean).div_(std);
-  }
+  if (model.pixels.imagenet) x.sub_(imagenet_mean()).div_(imagenet_std());
   return x.to(model.device);
 }
 

@@ -24,8 +24,9 @@ namespace wscsl::host::search {
 struct PixelPreparation {
   std::int64_t image_size = 0;
   bool imagenet = false;
-  std::int64_t max_image_pixels = 0;  // the dataset's max_image_pixels, else PIL's bomb limit
-  std::filesystem::path cache_dir;    // the dataset's cache_dir (empty: the default folder)
+  std::int64_t max_image_pixels = 0;   // the dataset's max_image_pixels, else PIL's bomb limit
+  std::filesystem::path cache_dir;     // the dataset's cache_dir (empty: the default folder)
+  std::int64_t cache_limit_bytes = 0;  // the dataset's cache_limit_mb, else its default
 };
 
 struct RunModel {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "hnsw_graphs.hpp"
+#include "wscsl/data/image_dataset.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/text.hpp"
 
@@ -92,9 +93,7 @@ torch::Tensor IndexSearcher::picture(std::int64_t row) {
   torch::Tensor x =
       model_->pipeline().dataset->images(split, torch::tensor({where.id}, torch::kLong), {})[0].to(
           torch::kFloat);
-  if (model_->pixels.imagenet)
-    x = x * torch::tensor({0.229, 0.224, 0.225}).view({3, 1, 1}) +
-        torch::tensor({0.485, 0.456, 0.406}).view({3, 1, 1});
+  if (model_->pixels.imagenet) x = x * imagenet_std()[0] + imagenet_mean()[0];
   return x.clamp(0, 1);
 }
 

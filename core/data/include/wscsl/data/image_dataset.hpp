@@ -88,6 +88,11 @@ std::int64_t per_split(Split split, std::int64_t train, std::int64_t val, std::i
 void check_condition_names(const std::vector<std::string>& names, const std::string& field,
                            FieldChecker& c);
 
+// ImageNet's per-channel mean and standard deviation, [1, 3, 1, 1] float: what the "imagenet"
+// normalisation subtracts and divides by, as torchvision's pretrained models expect.
+at::Tensor imagenet_mean();
+at::Tensor imagenet_std();
+
 class ImageDataset : public Dataset {
  public:
   ~ImageDataset() override;
