@@ -129,25 +129,22 @@ std::vector<IndexedCondition> indexed_conditions(RunModel& model, std::string& a
         one_each ? "identity (supervised module)" : "none (the module is given the condition)";
     return out;
   }
-  std::vector<NamedEvaluator*> aligners;
-  for (NamedEvaluator& e : pipeline.evaluators)
-    if (e.evaluator->contract().provides_resource(Resource::Alignment, ot)) aligners.push_back(&e);
-  if (!aligners.empty() && info.has_split(Split::Val)) {
+  bool fits_ot = false;
+  for (const NamedEvaluator& e : pipeline.evaluators)
+    fits_ot = fits_ot || e.evaluator->contract().provides_resource(Resource::Alignment, ot);
+  if (fits_ot && info.has_split(Split::Val)) {
     // The alignment is fitted on the validation split alone (the OT plan of the fit split).
     const EmbeddingTable val = embed_split(pipeline, Split::Val, pipeline.trainer.eval_batch_size);
-    std::map<std::string, torch::Tensor> shared;
-    torch::NoGradGuard no_grad;
-    EvalContext context{val,
-                        val,
-                        module,
-                        *pipeline.dataset,
-                        info,
-                        {},
-                        shared,
-                        false,
-                        pipeline.trainer.eval_batch_size};
-    for (NamedEvaluator* e : aligners)
-      e->evaluator->evaluate(context);
+    std::map<std::string, torch::Tensor> shared = published_alignments(pipeline, val, val);
+    const EvalContext context{val,
+                              val,
+                              module,
+                              *pipeline.dataset,
+                              info,
+                              {},
+                              shared,
+                              false,
+                              pipeline.trainer.eval_batch_size};
     const aligned::AlignedEmbeddings a =
         aligned::aligned_embeddings(context, aligned::Strategy::Ot, "wscsl index");
     for (std::size_t c = 0; c < info.conditions.size(); ++c)
