@@ -225,6 +225,8 @@ TEST(OwnFolder, EmbedNamesFilesAndAlignmentAndBenchTabulatesExistingRuns) {
                                    " --output " + (dir.path() / "table2").string());
   EXPECT_NE(refused.status, 0);
   EXPECT_NE(refused.text.find("unfinished has no results.json"), std::string::npos) << refused.text;
+  // The commands it names exist.
+  EXPECT_NE(refused.text.find("(wscsl eval "), std::string::npos) << refused.text;
 }
 
 namespace {

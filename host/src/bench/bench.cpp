@@ -212,7 +212,7 @@ int tabulate_runs(const GlobalOptions& global, const BenchArgs& args,
     if (!fs::exists(run.results_json(), ec))
       throw Error(fmt::format(
           "{} has no results.json: it has not finished training (wscsl train --resume {}) or "
-          "was not evaluated (wscsl evaluate {})",
+          "was not evaluated (wscsl eval {})",
           directory.string(), directory.string(), directory.string()));
     roots.push_back(load_toml_file(run.resolved()));
     for (const fs::path& p : pipeline_plugin_paths(roots.back()))
