@@ -7,7 +7,8 @@
 # and approximate query time per condition, hnswlib's own searchKnn time on the same graphs,
 # recall@10 of the approximate search against the exact one, private memory; and the same graphs
 # searched by hnswlib's Python package from PyPI (bench/search_reference.py), side by side, when
-# $PYTHON (default python3) imports hnswlib and numpy.
+# $PYTHON (default python3) imports hnswlib and numpy; and, when it also imports faiss (PyPI's
+# faiss-cpu), hnswlib against FAISS on new random rows of one ψ_k's shape (bench/search_libraries.py).
 # Indexes of more than $APPROXIMATE_UP_TO rows (default 100000) are measured without graphs (exact
 # search only): one HNSW graph of 10^6 rows takes many minutes to build on one core.
 # Usage: bench/search.sh [rows...]   (default: 10000 100000)
@@ -39,7 +40,9 @@ echo "== real embeddings: Fashion-CRB's test split"
 "${one_core[@]}" "$tool" measure --index "$work/real" --queries 200
 reference "$work/real" 200
 
+libraries=()
 for rows in "${sizes[@]}"; do
+  [ "$rows" -gt "${APPROXIMATE_UP_TO:-100000}" ] || libraries+=("$rows")
   echo "== $rows random rows"
   "$tool" synthesize --like "$work/real" --rows "$rows" --out "$work/random-$rows"
   if [ "$rows" -le "${APPROXIMATE_UP_TO:-100000}" ]; then
@@ -50,3 +53,7 @@ for rows in "${sizes[@]}"; do
   [ ! -f "$work/random-$rows/hnsw.json" ] || reference "$work/random-$rows" 50
   rm -rf "$work/random-$rows"
 done
+if [ ${#libraries[@]} -gt 0 ] && "$python" -c "import faiss, hnswlib, numpy" 2>/dev/null; then
+  echo "== hnswlib or FAISS"
+  "${one_core[@]}" "$python" bench/search_libraries.py "${libraries[@]}"
+fi
