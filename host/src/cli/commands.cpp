@@ -51,18 +51,21 @@ extern "C" void on_stop_signal(int) {
 // A failure in one process of a job ends that process at once, so that the others see the lost
 // connection and stop too instead of waiting out a collective that cannot complete; rank 0's
 // checkpoints are committed atomically, so nothing saved is lost.
+[[noreturn]] void end_the_process(const std::string& failure, const std::string& after_failure) {
+  fmt::print(stderr, "wscsl: error: {}{}\n", failure, after_failure);
+  std::fflush(nullptr);
+  std::_Exit(1);
+}
+
 template <class Body>
 int as_rank(const Communicator& comm, const std::string& after_failure, Body&& body) {
   if (comm.size() == 1) return body();
   try {
     return body();
+  } catch (const RankError& e) {
+    end_the_process(e.what(), after_failure);
   } catch (const std::exception& e) {
-    const std::string what = e.what();
-    fmt::print(stderr, "wscsl: error: {}{}{}\n",
-               starts_with(what, "rank ") ? "" : fmt::format("rank {}: ", comm.rank()), what,
-               after_failure);
-    std::fflush(nullptr);
-    std::_Exit(1);
+    end_the_process(RankError(comm.rank(), e.what()).what(), after_failure);
   }
 }
 

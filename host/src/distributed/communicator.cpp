@@ -73,7 +73,7 @@ class ReducerAverager : public GradientAverager {
     try {
       reducer_->prepare_for_backward({loss});
     } catch (const std::exception& e) {
-      throw CollectiveError(fmt::format(
+      throw Error(fmt::format(
           "data-parallel training needs every trainable parameter to receive a gradient in "
           "every step ({})",
           reason_of(e)));
@@ -112,12 +112,12 @@ std::string job_of(const World& world) {
   return fmt::format("WORLD_SIZE={}", world.size);
 }
 
-Error not_all_joined(const World& world, const std::string& master, std::chrono::seconds timeout,
-                     const std::string& reason) {
-  return Error(
-      fmt::format("rank {}: not all {} ranks of {} joined the rendezvous on {} within "
-                  "{} s (is WORLD_SIZE right, and did every rank start?): {}",
-                  world.rank, world.size, job_of(world), master, timeout.count(), reason));
+RankError not_all_joined(const World& world, const std::string& master,
+                         std::chrono::seconds timeout, const std::string& reason) {
+  return RankError(world.rank,
+                   fmt::format("not all {} ranks of {} joined the rendezvous on {} within "
+                               "{} s (is WORLD_SIZE right, and did every rank start?): {}",
+                               world.size, job_of(world), master, timeout.count(), reason));
 }
 
 // Whether another socket holds TCP port `port` of this machine, as a server bound to it would
@@ -161,14 +161,14 @@ c10::intrusive_ptr<c10d::Store> rendezvous_store(const World& world, std::chrono
                       master));
     if (serving) throw not_all_joined(world, master, timeout, reason);
     if (world.agent_store)
-      throw Error(
-          fmt::format("rank {}: could not reach the store of torchrun's agent on {} within {} s "
+      throw RankError(
+          world.rank,
+          fmt::format("could not reach the store of torchrun's agent on {} within {} s "
                       "(MASTER_ADDR, MASTER_PORT; is the agent of the first node running?): {}",
-                      world.rank, master, timeout.count(), reason));
-    throw Error(
-        fmt::format("rank {}: could not reach the rendezvous on {} within {} s "
-                    "(MASTER_ADDR, MASTER_PORT; is rank 0 running?): {}",
-                    world.rank, master, timeout.count(), reason));
+                      master, timeout.count(), reason));
+    throw RankError(world.rank, fmt::format("could not reach the rendezvous on {} within {} s "
+                                            "(MASTER_ADDR, MASTER_PORT; is rank 0 running?): {}",
+                                            master, timeout.count(), reason));
   }
   if (!world.agent_store) return store;
   return c10::make_intrusive<c10d::PrefixStore>(fmt::format("/worker/attempt_{}", world.restart),
@@ -181,10 +181,10 @@ class C10dCommunicator : public Communicator {
                    const at::Device& device)
       : Communicator(world) {
     if (backend == CollectiveBackend::Nccl && !(device.is_cuda() && device.has_index()))
-      throw Error(
-          fmt::format("rank {}: NCCL reduces tensors on a GPU, and this process's model "
-                      "is on {} (set trainer.device to \"cuda\" or \"cuda:N\")",
-                      world.rank, device.str()));
+      throw RankError(world.rank,
+                      fmt::format("NCCL reduces tensors on a GPU, and this process's model "
+                                  "is on {} (set trainer.device to \"cuda\" or \"cuda:N\")",
+                                  device.str()));
     store_ = rendezvous_store(world, timeout);
     const std::string master = fmt::format("{}:{}", world.master_address, world.master_port);
     auto gloo_options = c10d::ProcessGroupGloo::Options::create(timeout);
@@ -197,8 +197,8 @@ class C10dCommunicator : public Communicator {
       try {
         nccl = nccl::make_backend(store_, world.rank, world.size, device.index(), timeout);
       } catch (const c10::Error& e) {
-        throw Error(fmt::format("rank {}: NCCL could not be set up on {}: {}", world.rank,
-                                device.str(), reason_of(e)));
+        throw RankError(world.rank, fmt::format("NCCL could not be set up on {}: {}", device.str(),
+                                                reason_of(e)));
       }
     }
     try {
@@ -280,7 +280,7 @@ class C10dCommunicator : public Communicator {
     try {
       work->wait();
     } catch (const std::exception& e) {
-      throw CollectiveError(fmt::format("rank {}: the {} failed ({})", rank(), what, reason_of(e)));
+      throw CollectiveError(rank(), fmt::format("the {} failed ({})", what, reason_of(e)));
     }
   }
 
@@ -289,6 +289,9 @@ class C10dCommunicator : public Communicator {
 };
 
 }  // namespace
+
+RankError::RankError(int rank, const std::string& message)
+    : Error(fmt::format("rank {}: {}", rank, message)) {}
 
 std::unique_ptr<Communicator> Communicator::join(const World& world, std::chrono::seconds timeout,
                                                  CollectiveBackend backend,

@@ -18,10 +18,16 @@
 
 namespace wscsl::host {
 
-// A collective that failed: a rank died, hung past the timeout or never joined.
-class CollectiveError : public Error {
+// A failure of one process of a job, its message prefixed with the process's rank.
+class RankError : public Error {
  public:
-  using Error::Error;
+  RankError(int rank, const std::string& message);
+};
+
+// A collective that failed: a rank died, hung past the timeout or never joined.
+class CollectiveError : public RankError {
+ public:
+  using RankError::RankError;
 };
 
 // Averages gradients over the ranks during backward, bucket by bucket as PyTorch's DDP does (it

@@ -90,8 +90,8 @@ StepOutcome DataParallel::naming_failures(const TrainingState& at,
   try {
     return take_step();
   } catch (const std::exception& e) {
-    throw CollectiveError(fmt::format("rank {}: step {} (epoch {}) failed: {}", comm_.rank(),
-                                      at.global_step + 1, at.epoch + 1, e.what()));
+    throw CollectiveError(comm_.rank(), fmt::format("step {} (epoch {}) failed: {}",
+                                                    at.global_step + 1, at.epoch + 1, e.what()));
   }
 }
 
