@@ -2,6 +2,7 @@
 
 #include "wscsl/nn/distances.hpp"
 #include "wscsl/nn/scoring.hpp"
+#include "wscsl/plugin/condition_options.hpp"
 
 namespace wscsl::csn_masks {
 
@@ -10,15 +11,11 @@ Schema<CsnMasksOptions> CsnMasks::schema() {
   Schema<O> s(
       "CSN (Veit et al., CVPR 2017): ψ_c = φ ⊙ m_c with one mask per condition, selected by the "
       "triplet's condition label (supervised); F.pairwise_distance on the masked embeddings.");
-  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
-      .min(1)
-      .derived(facts::backbone_embedding_dim);
-  s.field("num_conditions", &O::num_conditions,
-          "K, one mask per condition (set from the dataset: the triplet's label selects it).")
-      .min(1)
-      .derived(facts::dataset_num_conditions);
-  s.field("masks", &O::masks, nn::mask_init_doc() + " The released default is fixed.",
-          nn::mask_init_choices());
+  condition_options::input_dim(s, &O::input_dim);
+  condition_options::num_conditions(
+      s, &O::num_conditions,
+      "K, one mask per condition (set from the dataset: the triplet's label selects it).");
+  condition_options::masks(s, &O::masks, "The released default is fixed.");
   return s;
 }
 

@@ -7,9 +7,9 @@
 #include "sequential_branch.hpp"
 #include "set_branch.hpp"
 #include "transformer_branch.hpp"
-#include "wscsl/config/limits.hpp"
 #include "wscsl/nn/distances.hpp"
 #include "wscsl/nn/scoring.hpp"
+#include "wscsl/plugin/condition_options.hpp"
 
 namespace wscsl::discovernet {
 
@@ -19,18 +19,11 @@ Schema<DiscoverNetOptions> DiscoverNet::schema() {
       "DiscoverNet: K projections ψ_k = normalize(W_k φ) (or (I+L_k)φ), a set function g over the "
       "triplet's pairs matched to K anchors by a temperature softmax p(τ), and the expected "
       "distances Σ_k p_k d_k(a,·).");
-  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
-      .min(1)
-      .derived(facts::backbone_embedding_dim);
-  s.field("num_embeddings", &O::num_embeddings,
-          "K, the number of embeddings ψ_k (default: the dataset's number of conditions).")
-      .min(1)
-      .max(kMaxEmbeddings)
-      .default_from(facts::dataset_num_conditions);
-  s.field("embedding_dim", &O::embedding_dim, "E, the size of each ψ_k (default: D).")
-      .min(1)
-      .max(kMaxLayerSize)
-      .default_from(facts::backbone_embedding_dim);
+  condition_options::input_dim(s, &O::input_dim);
+  condition_options::num_embeddings(
+      s, &O::num_embeddings,
+      "K, the number of embeddings ψ_k (default: the dataset's number of conditions).");
+  condition_options::embedding_dim(s, &O::embedding_dim, "E, the size of each ψ_k (default: D).");
   s.field("projection", &O::projection,
           "\"linear\": ψ_k = normalize(W_k φ) (released code); \"residual\": ψ_k = "
           "normalize(φ + L_k φ) (the paper's Eq. 8).",

@@ -1,8 +1,8 @@
 #include "lsn.hpp"
 
-#include "wscsl/config/limits.hpp"
 #include "wscsl/nn/distances.hpp"
 #include "wscsl/nn/scoring.hpp"
+#include "wscsl/plugin/condition_options.hpp"
 
 namespace wscsl::lsn {
 
@@ -12,15 +12,11 @@ Schema<LsnOptions> Lsn::schema() {
       "LSN (Nigam et al., ICCV 2019) as DiscoverNet's reimplementation: ψ_k = normalize(φ ⊙ m_k), "
       "F.pairwise_distance per embedding; a triplet is predicted with the embedding that "
       "satisfies it best. Train it with loss/lsn_min.");
-  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
-      .min(1)
-      .derived(facts::backbone_embedding_dim);
-  s.field("num_embeddings", &O::num_embeddings,
-          "K, the number of latent embeddings (default: the dataset's number of conditions).")
-      .min(1)
-      .max(kMaxEmbeddings)
-      .default_from(facts::dataset_num_conditions);
-  s.field("masks", &O::masks, nn::mask_init_doc(), nn::mask_init_choices());
+  condition_options::input_dim(s, &O::input_dim);
+  condition_options::num_embeddings(
+      s, &O::num_embeddings,
+      "K, the number of latent embeddings (default: the dataset's number of conditions).");
+  condition_options::masks(s, &O::masks);
   return s;
 }
 

@@ -2,6 +2,7 @@
 
 #include "wscsl/config/limits.hpp"
 #include "wscsl/nn/distances.hpp"
+#include "wscsl/plugin/condition_options.hpp"
 
 namespace wscsl::sce_attention {
 
@@ -65,16 +66,11 @@ Schema<SceAttentionOptions> SceAttention::schema() {
       "SCE-Net (Tan et al., ICCV 2019): masked embeddings ψ_k = φ ⊙ m_k and a condition-weight "
       "branch on the triplet or on each compared pair, fused embedding E = Σ_k w_k ψ_k, "
       "F.pairwise_distance between fused embeddings.");
-  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
-      .min(1)
-      .derived(facts::backbone_embedding_dim);
-  s.field("num_embeddings", &O::num_embeddings,
-          "K, the number of masks (`num_concepts`; default: the dataset's number of conditions).")
-      .min(1)
-      .max(kMaxEmbeddings)
-      .default_from(facts::dataset_num_conditions);
-  s.field("masks", &O::masks, nn::mask_init_doc() + " The README's training command uses learned.",
-          nn::mask_init_choices());
+  condition_options::input_dim(s, &O::input_dim);
+  condition_options::num_embeddings(
+      s, &O::num_embeddings,
+      "K, the number of masks (`num_concepts`; default: the dataset's number of conditions).");
+  condition_options::masks(s, &O::masks, "The README's training command uses learned.");
   s.field("hidden", &O::hidden, "Hidden units of the condition-weight branch (released: 32).")
       .min(1)
       .max(kMaxLayerSize)
@@ -128,11 +124,10 @@ Schema<SceAttentionOptions> SceAttention::schema() {
                "conditions in a seeded permutation, in blocks of ⌈conditions / K⌉"},
               {Assignment::PerCall, "random_per_call",
                "one-hot on an embedding drawn uniformly from LibTorch's generator at every call"}});
-  s.field("num_conditions", &O::num_conditions,
-          "The dataset's conditions, which assignment = \"random\" shares among the K embeddings "
-          "(set from the dataset).")
-      .min(1)
-      .derived(facts::dataset_num_conditions);
+  condition_options::num_conditions(
+      s, &O::num_conditions,
+      "The dataset's conditions, which assignment = \"random\" shares among the K embeddings "
+      "(set from the dataset).");
   s.check([](const O& o, FieldChecker& c) {
     if (reads_text(o) && !o.text)
       c.error("text",

@@ -2,6 +2,7 @@
 
 #include "wscsl/nn/distances.hpp"
 #include "wscsl/nn/scoring.hpp"
+#include "wscsl/plugin/condition_options.hpp"
 
 namespace wscsl::single {
 
@@ -10,9 +11,7 @@ Schema<SingleOptions> Single::schema() {
   Schema<O> s(
       "The standard triplet network: one embedding ψ_1 = φ shared by every condition, "
       "F.pairwise_distance.");
-  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
-      .min(1)
-      .derived(facts::backbone_embedding_dim);
+  condition_options::input_dim(s, &O::input_dim);
   return s;
 }
 

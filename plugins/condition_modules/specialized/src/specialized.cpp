@@ -1,8 +1,8 @@
 #include "specialized.hpp"
 
-#include "wscsl/config/limits.hpp"
 #include "wscsl/nn/distances.hpp"
 #include "wscsl/nn/scoring.hpp"
+#include "wscsl/plugin/condition_options.hpp"
 
 namespace wscsl::specialized {
 
@@ -11,17 +11,12 @@ Schema<SpecializedOptions> Specialized::schema() {
   Schema<O> s(
       "Specialized triplet networks (CSN's baseline): ψ_c = W_c φ + b_c, one linear head per "
       "condition, selected by the triplet's condition label (supervised); F.pairwise_distance.");
-  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
-      .min(1)
-      .derived(facts::backbone_embedding_dim);
-  s.field("num_conditions", &O::num_conditions,
-          "K, one head per condition (set from the dataset: the triplet's label selects it).")
-      .min(1)
-      .derived(facts::dataset_num_conditions);
-  s.field("embedding_dim", &O::embedding_dim, "E, the size of each head's embedding (default: D).")
-      .min(1)
-      .max(kMaxLayerSize)
-      .default_from(facts::backbone_embedding_dim);
+  condition_options::input_dim(s, &O::input_dim);
+  condition_options::num_conditions(
+      s, &O::num_conditions,
+      "K, one head per condition (set from the dataset: the triplet's label selects it).");
+  condition_options::embedding_dim(s, &O::embedding_dim,
+                                   "E, the size of each head's embedding (default: D).");
   return s;
 }
 

@@ -9,6 +9,7 @@
 
 #include "wscsl/nn/scoring.hpp"
 #include "wscsl/nn/script_module.hpp"
+#include "wscsl/plugin/condition_options.hpp"
 #include "wscsl/util/tensor_text.hpp"
 
 namespace wscsl::torchscript_condition_module {
@@ -107,9 +108,7 @@ Schema<TorchScriptConditionModuleOptions> TorchScriptConditionModule::schema() {
   s.field("file", &O::file, "The TorchScript file (.pt), relative to the pipeline's folder.")
       .path()
       .required();
-  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
-      .min(1)
-      .derived(facts::backbone_embedding_dim);
+  condition_options::input_dim(s, &O::input_dim);
   s.field("trainable", &O::trainable, "Train the module's parameters; false keeps them as saved.");
   return s;
 }

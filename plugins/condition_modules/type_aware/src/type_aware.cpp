@@ -2,6 +2,7 @@
 
 #include "wscsl/nn/distances.hpp"
 #include "wscsl/nn/scoring.hpp"
+#include "wscsl/plugin/condition_options.hpp"
 
 namespace wscsl::type_aware {
 
@@ -11,15 +12,10 @@ Schema<TypeAwareOptions> TypeAware::schema() {
       "Type-aware embedding network (Vasileva et al., ECCV 2018): ψ_c = φ ⊙ m_c with one mask "
       "per type-pair condition, each masked embedding L2-normalised, the pair's condition "
       "given by its two items' types while training and at test time; F.pairwise_distance.");
-  s.field("input_dim", &O::input_dim, "D, the size of φ (set from the backbone).")
-      .min(1)
-      .derived(facts::backbone_embedding_dim);
-  s.field("num_conditions", &O::num_conditions,
-          "K, one mask per type-pair condition (set from the dataset).")
-      .min(1)
-      .derived(facts::dataset_num_conditions);
-  s.field("masks", &O::masks, nn::mask_init_doc() + " The released model: learned (--learned).",
-          nn::mask_init_choices());
+  condition_options::input_dim(s, &O::input_dim);
+  condition_options::num_conditions(s, &O::num_conditions,
+                                    "K, one mask per type-pair condition (set from the dataset).");
+  condition_options::masks(s, &O::masks, "The released model: learned (--learned).");
   s.field("l2_normalize", &O::l2_normalize,
           "Divide each masked embedding by its L2 norm + 1e-10 (the released model's --l2_embed).");
   s.field("test_masks", &O::test_masks,
