@@ -211,7 +211,7 @@ jobs="$(nproc)"
       { echo '$leg: the build did not take LibTorch from the virtual environment' >&2; exit 1; }
     echo '$leg: what bin/wscsl loads (ldd):'
     ldd $build_dir/bin/wscsl | sed 's/^\s*/  /'
-    if ldd $build_dir/bin/wscsl | grep -E 'opencv|boost|fmt|gtest|protobuf|torch' | grep -v '$venv/'; then
+    if ldd $build_dir/bin/wscsl | grep -E 'opencv|boost|fmt|gtest|protobuf|torch|nccl' | grep -v '$venv/'; then
       echo '$leg: bin/wscsl loads the libraries above from outside the virtual environment' >&2
       exit 1
     fi
