@@ -15,7 +15,7 @@ import numpy as np
 index, queries, pool, ef = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 manifest = json.load(open(f"{index}/manifest.json"))
 arrays = manifest["arrays"]
-psi = np.load(f"{index}/chunks/000000.psi.npy", mmap_mode="r")[:queries]
+psi = np.load(f"{index}/chunks/000000.psi.npy", mmap_mode="r")[:, :queries].transpose(1, 0, 2)
 results = []
 for condition in manifest["conditions"]:
     embedding = condition["embedding"]

@@ -37,9 +37,10 @@ std::set<std::int64_t> graph_embeddings(const IndexManifest& manifest) {
   return out;
 }
 
-// The vectors of embedding `embedding` (-1: every ψ_k side by side) of rows [n, dim], float32.
+// The vectors of embedding `embedding` (-1: every ψ_k side by side) of rows [n, dim], float32,
+// from a chunk's ψ [K, n, E].
 torch::Tensor vectors(const torch::Tensor& psi, std::int64_t embedding) {
-  return (embedding < 0 ? psi.reshape({psi.size(0), -1}) : psi.select(1, embedding))
+  return (embedding < 0 ? psi.transpose(0, 1).reshape({psi.size(1), -1}) : psi[embedding])
       .to(torch::kFloat)
       .contiguous();
 }

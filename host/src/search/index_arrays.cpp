@@ -88,7 +88,7 @@ MappedNpy::~MappedNpy() {
 ItemFeatures ChunkArrays::items(const IndexManifest& manifest, const torch::Tensor& rows) const {
   ItemFeatures out;
   out.phi = phi->tensor().index_select(0, rows);
-  out.psi = psi->tensor().index_select(0, rows);
+  out.psi = psi->tensor().index_select(1, rows).transpose(0, 1).contiguous();
   for (std::size_t t = 0; t < manifest.texts.size(); ++t)
     out.texts[manifest.texts[t].name] = {text_features[t]->tensor().index_select(0, rows),
                                          text_present[t]->tensor().index_select(0, rows) != 0};
@@ -102,9 +102,9 @@ ChunkArrays map_chunk(const fs::path& index, const IndexManifest& manifest, std:
                                       std::vector<std::int64_t>{n, manifest.phi_dim});
   a.psi = std::make_unique<MappedNpy>(
       chunk_path(index, chunk, "psi.npy"), kFloat,
-      std::vector<std::int64_t>{n, manifest.embeddings, manifest.psi_dim});
+      std::vector<std::int64_t>{manifest.embeddings, n, manifest.psi_dim});
   a.psi_sqnorm = std::make_unique<MappedNpy>(chunk_path(index, chunk, "psi_sqnorm.npy"), kFloat,
-                                             std::vector<std::int64_t>{n, manifest.embeddings});
+                                             std::vector<std::int64_t>{manifest.embeddings, n});
   for (const TextArray& t : manifest.texts) {
     a.text_features.push_back(
         std::make_unique<MappedNpy>(chunk_path(index, chunk, text_file(t, false)), kFloat,
@@ -118,9 +118,10 @@ ChunkArrays map_chunk(const fs::path& index, const IndexManifest& manifest, std:
 void write_chunk_arrays(const fs::path& index, const IndexManifest& manifest, std::size_t chunk,
                         const ItemFeatures& items) {
   write_array(chunk_path(index, chunk, "phi.npy"), kFloat, items.phi);
-  write_array(chunk_path(index, chunk, "psi.npy"), kFloat, items.psi);
+  const torch::Tensor by_embedding = items.psi.transpose(0, 1);  // [K, n, E]
+  write_array(chunk_path(index, chunk, "psi.npy"), kFloat, by_embedding);
   write_array(chunk_path(index, chunk, "psi_sqnorm.npy"), kFloat,
-              items.psi.to(torch::kFloat).pow(2).sum(-1));
+              by_embedding.to(torch::kFloat).pow(2).sum(-1));
   for (const TextArray& t : manifest.texts) {
     const TextFeatures& f = items.texts.at(t.name);
     write_array(chunk_path(index, chunk, text_file(t, false)), kFloat, f.features);

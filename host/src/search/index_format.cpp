@@ -105,8 +105,11 @@ IndexManifest read_manifest(const fs::path& index) {
                     index.string(), index.string()));
   return read_json(path, "a wscsl index manifest", [&](const Json& j) {
     if (j.at("format").get<int>() != kIndexFormat)
-      throw Malformed(
-          fmt::format("index format {}, this wscsl reads {}", j.at("format").dump(), kIndexFormat));
+      throw DataError(fmt::format(
+          "{}: an index of format {}, which this wscsl does not read (it reads format {}); make "
+          "it again with `wscsl index {} --out {}`",
+          path.string(), j.at("format").dump(), kIndexFormat,
+          j.at("run").at("directory").get<std::string>(), index.string()));
     IndexManifest m;
     const Json& run = j.at("run");
     m.run = run.at("directory").get<std::string>();

@@ -188,19 +188,19 @@ std::vector<torch::Tensor> IndexSearcher::exact_candidates(
   std::vector<std::vector<torch::Tensor>> block_d(conditions.size()),
       block_found(conditions.size());
   for (std::size_t chunk = 0; chunk < chunks_.size(); ++chunk) {
-    const torch::Tensor& psi = chunks_[chunk].psi->tensor();
-    const torch::Tensor& sqnorm = chunks_[chunk].psi_sqnorm->tensor();
-    const std::int64_t n = psi.size(0);
+    const torch::Tensor& psi = chunks_[chunk].psi->tensor();             // [K, n, E]
+    const torch::Tensor& sqnorm = chunks_[chunk].psi_sqnorm->tensor();  // [K, n]
+    const std::int64_t n = psi.size(1);
     for (std::int64_t b0 = 0; b0 < n; b0 += block_rows) {
       const std::int64_t b1 = std::min(n, b0 + block_rows);
-      const torch::Tensor block = psi.slice(0, b0, b1).to(device);
-      const torch::Tensor norms = sqnorm.slice(0, b0, b1).to(device);
+      const torch::Tensor block = psi.slice(1, b0, b1).to(device);
+      const torch::Tensor norms = sqnorm.slice(1, b0, b1).to(device);
       // ‖x − q‖² = ‖x‖² − 2 x·q + ‖q‖², one matrix-vector product per embedding.
       std::vector<torch::Tensor> d2(static_cast<std::size_t>(k_count));
       for (std::int64_t k = 0; k < k_count; ++k)
         if (needed[static_cast<std::size_t>(k)])
           d2[static_cast<std::size_t>(k)] =
-              (norms.select(1, k) - 2 * block.select(1, k).mv(q[k]) + q_sqnorm[k]).clamp_min(0);
+              (norms[k] - 2 * block[k].mv(q[k]) + q_sqnorm[k]).clamp_min(0);
       const std::int64_t first_row = offsets_[chunk] + b0;
       for (std::size_t c = 0; c < conditions.size(); ++c) {
         torch::Tensor d;
