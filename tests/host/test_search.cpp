@@ -166,7 +166,8 @@ TEST_F(Search, AWeakModuleIndexesAFolderSearchesItAndExtendsIt) {
   // A NumPy file: ψ of the first chunk, K × 5 rows × E float32.
   const std::string psi = read_bytes(index / "chunks" / "000000.psi.npy");
   EXPECT_EQ(psi.rfind("\x93NUMPY\x01", 0), 0u);
-  EXPECT_TRUE(contains(psi.substr(0, 128), "'descr': '<f4', 'fortran_order': False, 'shape': (2, 5, "))
+  EXPECT_TRUE(
+      contains(psi.substr(0, 128), "'descr': '<f4', 'fortran_order': False, 'shape': (2, 5, "))
       << psi.substr(0, 128);
   EXPECT_EQ(manifest["arrays"]["embeddings"], 2);  // DiscoverNet: K = the conditions
 
@@ -334,8 +335,9 @@ TEST_F(Search, BadInputIsOneSentenceNamingTheFileAndWritesNothing) {
   write_bytes(index / "manifest.json", older.dump());
   const Output old_format = run_wscsl("search " + index.string() + " --item 0");
   EXPECT_EQ(old_format.status, 1);
-  EXPECT_TRUE(contains(old_format.text, "an index of format 1, which this wscsl does not read "
-                                        "(it reads format 2); make it again with `wscsl index "))
+  EXPECT_TRUE(contains(old_format.text,
+                       "an index of format 1, which this wscsl does not read "
+                       "(it reads format 2); make it again with `wscsl index "))
       << old_format.text;
   const Output not_an_index = run_wscsl("search " + (dir() / "folder").string() + " --item 0");
   EXPECT_EQ(not_an_index.status, 1);

@@ -188,7 +188,7 @@ std::vector<torch::Tensor> IndexSearcher::exact_candidates(
   std::vector<std::vector<torch::Tensor>> block_d(conditions.size()),
       block_found(conditions.size());
   for (std::size_t chunk = 0; chunk < chunks_.size(); ++chunk) {
-    const torch::Tensor& psi = chunks_[chunk].psi->tensor();             // [K, n, E]
+    const torch::Tensor& psi = chunks_[chunk].psi->tensor();            // [K, n, E]
     const torch::Tensor& sqnorm = chunks_[chunk].psi_sqnorm->tensor();  // [K, n]
     const std::int64_t n = psi.size(1);
     for (std::int64_t b0 = 0; b0 < n; b0 += block_rows) {
