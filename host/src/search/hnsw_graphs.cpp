@@ -3,6 +3,7 @@
 #include <chrono>
 #include <set>
 
+#include <ATen/Parallel.h>
 #include <fmt/format.h>
 #include <hnswlib/hnswlib.h>
 #include <nlohmann/json.hpp>
@@ -17,6 +18,9 @@ namespace wscsl::host::search {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+// Rows one thread inserts at a time while building a graph.
+constexpr std::int64_t kRowsPerTask = 256;
 
 std::string graph_name(std::int64_t embedding) {
   return embedding < 0 ? "all" : std::to_string(embedding);
@@ -69,12 +73,24 @@ void HnswGraphs::build(const fs::path& index, const IndexManifest& manifest,
     hnswlib::HierarchicalNSW<float> graph(&space, static_cast<std::size_t>(rows),
                                           static_cast<std::size_t>(settings.m),
                                           static_cast<std::size_t>(settings.ef_construction));
-    std::int64_t row = 0;
+    // Inserted on LibTorch's threads (at::get_num_threads(): the run's trainer.threads when the
+    // index's run is open, else every core this process may use): hnswlib locks per node. The
+    // first row goes in alone, so that the others find an entry point, as hnswlib's Python
+    // binding does. With more than one thread the graph depends on their timing.
+    std::int64_t first_row = 0;
     for (const ChunkArrays& chunk : chunks) {
       const torch::Tensor v = vectors(chunk.psi->tensor(), embedding);
       const float* data = v.data_ptr<float>();
-      for (std::int64_t i = 0; i < v.size(0); ++i, ++row)
-        graph.addPoint(data + i * dim, static_cast<hnswlib::labeltype>(row));
+      std::int64_t begin = 0;
+      if (first_row == 0) {
+        graph.addPoint(data, 0);
+        begin = 1;
+      }
+      at::parallel_for(begin, v.size(0), kRowsPerTask, [&](std::int64_t from, std::int64_t to) {
+        for (std::int64_t i = from; i < to; ++i)
+          graph.addPoint(data + i * dim, static_cast<hnswlib::labeltype>(first_row + i));
+      });
+      first_row += v.size(0);
     }
     const fs::path path = graph_path(index, embedding);
     const fs::path temporary = fs::path(path.string() + ".part");
