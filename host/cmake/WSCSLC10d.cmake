@@ -1,5 +1,5 @@
-# wscsl_add_c10d(<target> <host_dir>) adds the communicator
-# (<host_dir>/src/distributed/communicator.cpp) and c10d's NCCL backend (distributed/nccl.cpp, or
+# wscsl_add_c10d(<target> <host_dir>) adds the communicator and its rendezvous
+# (<host_dir>/src/distributed/communicator.cpp, rendezvous.cpp) and c10d's NCCL backend (distributed/nccl.cpp, or
 # distributed/nccl_absent.cpp where NCCL is not built in) to <target>, with what c10d's headers
 # need. Used by the host and by the GPU check (tests/device).
 #
@@ -37,11 +37,13 @@ function(wscsl_add_c10d target host_dir)
                           "folder, or configure with -DWSCSL_NCCL=OFF to reduce CUDA tensors "
                           "through Gloo")
     endif()
-    set(sources ${host_dir}/src/distributed/communicator.cpp ${host_dir}/src/distributed/nccl.cpp)
+    set(sources ${host_dir}/src/distributed/communicator.cpp
+      ${host_dir}/src/distributed/rendezvous.cpp ${host_dir}/src/distributed/nccl.cpp)
     list(APPEND definitions USE_C10D_NCCL)
     target_include_directories(${target} SYSTEM PRIVATE ${WSCSL_NCCL_INCLUDE_DIR})
   else()
-    set(sources ${host_dir}/src/distributed/communicator.cpp ${host_dir}/src/distributed/nccl_absent.cpp)
+    set(sources ${host_dir}/src/distributed/communicator.cpp
+      ${host_dir}/src/distributed/rendezvous.cpp ${host_dir}/src/distributed/nccl_absent.cpp)
   endif()
 
   target_sources(${target} PRIVATE ${sources})

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bench_suite.hpp"
-#include "cli/commands.hpp"
+#include "pipeline/session.hpp"
 
 namespace wscsl::host {
 

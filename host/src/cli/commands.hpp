@@ -14,9 +14,6 @@
 
 namespace wscsl::host {
 
-// SIGINT and SIGTERM ask a running training to checkpoint and stop; a second one ends the process.
-void install_stop_handlers();
-
 struct TrainArgs {
   std::filesystem::path pipeline;  // empty when resuming
   std::filesystem::path run_dir;   // --run-dir, or the run to --resume

@@ -13,6 +13,7 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
+#include "pipeline/trainer_options.hpp"
 #include "world.hpp"
 #include "wscsl/error.hpp"
 
@@ -38,16 +39,6 @@ class GradientAverager {
   // Call before backward of `loss`, once per step.
   virtual void prepare(const at::Tensor& loss) = 0;
 };
-
-// The c10d backend of the collectives of CUDA tensors (CPU tensors always go through Gloo).
-enum class CollectiveBackend {
-  Gloo,  // through host memory
-  Nccl,  // GPU to GPU; needs a CUDA device and a build with NCCL
-};
-
-// Whether this wscsl was built with c10d's NCCL backend: a CUDA LibTorch 2 and NCCL's headers
-// (host/CMakeLists.txt).
-bool nccl_built_in();
 
 class Communicator {
  public:

@@ -22,6 +22,15 @@ fs::path checkpoint_for_evaluation(const RunDirectory& run) {
   return chosen;
 }
 
+std::pair<RunDirectory, fs::path> run_and_checkpoint(const fs::path& target) {
+  std::error_code ec;
+  const bool is_file = fs::is_regular_file(target, ec);
+  // A checkpoint lives in <run>/checkpoints/.
+  RunDirectory run = RunDirectory::open(is_file ? target.parent_path().parent_path() : target);
+  fs::path checkpoint = is_file ? target : checkpoint_for_evaluation(run);
+  return {std::move(run), std::move(checkpoint)};
+}
+
 std::vector<at::Tensor> model_state(torch::nn::Module& model) {
   std::vector<at::Tensor> state = model.parameters();
   for (const at::Tensor& b : model.buffers())

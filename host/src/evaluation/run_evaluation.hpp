@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <utility>
 
 #include "evaluation.hpp"
 #include "pipeline/pipeline.hpp"
@@ -14,6 +15,10 @@ namespace wscsl::host {
 // The checkpoint evaluation should use: `best` when the run selects one, else the newest `last`;
 // one that does not verify is skipped with a warning saying why.
 std::filesystem::path checkpoint_for_evaluation(const RunDirectory& run);
+// The run of `target`, a run directory or a checkpoint file inside it, and the checkpoint to use:
+// that file, else checkpoint_for_evaluation's.
+std::pair<RunDirectory, std::filesystem::path> run_and_checkpoint(
+    const std::filesystem::path& target);
 
 // Evaluates `checkpoint` on the test split, embedding on `device`, and writes results.md and
 // results.json.

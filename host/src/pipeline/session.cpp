@@ -20,11 +20,11 @@ Session::Session(const GlobalOptions& options, const std::vector<fs::path>& pipe
 }
 
 OpenPipeline open_pipeline(const GlobalOptions& global, const fs::path& file,
-                           const std::vector<std::string>& overrides) {
+                           const std::vector<std::string>& overrides, int processes) {
   const ConfigNode root = read_pipeline(file, overrides);
   OpenPipeline opened;
   opened.session = std::make_unique<Session>(global, pipeline_plugin_paths(root));
-  opened.pipeline = build_pipeline(root, file, opened.session->registry(), global.processes);
+  opened.pipeline = build_pipeline(root, file, opened.session->registry(), processes);
   if (!opened.pipeline.warnings.empty())
     fmt::print(stderr, "{}\n", opened.pipeline.warnings.format());
   return opened;

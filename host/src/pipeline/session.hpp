@@ -13,7 +13,6 @@ namespace wscsl::host {
 
 struct GlobalOptions {
   std::vector<std::filesystem::path> plugin_paths;  // --plugin-path, searched first
-  int processes = 1;  // of the data-parallel job the command runs in (--nproc or the environment)
 };
 
 // The registry with every plugin from the search path (and a pipeline's [plugins] paths).
@@ -28,12 +27,13 @@ class Session {
 };
 
 // A pipeline file read with its overrides, its plugins loaded, every component built and every
-// contract checked. The session outlives the pipeline: the components' code lives in its plugins.
+// contract checked, for a data-parallel job of `processes` processes (they share each batch). The
+// session outlives the pipeline: the components' code lives in its plugins.
 struct OpenPipeline {
   std::unique_ptr<Session> session;
   Pipeline pipeline;
 };
 OpenPipeline open_pipeline(const GlobalOptions& global, const std::filesystem::path& file,
-                           const std::vector<std::string>& overrides);
+                           const std::vector<std::string>& overrides, int processes = 1);
 
 }  // namespace wscsl::host

@@ -7,7 +7,6 @@
 
 #include <torch/types.h>
 
-#include "distributed/communicator.hpp"
 #include "wscsl/config/schema.hpp"
 
 namespace wscsl::host {
@@ -18,6 +17,14 @@ enum class SelectMode { Max, Min };
 enum class DeviceKind { Auto, Cpu, Cuda };
 // trainer.collective_backend: how CUDA tensors are reduced (CollectiveBackend once resolved).
 enum class CollectiveBackendSetting { Auto, Gloo, Nccl };
+// The c10d backend of the collectives of CUDA tensors (CPU tensors always go through Gloo).
+enum class CollectiveBackend {
+  Gloo,  // through host memory
+  Nccl,  // GPU to GPU; needs a CUDA device and a build with NCCL
+};
+// Whether this wscsl was built with c10d's NCCL backend: a CUDA LibTorch 2 and NCCL's headers
+// (host/CMakeLists.txt; distributed/nccl.cpp or nccl_absent.cpp defines it).
+bool nccl_built_in();
 // trainer.precision: float32 throughout, or the training forward under bfloat16 autocast.
 enum class Precision { Float32, Bf16Mixed };
 

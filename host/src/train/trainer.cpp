@@ -25,6 +25,12 @@ namespace {
 
 volatile std::sig_atomic_t g_stop_requested = 0;
 
+extern "C" void on_stop_signal(int) {
+  g_stop_requested = 1;
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+  std::signal(SIGTERM, SIG_DFL);
+}
+
 std::string epoch_summary(std::int64_t epoch, std::int64_t epochs, double loss, double lr,
                           double seconds, const EvaluationResult* validation,
                           const TrainerOptions& o, bool best) {
@@ -216,6 +222,11 @@ void request_stop() {
 
 bool stop_requested() {
   return g_stop_requested != 0;
+}
+
+void install_stop_handlers() {
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
 }
 
 TrainResult train(Pipeline& pipeline, const Placement& placement, const RunDirectory& run,

@@ -42,5 +42,7 @@ TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainReques
 void request_stop();
 // Whether a stop was requested.
 bool stop_requested();
+// SIGINT and SIGTERM ask a running training to checkpoint and stop; a second one ends the process.
+void install_stop_handlers();
 
 }  // namespace wscsl::host
