@@ -1,5 +1,7 @@
-# Writes OUT, a C++ file defining wscsl::host::explore::web_asset over FILES (the explorer's page),
-# each file's text as a raw string literal. Run as cmake -DOUT=… -DFILES=… -P EmbedAssets.cmake.
+# Writes OUT, a C++ file defining wscsl::host::explore::web_asset over the explorer's page (the
+# files of WEB), each file's text as a raw string literal. Run as
+# cmake -DOUT=… -DWEB=… -P EmbedAssets.cmake.
+set(FILES "${WEB}/index.html" "${WEB}/app.js" "${WEB}/style.css")
 set(delimiter "wscsl_asset")
 set(cases "")
 foreach(file IN LISTS FILES)

@@ -187,9 +187,18 @@ HttpResponse ExploreRoutes::upload(const HttpRequest& request) {
     }
   } remove{file};
   json sides = json::array();
-  for (std::size_t i = 0; i < sources_.size(); ++i)
-    sides.push_back(sources_[i]->neighbours_of_file(file, "the dropped image", k,
-                                                    i == 0 ? wanted : std::vector<std::string>{}));
+  try {
+    for (std::size_t i = 0; i < sources_.size(); ++i)
+      sides.push_back(sources_[i]->neighbours_of_file(
+          file, "the dropped image", k, i == 0 ? wanted : std::vector<std::string>{}));
+  } catch (const DataError& e) {
+    // The sentence names the upload, not the temporary file it was written to.
+    std::string sentence = e.what();
+    for (std::size_t at = sentence.find(file.string()); at != std::string::npos;
+         at = sentence.find(file.string()))
+      sentence.replace(at, file.string().size(), "the uploaded image");
+    throw Refusal{415, sentence};
+  }
   return json_response({{"sides", sides}});
 }
 

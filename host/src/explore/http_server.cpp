@@ -1,5 +1,6 @@
 #include "http_server.hpp"
 
+#include <array>
 #include <atomic>
 #include <csignal>
 #include <optional>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
@@ -97,7 +99,7 @@ bool parse_target(const std::string& target, std::string& path,
 }
 
 // The io_context is destroyed after the acceptor and before what its pending connections use.
-struct HttpServer::State {
+struct ServerState {
   ServerLimits limits;
   Handler handler;
   std::atomic<std::size_t> connections{0};
@@ -110,7 +112,7 @@ namespace {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(tcp::socket socket, HttpServer::State& server)
+  Connection(tcp::socket socket, ServerState& server)
       : stream_(std::move(socket)), server_(server) {}
   ~Connection() { --server_.connections; }
 
@@ -191,20 +193,32 @@ class Connection : public std::enable_shared_from_this<Connection> {
         });
   }
 
+  // Ends the answer, then reads what the client still sends (an upload refused mid-way) for a
+  // bounded time, so that closing does not reset the connection before the client read it.
   void close() {
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(2));
+    drain();
+  }
+
+  void drain() {
+    stream_.async_read_some(asio::buffer(discard_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (!ec) self->drain();
+                            });
   }
 
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
+  std::array<char, 4096> discard_{};
   std::optional<http::request_parser<http::string_body>> parser_;
-  HttpServer::State& server_;
+  ServerState& server_;
 };
 
 }  // namespace
 
-void HttpServer::State::accept() {
+void ServerState::accept() {
   acceptor.async_accept(asio::make_strand(io), [this](beast::error_code ec, tcp::socket socket) {
     if (ec) return;  // the acceptor was closed: shutting down
     const bool refuse = ++connections > limits.max_connections;
@@ -215,7 +229,7 @@ void HttpServer::State::accept() {
 
 HttpServer::HttpServer(const std::string& host, unsigned short port, ServerLimits limits,
                        Handler handler)
-    : state_(std::make_unique<State>()) {
+    : state_(std::make_unique<ServerState>()) {
   state_->limits = limits;
   state_->handler = std::move(handler);
   beast::error_code ec;

@@ -46,6 +46,8 @@ using Handler = std::function<HttpResponse(const HttpRequest&)>;
 bool parse_target(const std::string& target, std::string& path,
                   std::map<std::string, std::string>& query);
 
+struct ServerState;
+
 class HttpServer {
  public:
   // Binds host:port (port 0: one the kernel chooses); throws Error naming the address when it
@@ -57,8 +59,7 @@ class HttpServer {
   void serve_until_signal();
 
  private:
-  struct State;
-  std::unique_ptr<State> state_;
+  std::unique_ptr<ServerState> state_;
 };
 
 }  // namespace wscsl::host::explore
