@@ -135,7 +135,7 @@ function showNeighbours(answer, queryPicture) {
 
 async function query() {
   saveState();
-  showGallery().catch((e) => say(e.message));
+  await showGallery().catch((e) => say(e.message));
   if (state.query === null) return;
   try {
     const answer = await api.neighbours(state.query, state.k, state.conditions);
@@ -156,7 +156,8 @@ async function upload(file) {
 
 function table(header, rows) {
   return element('table', {}, element('tr', {}, ...header.map((h) => element('th', {}, h))),
-    ...rows.map((r) => element('tr', {}, ...r.map((x) => element('td', {}, x === null ? '—' : String(x))))));
+    ...rows.map((r) => element('tr', {}, ...r.map((x) => element('td', {},
+      x === null ? '—' : typeof x === 'number' ? String(Number(x.toPrecision(4))) : String(x))))));
 }
 
 function curves(log) {

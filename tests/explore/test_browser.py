@@ -97,7 +97,7 @@ class Browser:
     def centre(self, selector):
         box = self.evaluate(f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
                             ".getBoundingClientRect(); return [r.x + r.width / 2, "
-                            "r.y + r.height / 2]; }})()")
+                            "r.y + r.height / 2]; })()")
         return box
 
     def click(self, selector):
@@ -175,12 +175,13 @@ def main(wscsl, plugins, work):
             check_columns(browser, fx, label, 10)
             url = browser.evaluate("location.href")
             assert "query=4" in url and "k=10" in url, f"the link {url} does not hold the view"
+            browser.evaluate("window.scrollTo(0, 0)")
             browser.screenshot(os.path.join(fx.work, "explorer.png"))
             # The link restores the view, here with another k.
             browser.open(url.replace("k=10", "k=3"))
             check_columns(browser, fx, label, 3)
             browser.drop("#drop", dropped)
-            browser.wait_for("document.querySelector('.query img[alt=\"the dropped image\"]')",
+            browser.wait_for("!!document.querySelector('.query img[alt=\"the dropped image\"]')",
                              "the dropped image's neighbours")
             check_columns(browser, fx, None, 3)
             status, _ = server.stop()

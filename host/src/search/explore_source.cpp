@@ -182,12 +182,16 @@ json ExploreSource::summary() const {
       results.push_back({metric, std::isfinite(value) ? json(value) : json(nullptr)});
   json alignment = json::array();
   for (const IndexedCondition& c : m.conditions) {
+    // The OT plan's accuracy (the alignment the index uses), else another criterion's.
     json accuracy = nullptr;
-    for (const json& r : results)
-      if (r[0].get<std::string>().find("accuracy/" + c.name) != std::string::npos &&
-          r[0].get<std::string>().find("alignment") != std::string::npos) {
-        accuracy = r[1];
-        break;
+    for (const char* criterion : {"/ot_accuracy/", "_accuracy/"})
+      for (const json& r : results) {
+        const std::string metric = r[0].get<std::string>();
+        if (accuracy.is_null() && metric.rfind("alignment", 0) == 0 &&
+            metric.size() > c.name.size() &&
+            metric.compare(metric.size() - c.name.size(), c.name.size(), c.name) == 0 &&
+            metric.find(criterion) != std::string::npos)
+          accuracy = r[1];
       }
     alignment.push_back(
         {{"condition", c.name},
