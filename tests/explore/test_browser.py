@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -40,6 +41,7 @@ class Browser:
         import websocket  # Debian's python3-websocket
         self.process = subprocess.Popen(
             [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--disable-dev-shm-usage",
              "--remote-debugging-port=0", "--remote-allow-origins=*",
              "--window-size=1400,1000", f"--user-data-dir={profile}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -55,6 +57,8 @@ class Browser:
         if endpoint is None:
             self.close()
             skip("Chromium did not start (no DevTools endpoint within 30 s)")
+        # Chromium's later warnings are read and dropped, so that a full pipe never blocks it.
+        threading.Thread(target=self.process.stderr.read, daemon=True).start()
         pages = json.load(urllib.request.urlopen(f"{endpoint}/json/list", timeout=10))
         page = next(p for p in pages if p["type"] == "page")
         self.socket = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=30,

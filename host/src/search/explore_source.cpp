@@ -4,12 +4,12 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
-#include <map>
 #include <sstream>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "dataset_attributes.hpp"
 #include "run/results.hpp"
 #include "searcher.hpp"
 #include "wscsl/error.hpp"
@@ -50,14 +50,11 @@ std::string lower(std::string s) {
 struct ExploreSource::State {
   std::unique_ptr<IndexSearcher> searcher;
   std::vector<std::string> dataset_conditions;
-  // Image label (a canonical file, or "<split>/<id>") → its value of each dataset condition
-  // ("" where unknown).
-  std::unordered_map<std::string, std::vector<std::string>> attributes;
+  ImageAttributes attributes;
   std::vector<std::string> labels;  // of every row, read on first use
   std::unordered_map<std::string, std::int64_t> rows_by_label;
   std::unordered_map<std::int64_t, std::string> pictures;
 
-  void read_attributes();
   void read_labels();
   const std::vector<std::string>* attributes_of(std::int64_t row) {
     read_labels();
@@ -74,36 +71,6 @@ struct ExploreSource::State {
   json neighbours(const ItemFeatures& query, const std::vector<std::string>* query_values,
                   std::int64_t k, const std::vector<std::string>& conditions, std::int64_t exclude);
 };
-
-void ExploreSource::State::read_attributes() {
-  Dataset& dataset = *searcher->model().pipeline().dataset;
-  const DatasetInfo info = dataset.info();
-  dataset_conditions = info.condition_names();
-  for (Split split : info.splits) {
-    const std::optional<SplitAttributes> a = dataset.attributes(split);
-    if (!a || !a->values.defined()) continue;
-    const torch::Tensor values = a->values.to(torch::kDouble).contiguous();
-    const auto v = values.accessor<double, 2>();
-    for (std::int64_t i = 0; i < values.size(0); ++i) {
-      std::vector<std::string> row(dataset_conditions.size());
-      for (std::size_t f = 0; f < row.size() && static_cast<std::int64_t>(f) < values.size(1);
-           ++f) {
-        const double x = v[i][static_cast<std::int64_t>(f)];
-        const ConditionInfo& c = info.conditions[f];
-        if (std::isnan(x)) continue;
-        const auto at = static_cast<std::size_t>(x);
-        row[f] =
-            c.numeric || x < 0 || at >= c.values.size() ? fmt::format("{:g}", x) : c.values[at];
-      }
-      const std::string key =
-          a->files.empty()
-              ? fmt::format("{}/{}", split_name(split), i)
-              : fs::weakly_canonical(a->image_root / a->files[static_cast<std::size_t>(i)])
-                    .string();
-      attributes.emplace(key, std::move(row));
-    }
-  }
-}
 
 void ExploreSource::State::read_labels() {
   if (!labels.empty()) return;
@@ -151,7 +118,9 @@ json ExploreSource::State::neighbours(const ItemFeatures& query,
 ExploreSource::ExploreSource(const GlobalOptions& global, const fs::path& target)
     : state_(std::make_unique<State>()) {
   state_->searcher = std::make_unique<IndexSearcher>(global, index_of(target));
-  state_->read_attributes();
+  Dataset& dataset = *state_->searcher->model().pipeline().dataset;
+  state_->dataset_conditions = dataset.info().condition_names();
+  state_->attributes = attributes_by_image(dataset);
 }
 
 ExploreSource::~ExploreSource() = default;
