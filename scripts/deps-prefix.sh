@@ -8,7 +8,7 @@
 #   built from Debian's source packages, static, position-independent: zlib, libpng, libjpeg-turbo,
 #     OpenCV (core, imgproc, imgcodecs with JPEG and PNG only), fmt, GoogleTest; and the header-only
 #     TOML++, nlohmann-json, CLI11, hnswlib;
-#   from Debian's binary packages: the Boost headers Boost.DLL and Boost.CRC need, OpenSSL's static
+#   from Debian's binary packages: the Boost headers Boost.DLL, Boost.CRC and Boost.Beast need, OpenSSL's static
 #     libcrypto, Protocol Buffers (headers, static library, protoc) and Gloo's headers, those of
 #     Debian 12 for LibTorch 1.x and those of Debian 13 for LibTorch 2.x.
 # It runs on any x86-64 Linux with glibc 2.36 or later (Debian 12's) and the C++ library of g++ 12
@@ -175,10 +175,12 @@ sed -i 's|if (True)|if (FALSE)|; s|"${CMAKE_CURRENT_LIST_DIR}/../../../.."|"${CM
   "$stage/lib/cmake/tomlplusplus/tomlplusplusConfig.cmake"
 
 echo "deps-prefix: adding Boost's headers, OpenSSL, Protocol Buffers and Gloo's headers"
-# Boost: only the headers that wscsl's includes reach (Boost.DLL with std::filesystem, Boost.CRC).
+# Boost: only the headers that wscsl's includes reach (Boost.DLL with std::filesystem, Boost.CRC,
+# and Boost.Beast with the Asio it is built on, for `wscsl explore`'s server).
 boost="$(unpack_binary libboost1.74-dev/bookworm)"
 printf '#include <boost/%s>\n' crc.hpp dll/library_info.hpp dll/runtime_symbol_info.hpp \
-  dll/shared_library.hpp >"$work/boost_probe.cpp"
+  dll/shared_library.hpp asio/ip/tcp.hpp asio/signal_set.hpp asio/strand.hpp beast/core.hpp \
+  beast/http.hpp >"$work/boost_probe.cpp"
 # (-M, not -MM: Boost's configuration headers declare themselves system headers, and -MM leaves
 # out whatever they include.)
 boost_headers() {  # boost_headers <include folder>: the Boost headers the probe includes from it
@@ -186,11 +188,11 @@ boost_headers() {  # boost_headers <include folder>: the Boost headers the probe
     tr ' \\' '\n\n' | grep "/boost/" | sort -u
 }
 boost_headers "$boost/usr/include" | grep "^$boost/usr/include/boost/" >"$work/boost_headers.txt" ||
-  fail "no Boost header was found for Boost.DLL and Boost.CRC"
+  fail "no Boost header was found for Boost.DLL, Boost.CRC and Boost.Beast"
 (cd "$boost/usr/include" && sed "s|^$boost/usr/include/||" "$work/boost_headers.txt" |
   xargs cp --parents -t "$stage/include")
 if boost_headers "$stage/include" | grep -v "^$stage/include/boost/"; then
-  fail "the prefix lacks the Boost headers above, which Boost.DLL or Boost.CRC include"
+  fail "the prefix lacks the Boost headers above, which Boost.DLL, Boost.CRC or Boost.Beast include"
 fi
 mkdir -p "$stage/lib/cmake"
 cp -r "$boost/usr/lib/x86_64-linux-gnu/cmake/Boost-1.74.0" \

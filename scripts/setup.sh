@@ -36,8 +36,9 @@ case "$mode" in
   "") ;;
   # The launch tests' one-machine Slurm cluster (srun); what PyPI's pytorch-metric-learning
   # imports, and the venv it is installed into, for the retrieval metrics' parity test
-  # (scripts/pml-venv.sh).
-  test) packages+=(slurmctld slurmd slurm-client munge python3-venv python3-sklearn python3-tqdm) ;;
+  # (scripts/pml-venv.sh); Chromium, driven over the DevTools protocol, for explore.browser.
+  test) packages+=(slurmctld slurmd slurm-client munge python3-venv python3-sklearn python3-tqdm
+    chromium python3-websocket) ;;
   fuzz) packages+=(clang libclang-rt-14-dev) ;;
   deps-prefix) packages=(g++ cmake ninja-build nasm dpkg-dev xz-utils) ;;
   *)

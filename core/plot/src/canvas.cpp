@@ -139,17 +139,20 @@ void Canvas::image(const at::Tensor& chw, int x, int y, int w, int h) {
   }
 }
 
-void Canvas::save_png(const fs::path& path) const {
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+std::string Canvas::png() const {
   cv::Mat rgb(height_, width_, CV_8UC3, const_cast<std::uint8_t*>(rgb_.data()));
   cv::Mat bgr;
   cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
   std::vector<std::uint8_t> encoded;
   if (!cv::imencode(".png", bgr, encoded))
-    throw Error(fmt::format("cannot encode {} as PNG", path.string()));
-  write_file_atomically(
-      path, std::string_view(reinterpret_cast<const char*>(encoded.data()), encoded.size()));
+    throw Error(fmt::format("cannot encode a {}x{} canvas as PNG", width_, height_));
+  return std::string(encoded.begin(), encoded.end());
+}
+
+void Canvas::save_png(const fs::path& path) const {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  write_file_atomically(path, png());
 }
 
 Canvas Canvas::read_png(const fs::path& path) {

@@ -7,6 +7,7 @@
 #include "bench/bench.hpp"
 #include "cache_command.hpp"
 #include "commands.hpp"
+#include "explore_command.hpp"
 #include "launcher.hpp"
 #include "search_commands.hpp"
 #include "triplet_files.hpp"
@@ -180,6 +181,7 @@ int main(int argc, char** argv) {
   describe_cmd->add_flag("--markdown", describe_markdown, "The options as a Markdown table");
 
   SearchCommands search_commands(app);
+  ExploreCommand explore_command(app);
 
   CacheArgs cache;
   auto* cache_cmd = app.add_subcommand(
@@ -260,6 +262,7 @@ int main(int argc, char** argv) {
     if (export_weights_cmd->parsed()) return run_export_weights(global, export_weights);
     if (plugins_cmd->parsed()) return run_plugins(global, plugins_json);
     if (search_commands.parsed()) return search_commands.run(global);
+    if (explore_command.parsed()) return explore_command.run(global);
     if (cache_list_cmd->parsed()) return run_cache_list(cache);
     if (cache_remove_cmd->parsed()) return run_cache_remove(cache);
     if (describe_cmd->parsed())

@@ -65,6 +65,7 @@ class IndexSearcher {
                 const std::filesystem::path& run = {});
   ~IndexSearcher();
 
+  const std::filesystem::path& index() const { return index_; }
   const IndexManifest& manifest() const { return manifest_; }
   std::int64_t rows() const { return manifest_.rows(); }
   RunModel& model() { return *model_; }

@@ -47,6 +47,8 @@ class Canvas {
   // nearest-neighbour sampling.
   void image(const at::Tensor& chw, int x, int y, int w, int h);
 
+  // The canvas encoded as PNG; throws Error when OpenCV cannot encode it.
+  std::string png() const;
   // Writes a PNG atomically (creating missing directories); throws Error naming the file.
   void save_png(const std::filesystem::path& path) const;
   // Reads a PNG (or any image OpenCV decodes) as RGB; throws DataError naming the file.

@@ -1,0 +1,71 @@
+#include "explore_command.hpp"
+
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "explore/explore_routes.hpp"
+#include "explore/static_export.hpp"
+#include "search/explore_source.hpp"
+
+namespace wscsl::host {
+
+ExploreCommand::ExploreCommand(CLI::App& app) {
+  command_ = app.add_subcommand(
+      "explore",
+      "Browse an index in a web page: the nearest images of a query under every condition side "
+      "by side, the run's alignment, results and curves");
+  ExploreArgs& a = args_;
+  command_->add_option("target", a.target, "Index directory, or a run directory with RUN/index")
+      ->required();
+  command_->add_option("--compare", a.compare,
+                       "A second index or run shown beside the first, on the same queries");
+  command_->add_option("--host", a.host, "Address to listen on")->capture_default_str();
+  command_->add_option("--port", a.port, "Port to listen on (0: one the system chooses)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  command_->add_option("--static", a.static_out,
+                       "Write the views of --query rows as a folder of HTML and images instead of "
+                       "serving");
+  command_->add_option("--query", a.queries, "--static: a query row of the index (repeatable)")
+      ->check(CLI::NonNegativeNumber);
+  command_->add_option("-k", a.k, "Neighbours per condition (--static)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, explore::kMaxNeighbours));
+  command_->add_option("--condition", a.conditions,
+                       "--static: a condition to show (repeatable; default: every condition)");
+}
+
+int ExploreCommand::run(const GlobalOptions& global) {
+  std::vector<std::unique_ptr<search::ExploreSource>> owned;
+  owned.push_back(std::make_unique<search::ExploreSource>(global, args_.target));
+  if (!args_.compare.empty())
+    owned.push_back(std::make_unique<search::ExploreSource>(global, args_.compare));
+  std::vector<search::ExploreSource*> sources;
+  for (const auto& s : owned)
+    sources.push_back(s.get());
+
+  if (!args_.static_out.empty()) {
+    explore::StaticExport request{args_.static_out, args_.queries, args_.k, args_.conditions};
+    if (request.queries.empty())
+      for (std::int64_t i = 0; i < std::min<std::int64_t>(8, sources[0]->rows()); ++i)
+        request.queries.push_back(i * sources[0]->rows() /
+                                  std::min<std::int64_t>(8, sources[0]->rows()));
+    explore::write_static(sources, request);
+    fmt::print("wrote {} ({} queries): open {}\n", args_.static_out.string(),
+               request.queries.size(), (args_.static_out / "index.html").string());
+    return 0;
+  }
+  explore::ExploreRoutes routes(sources);
+  explore::HttpServer server(args_.host, static_cast<unsigned short>(args_.port), {},
+                             [&routes](const explore::HttpRequest& r) { return routes(r); });
+  fmt::print("explore: serving {} ({} images) at http://{}:{}/ — Ctrl-C stops\n",
+             sources[0]->index().string(), sources[0]->rows(), args_.host, server.port());
+  std::fflush(stdout);
+  server.serve_until_signal();
+  fmt::print("explore: stopped\n");
+  return 0;
+}
+
+}  // namespace wscsl::host

@@ -1,0 +1,38 @@
+// `wscsl explore`: the browser page over an index (explore/), or its --static folder.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "pipeline/session.hpp"
+
+namespace wscsl::host {
+
+struct ExploreArgs {
+  std::filesystem::path target;   // an index, or a run with RUN/index
+  std::filesystem::path compare;  // a second one shown beside it
+  std::string host = "127.0.0.1";
+  int port = 8765;
+  std::filesystem::path static_out;
+  std::vector<std::int64_t> queries;  // --static's query rows
+  std::int64_t k = 10;
+  std::vector<std::string> conditions;
+};
+
+// Adds the subcommand to `app`; `run` runs it when it was parsed.
+class ExploreCommand {
+ public:
+  explicit ExploreCommand(CLI::App& app);
+  bool parsed() const { return command_->parsed(); }
+  int run(const GlobalOptions& global);
+
+ private:
+  CLI::App* command_ = nullptr;
+  ExploreArgs args_;
+};
+
+}  // namespace wscsl::host

@@ -1,0 +1,233 @@
+#include "explore_routes.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "web_assets.hpp"
+#include "wscsl/error.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace wscsl::host::explore {
+
+namespace {
+
+// A request the explorer refuses: its status and sentence.
+struct Refusal {
+  int status;
+  std::string sentence;
+};
+
+std::int64_t number(const HttpRequest& request, const std::string& name, std::int64_t fallback,
+                    std::int64_t low, std::int64_t high) {
+  const auto it = request.query.find(name);
+  if (it == request.query.end()) return fallback;
+  std::int64_t value = 0;
+  const char* end = it->second.data() + it->second.size();
+  const auto [at, ec] = std::from_chars(it->second.data(), end, value);
+  if (ec != std::errc() || at != end || value < low || value > high)
+    throw Refusal{400, fmt::format("{}={}: expected a whole number from {} to {}", name,
+                                   it->second.substr(0, 40), low, high)};
+  return value;
+}
+
+std::vector<std::string> conditions(const HttpRequest& request, const search::ExploreSource& s) {
+  const auto it = request.query.find("conditions");
+  std::vector<std::string> out;
+  if (it == request.query.end() || it->second.empty() || it->second == "all") return out;
+  const std::vector<std::string> known = s.conditions();
+  std::istringstream list(it->second);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (std::find(known.begin(), known.end(), name) == known.end())
+      throw Refusal{400,
+                    fmt::format("conditions={}: {} has no condition '{}'", it->second.substr(0, 80),
+                                s.index().string(), name.substr(0, 40))};
+    out.push_back(name);
+  }
+  return out;
+}
+
+HttpResponse json_response(const json& body) {
+  HttpResponse r;
+  r.content_type = "application/json";
+  r.body = body.dump();
+  return r;
+}
+
+std::string_view type_of(const fs::path& file) {
+  const std::string ext = file.extension().string();
+  if (ext == ".png") return "image/png";
+  if (ext == ".json") return "application/json";
+  if (ext == ".md" || ext == ".jsonl" || ext == ".tsv" || ext == ".toml")
+    return "text/plain; charset=utf-8";
+  return {};
+}
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+}  // namespace
+
+json summaries(const std::vector<search::ExploreSource*>& sources) {
+  json sides = json::array();
+  for (const search::ExploreSource* s : sources)
+    sides.push_back(s->summary());
+  return {{"sides", sides}};
+}
+
+json neighbours_everywhere(const std::vector<search::ExploreSource*>& sources, std::int64_t row,
+                           std::int64_t k, const std::vector<std::string>& conditions) {
+  json sides = json::array();
+  sides.push_back(sources[0]->neighbours_of_row(row, k, conditions));
+  const std::string label = sources[0]->label(row);
+  for (std::size_t i = 1; i < sources.size(); ++i) {
+    search::ExploreSource& other = *sources[i];
+    if (const auto same = other.find_row(label))
+      sides.push_back(other.neighbours_of_row(*same, k, {}));
+    else if (fs::is_regular_file(label))
+      sides.push_back(other.neighbours_of_file(label, label, k, {}));
+    else
+      sides.push_back({{"error", fmt::format("{} does not hold {}, and it is no file to embed",
+                                             other.index().string(), label)}});
+  }
+  return {{"sides", sides}};
+}
+
+ExploreRoutes::ExploreRoutes(std::vector<search::ExploreSource*> sources)
+    : sources_(std::move(sources)) {}
+
+HttpResponse ExploreRoutes::operator()(const HttpRequest& request) {
+  try {
+    if (request.path == "/" || request.path == "/index.html" || request.path == "/app.js" ||
+        request.path == "/style.css") {
+      if (request.method != HttpMethod::Get && request.method != HttpMethod::Head)
+        throw Refusal{405, fmt::format("{} is read with GET", request.path)};
+      const WebAsset asset = web_asset(request.path == "/" ? "index.html" : request.path.substr(1));
+      HttpResponse r;
+      r.content_type = std::string(asset.content_type);
+      r.body = std::string(asset.body);
+      return r;
+    }
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (request.path.rfind("/api/", 0) == 0) return api(request);
+    if (request.path.rfind("/run/", 0) == 0) return run_file(request.path.substr(5));
+    throw Refusal{404, fmt::format("The explorer has no page {}; it serves /, /api/… and /run/…",
+                                   request.path.substr(0, 80))};
+  } catch (const Refusal& r) {
+    return error_response(r.status, r.sentence + ".");
+  } catch (const DataError& e) {
+    return error_response(415, e.what());
+  } catch (const Error& e) {
+    return error_response(400, e.what());
+  }
+}
+
+search::ExploreSource& ExploreRoutes::side(const HttpRequest& request) {
+  return *sources_[static_cast<std::size_t>(
+      number(request, "side", 0, 0, static_cast<std::int64_t>(sources_.size()) - 1))];
+}
+
+HttpResponse ExploreRoutes::api(const HttpRequest& request) {
+  const std::string what = request.path.substr(5);
+  if (what == "neighbours" && request.method == HttpMethod::Post) return upload(request);
+  if (request.method != HttpMethod::Get && request.method != HttpMethod::Head)
+    throw Refusal{405, fmt::format("{} is read with GET", request.path)};
+  if (what == "summary") return json_response(summaries(sources_));
+  search::ExploreSource& source = side(request);
+  if (what == "gallery") {
+    const auto it = request.query.find("q");
+    const std::string filter = it == request.query.end() ? "" : it->second.substr(0, 200);
+    return json_response(source.gallery(number(request, "offset", 0, 0, source.rows()),
+                                        number(request, "limit", 48, 1, kMaxGalleryPage), filter));
+  }
+  if (what == "neighbours") {
+    const std::int64_t row = number(request, "row", -1, 0, sources_[0]->rows() - 1);
+    if (row < 0) throw Refusal{400, "/api/neighbours needs row=N, or an image POSTed"};
+    return json_response(neighbours_everywhere(sources_, row,
+                                               number(request, "k", 10, 1, kMaxNeighbours),
+                                               conditions(request, *sources_[0])));
+  }
+  if (what == "image") {
+    HttpResponse r;
+    r.content_type = "image/png";
+    r.body = source.png(number(request, "row", 0, 0, source.rows() - 1));
+    r.cacheable = true;
+    return r;
+  }
+  throw Refusal{404, fmt::format("The explorer's API has no {}; it has summary, gallery, "
+                                 "neighbours and image",
+                                 what.substr(0, 80))};
+}
+
+HttpResponse ExploreRoutes::upload(const HttpRequest& request) {
+  if (request.body.empty())
+    throw Refusal{400, "POST /api/neighbours needs the image (JPEG or PNG) as the request body"};
+  const std::int64_t k = number(request, "k", 10, 1, kMaxNeighbours);
+  const std::vector<std::string> wanted = conditions(request, *sources_[0]);
+  // The upload is written outside the index and the run, and removed once embedded.
+  const fs::path file =
+      fs::temp_directory_path() / fmt::format("wscsl-explore-{}-{}.upload", ::getpid(), ++uploads_);
+  std::ofstream(file, std::ios::binary) << request.body;
+  struct Remove {
+    fs::path file;
+    ~Remove() {
+      std::error_code ignored;
+      fs::remove(file, ignored);
+    }
+  } remove{file};
+  json sides = json::array();
+  try {
+    for (std::size_t i = 0; i < sources_.size(); ++i)
+      sides.push_back(sources_[i]->neighbours_of_file(
+          file, "the dropped image", k, i == 0 ? wanted : std::vector<std::string>{}));
+  } catch (const DataError& e) {
+    // The sentence names the upload, not the temporary file it was written to.
+    std::string sentence = e.what();
+    for (std::size_t at = sentence.find(file.string()); at != std::string::npos;
+         at = sentence.find(file.string()))
+      sentence.replace(at, file.string().size(), "the uploaded image");
+    throw Refusal{415, sentence};
+  }
+  return json_response({{"sides", sides}});
+}
+
+HttpResponse ExploreRoutes::run_file(const std::string& rest) {
+  const std::size_t slash = rest.find('/');
+  HttpRequest side_request;
+  side_request.query["side"] = rest.substr(0, slash);
+  const search::ExploreSource& source = side(side_request);
+  const std::string relative = slash == std::string::npos ? "" : rest.substr(slash + 1);
+  const fs::path wanted(relative);
+  const auto refuse = [&] {
+    return Refusal{403, fmt::format("{} is not a file of the run's results (plots, curves, "
+                                    "results) inside {}",
+                                    relative.substr(0, 80), source.run().string())};
+  };
+  if (relative.empty() || wanted.is_absolute()) throw refuse();
+  for (const fs::path& part : wanted)
+    if (part == ".." || part == ".") throw refuse();
+  std::error_code ec;
+  const fs::path root = fs::canonical(source.run(), ec);
+  const fs::path real = fs::canonical(root / wanted, ec);
+  if (ec) throw Refusal{404, fmt::format("the run has no file {}", relative.substr(0, 80))};
+  // A symbolic link out of the run resolves outside it.
+  const auto [r, w] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  if (r != root.end() || !fs::is_regular_file(real) || type_of(real).empty()) throw refuse();
+  HttpResponse response;
+  response.content_type = std::string(type_of(real));
+  response.body = read_file(real);
+  return response;
+}
+
+}  // namespace wscsl::host::explore

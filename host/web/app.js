@@ -1,0 +1,240 @@
+// The explorer's page: a gallery of the index, the neighbours of a query under every condition
+// side by side, and the runs' alignment, results and curves. One module, no build step. Served by
+// `wscsl explore` it asks the server's /api; written by --static it reads the answers embedded in
+// the page (#wscsl-data) and its images from images/.
+const embedded = document.getElementById('wscsl-data');
+const data = embedded ? JSON.parse(embedded.textContent) : null;
+const $ = (id) => document.getElementById(id);
+const pageSize = 48;
+
+async function fetchJson(url, options) {
+  const response = await fetch(url, options);
+  if (!response.ok) throw new Error((await response.text()).trim());
+  return response.json();
+}
+
+const api = data ? {
+  summary: async () => data.summary,
+  gallery: async (offset, limit, q) => {
+    const words = q.toLowerCase().split(/\s+/).filter((w) => w);
+    const text = (item) => [item.label, ...Object.entries(item.attributes).map(([c, v]) => `${c}=${v}`)]
+      .join(' ').toLowerCase();
+    const items = data.gallery.filter((item) => words.every((w) => text(item).includes(w)));
+    return { total: data.gallery.length, matches: items.length, offset, items: items.slice(offset, offset + limit) };
+  },
+  neighbours: async (row) => {
+    const answer = data.neighbours[String(row)];
+    if (!answer) throw new Error(`This page holds no neighbours of row ${row}.`);
+    return answer;
+  },
+  upload: null,
+  image: (side, row) => `images/${side}-${row}.png`,
+  runFile: null,
+} : {
+  summary: () => fetchJson('/api/summary'),
+  gallery: (offset, limit, q) =>
+    fetchJson(`/api/gallery?offset=${offset}&limit=${limit}&q=${encodeURIComponent(q)}`),
+  neighbours: (row, k, conditions) =>
+    fetchJson(`/api/neighbours?row=${row}&k=${k}&conditions=${encodeURIComponent(conditions.join(','))}`),
+  upload: (file, k, conditions) =>
+    fetchJson(`/api/neighbours?k=${k}&conditions=${encodeURIComponent(conditions.join(','))}`,
+      { method: 'POST', body: file }),
+  image: (side, row) => `/api/image?side=${side}&row=${row}`,
+  runFile: (side, path) => `/run/${side}/${path}`,
+};
+
+// The view's state, read from and written to the URL so that a view can be shared.
+const url = new URLSearchParams(location.search);
+const state = {
+  query: url.has('query') ? Number(url.get('query')) : null,
+  k: Number(url.get('k')) || (data ? data.k : 10),
+  conditions: url.get('conditions') ? url.get('conditions').split(',') : [],
+  filter: url.get('filter') || '',
+  page: Number(url.get('page')) || 0,
+};
+let summary = null;
+
+function saveState() {
+  const p = new URLSearchParams();
+  p.set('run', summary.sides.map((s) => s.name).join(','));
+  if (state.query !== null) p.set('query', state.query);
+  p.set('k', state.k);
+  if (state.conditions.length) p.set('conditions', state.conditions.join(','));
+  if (state.filter) p.set('filter', state.filter);
+  if (state.page) p.set('page', state.page);
+  history.replaceState(null, '', `?${p}`);
+  $('share').href = location.href;
+}
+
+function element(tag, attributes = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) e.setAttribute(name, value);
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function say(text) { $('message').textContent = text; }
+
+function picture(side, row, label) {
+  const img = element('img', { src: api.image(side, row), alt: label, title: label, loading: 'lazy' });
+  img.dataset.row = row;
+  return img;
+}
+
+async function showGallery() {
+  const answer = await api.gallery(state.page * pageSize, pageSize, state.filter);
+  const gallery = $('gallery');
+  gallery.replaceChildren();
+  for (const item of answer.items) {
+    const img = picture(0, item.row, item.label);
+    img.className = 'thumb';
+    img.title = [item.label, ...Object.entries(item.attributes).map(([c, v]) => `${c}: ${v}`)].join('\n');
+    if (item.row === state.query) img.classList.add('selected');
+    img.addEventListener('click', () => { state.query = item.row; query(); });
+    gallery.append(img);
+  }
+  const pages = Math.max(1, Math.ceil(answer.matches / pageSize));
+  $('page').textContent = `page ${state.page + 1} of ${pages} (${answer.matches} of ${answer.total} images)`;
+  $('previous').disabled = state.page === 0;
+  $('next').disabled = state.page + 1 >= pages;
+}
+
+function frame(same) {
+  if (same === true) return 'same';
+  if (same === false) return 'different';
+  return 'unlabelled';
+}
+
+function showNeighbours(answer, queryPicture) {
+  const results = $('results');
+  results.replaceChildren();
+  answer.sides.forEach((side, i) => {
+    const box = element('div', { class: 'side', 'data-side': i }, element('h2', {}, summary.sides[i].name));
+    results.append(box);
+    if (side.error) { box.append(element('p', {}, side.error)); return; }
+    const q = side.query;
+    const attributes = Object.entries(q.attributes).map(([c, v]) => `${c}: ${v}`).join(', ');
+    box.append(element('div', { class: 'query' }, queryPicture(i, q),
+      ` query ${q.label}${attributes ? ` (${attributes})` : ''} — ${side.server_ms.toFixed(1)} ms`));
+    const columns = element('div', { class: 'columns' });
+    for (const c of side.conditions) {
+      const column = element('div', { class: 'column', 'data-condition': c.condition },
+        element('h3', {}, c.condition));
+      for (const n of c.neighbours) {
+        const entry = element('div', { class: `neighbour ${frame(n.same)}`, 'data-row': n.row,
+          'data-label': n.label, 'data-same': String(n.same) },
+        picture(i, n.row, n.label), element('span', {}, n.distance.toFixed(3)));
+        if (i === 0) entry.firstChild.addEventListener('click', () => { state.query = n.row; query(); });
+        column.append(entry);
+      }
+      columns.append(column);
+    }
+    box.append(columns);
+  });
+}
+
+async function query() {
+  saveState();
+  await showGallery().catch((e) => say(e.message));
+  if (state.query === null) return;
+  try {
+    const answer = await api.neighbours(state.query, state.k, state.conditions);
+    say('');
+    showNeighbours(answer, (side, q) => picture(side, q.row, q.label));
+  } catch (e) { say(e.message); }
+}
+
+async function upload(file) {
+  if (!api.upload) { say('A page written by --static cannot embed new images.'); return; }
+  try {
+    const answer = await api.upload(file, state.k, state.conditions);
+    say('');
+    const shown = URL.createObjectURL(file);
+    showNeighbours(answer, () => element('img', { src: shown, alt: 'the dropped image' }));
+  } catch (e) { say(e.message); }
+}
+
+function table(header, rows) {
+  return element('table', {}, element('tr', {}, ...header.map((h) => element('th', {}, h))),
+    ...rows.map((r) => element('tr', {}, ...r.map((x) => element('td', {},
+      x === null ? '—' : typeof x === 'number' ? String(Number(x.toPrecision(4))) : String(x))))));
+}
+
+function curves(log) {
+  const keys = Object.keys(log.series).slice(0, 8);
+  const box = element('div', { class: 'curves' });
+  for (const key of keys) {
+    const values = log.series[key];
+    const finite = values.filter((v) => v !== null);
+    if (!finite.length) continue;
+    const lo = Math.min(...finite), hi = Math.max(...finite), w = 180, h = 60;
+    const points = values.map((v, i) => v === null ? null
+      : `${(i / Math.max(1, values.length - 1)) * (w - 10) + 5},${h - 5 - ((v - lo) / (hi - lo || 1)) * (h - 10)}`)
+      .filter((p) => p).join(' ');
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    svg.setAttribute('class', 'curves'); svg.setAttribute('width', w); svg.setAttribute('height', h);
+    const line = document.createElementNS('http://www.w3.org/2000/svg', 'polyline');
+    line.setAttribute('points', points); line.setAttribute('fill', 'none'); line.setAttribute('stroke', '#36c');
+    svg.append(line);
+    box.append(element('div', {}, `${key} (${lo.toPrecision(3)}–${hi.toPrecision(3)})`), svg);
+  }
+  return box;
+}
+
+function showRuns() {
+  const runs = $('runs');
+  summary.sides.forEach((s, i) => {
+    const box = element('div', { class: 'run', 'data-side': i }, element('h2', {}, s.name),
+      element('p', {}, `${s.module} (${s.supervision}), ${s.rows} images; alignment: ${s.alignment.source}`),
+      table(['condition', 'embedding', 'comparison', 'alignment accuracy'],
+        s.alignment.conditions.map((c) => [c.condition, c.embedding, c.comparison, c.accuracy])),
+      element('h3', {}, 'results'), table(['metric', 'value'], s.results),
+      element('h3', {}, 'curves'), curves(s.curves));
+    if (api.runFile) box.append(element('img', { src: api.runFile(i, 'curves.png'), alt: '', class: 'run-curves' }));
+    runs.append(box);
+  });
+}
+
+function conditionPicks() {
+  const picks = $('condition-picks');
+  for (const c of summary.sides[0].alignment.conditions) {
+    const box = element('input', { type: 'checkbox', value: c.condition });
+    box.checked = !state.conditions.length || state.conditions.includes(c.condition);
+    box.addEventListener('change', () => {
+      const all = [...picks.querySelectorAll('input')];
+      const on = all.filter((b) => b.checked).map((b) => b.value);
+      state.conditions = on.length === all.length ? [] : on;
+      query();
+    });
+    picks.append(element('label', {}, box, c.condition));
+  }
+}
+
+async function start() {
+  summary = await api.summary();
+  $('sources').textContent = summary.sides.map((s) => `${s.name}: ${s.rows} images`).join(' | ');
+  const named = url.get('run');
+  if (named && named !== summary.sides.map((s) => s.name).join(','))
+    say(`This link was made for ${named}; this page shows ${summary.sides.map((s) => s.name).join(', ')}.`);
+  $('k').value = state.k;
+  $('k').addEventListener('change', () => { state.k = Math.min(100, Math.max(1, Number($('k').value) || 10)); query(); });
+  $('filter').value = state.filter;
+  $('filter').addEventListener('input', () => { state.filter = $('filter').value; state.page = 0; query(); });
+  $('previous').addEventListener('click', () => { state.page -= 1; query(); });
+  $('next').addEventListener('click', () => { state.page += 1; query(); });
+  const drop = $('drop');
+  drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault(); drop.classList.remove('over');
+    if (e.dataTransfer.files.length) upload(e.dataTransfer.files[0]);
+  });
+  $('upload').addEventListener('change', () => { if ($('upload').files.length) upload($('upload').files[0]); });
+  if (data) drop.hidden = true;
+  conditionPicks();
+  showRuns();
+  await query();
+  document.body.dataset.ready = 'true';
+}
+
+start().catch((e) => say(e.message));
