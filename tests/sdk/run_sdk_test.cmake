@@ -40,9 +40,12 @@ set(launcher "")
 if(ccache)
   set(launcher "-DCMAKE_CXX_COMPILER_LAUNCHER=${ccache}")
 endif()
-run_step("configuring the out-of-tree plugin" ${CMAKE_COMMAND}
-  -S "${example}" -B "${example}/build"
-  "-DCMAKE_PREFIX_PATH=${prefix};${torch_prefix_path}" -DCMAKE_BUILD_TYPE=Release ${launcher})
+# The search path through the environment, ':'-separated: a ';' in a -D argument would split it
+# into two arguments here (execute_process takes a list).
+string(REPLACE ";" ":" search_path "${prefix};${torch_prefix_path}")
+run_step("configuring the out-of-tree plugin" ${CMAKE_COMMAND} -E env
+  "CMAKE_PREFIX_PATH=${search_path}" ${CMAKE_COMMAND} -S "${example}" -B "${example}/build"
+  -DCMAKE_BUILD_TYPE=Release ${launcher})
 run_step("building the out-of-tree plugin" ${CMAKE_COMMAND} --build "${example}/build" -j2)
 run_step("testing the out-of-tree plugin" ${CMAKE_CTEST_COMMAND} --test-dir "${example}/build"
   --output-on-failure)
