@@ -89,7 +89,8 @@ endfunction()
 # through their RUNPATH ($ORIGIN/../../nvidia/<name>/lib). Without it the linker looks first in
 # the -rpath folders of the link, where a CUDA toolkit's own, older libnccl.so.2 (its lib/) answers
 # for the wheel's and the executables fail to link on NCCL symbols the wheel's torch needs. For the
-# targets defined after the call; nothing for a LibTorch that is not a wheel.
+# targets defined after the call in the calling folder (WSCSLConfig.cmake calls it for the
+# project that finds WSCSL); nothing for a LibTorch that is not a wheel.
 function(wscsl_link_wheel_libraries)
   file(GLOB wheel_library_dirs LIST_DIRECTORIES true "${TORCH_INSTALL_PREFIX}/../nvidia/*/lib")
   foreach(dir IN LISTS wheel_library_dirs)

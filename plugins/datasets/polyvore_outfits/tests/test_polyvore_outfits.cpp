@@ -376,7 +376,7 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
     std::string expected;
   };
   const auto edit_json = [&](const fs::path& path, const std::function<void(json&)>& edit) {
-    return [=] {
+    return [this, path, edit] {
       json doc = read_json(path);
       edit(doc);
       write_json(path, doc);
