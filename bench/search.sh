@@ -9,9 +9,11 @@
 # searched by hnswlib's Python package from PyPI (bench/search_reference.py), side by side, when
 # $PYTHON (default python3) imports hnswlib and numpy; and, when it also imports faiss (PyPI's
 # faiss-cpu), hnswlib against FAISS on new random rows of one ψ_k's shape (bench/search_libraries.py).
-# Indexes of more than $APPROXIMATE_UP_TO rows (default 100000) are measured without graphs (exact
-# search only): one HNSW graph of 10^6 rows takes many minutes to build on one core.
-# Usage: bench/search.sh [rows...]   (default: 10000 100000)
+# Indexes of more than $APPROXIMATE_UP_TO rows (default 100000) are measured twice: exact search
+# under every condition, then an index of the same size holding only the first condition, with its
+# one HNSW graph built on both cores (one graph of 10^6 rows takes most of an hour on one core).
+# Usage: [EF="100 200"] bench/search.sh [rows...]   (default: 10000 100000; EF: the search lists
+# measured, 100 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
@@ -24,9 +26,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 one_core=(taskset -c 0)
 python=${PYTHON:-python3}
-reference() {  # reference <index> <queries>: hnswlib's Python package on the same graphs
+reference() {  # reference <index> <queries> [ef]: hnswlib's Python package on the same graphs
   if "$python" -c "import hnswlib, numpy" 2>/dev/null; then
-    "${one_core[@]}" "$python" bench/search_reference.py "$1" "$2" 100 100
+    "${one_core[@]}" "$python" bench/search_reference.py "$1" "$2" 100 "${3:-100}"
   else
     echo "($python cannot import hnswlib and numpy: no Python reference)"
   fi
@@ -45,12 +47,21 @@ for rows in "${sizes[@]}"; do
   [ "$rows" -gt "${APPROXIMATE_UP_TO:-100000}" ] || libraries+=("$rows")
   echo "== $rows random rows"
   "$tool" synthesize --like "$work/real" --rows "$rows" --out "$work/random-$rows"
-  if [ "$rows" -le "${APPROXIMATE_UP_TO:-100000}" ]; then
-    /usr/bin/time -f "graphs: %e s, peak RSS %M KiB" "${one_core[@]}" \
-      "$wscsl" index "$work/run" --out "$work/random-$rows" --approximate
+  graph_cores=("${one_core[@]}")
+  if [ "$rows" -gt "${APPROXIMATE_UP_TO:-100000}" ]; then
+    "${one_core[@]}" "$tool" measure --index "$work/random-$rows" --queries 50
+    rm -rf "$work/random-$rows"
+    echo "== $rows random rows, the first condition alone"
+    "$tool" synthesize --like "$work/real" --rows "$rows" --conditions 1 --out "$work/random-$rows"
+    graph_cores=()
   fi
-  "${one_core[@]}" "$tool" measure --index "$work/random-$rows" --queries 50
-  [ ! -f "$work/random-$rows/hnsw.json" ] || reference "$work/random-$rows" 50
+  /usr/bin/time -f "graphs: %e s, peak RSS %M KiB" "${graph_cores[@]}" \
+    "$wscsl" index "$work/run" --out "$work/random-$rows" --approximate
+  for ef in ${EF:-100}; do
+    echo "-- ef = $ef"
+    "${one_core[@]}" "$tool" measure --index "$work/random-$rows" --queries 50 --ef "$ef"
+    reference "$work/random-$rows" 50 "$ef"
+  done
   rm -rf "$work/random-$rows"
 done
 if [ ${#libraries[@]} -gt 0 ] && "$python" -c "import faiss, hnswlib, numpy" 2>/dev/null; then

@@ -1,15 +1,17 @@
 // The measuring tool of bench/search.sh.
 //
-//   wscsl_search_bench synthesize --like I --rows N --out O [--seed S] [--chunk C]
+//   wscsl_search_bench synthesize --like I --rows N --out O [--seed S] [--chunk C] [--conditions C]
 //     An index O of N random rows (Gaussian φ and ψ, each ψ_k of unit norm) with the manifest of
-//     the real index I (its run, conditions and shapes), for timing at any size.
+//     the real index I (its run, conditions and shapes), for timing at any size; with
+//     --conditions, only the first C of I's conditions (so `index --approximate` builds only
+//     their graphs: one graph of 10^6 rows takes most of an hour on this machine).
 //   wscsl_search_bench measure --index I [--queries Q] [-k K] [--pool P] [--ef E]
 //     Searches rows 0..Q−1 of I (each left out of its own results) and prints one line of
 //     key=value pairs: rows, the arrays' MiB, exact ms per query (every condition) and per
 //     condition, approximate ms per condition (and of its candidate stage alone), hnswlib's own
 //     searchKnn ms on the same graphs with the same k and ef, recall@k of the approximate search
-//     against the exact one, and the process's private memory (RssAnon) before the index was opened
-//     and at the end.
+//     against the exact one, the distance the graphs use (wscsl's AVX2 one or hnswlib's own), and
+//     the process's private memory (RssAnon) before the index was opened and at the end.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -22,6 +24,7 @@
 #include "search/hnsw_graphs.hpp"
 #include "search/index_arrays.hpp"
 #include "search/index_format.hpp"
+#include "search/l2_distance.hpp"
 #include "search/searcher.hpp"
 
 namespace fs = std::filesystem;
@@ -62,6 +65,11 @@ int synthesize(const std::map<std::string, std::string>& o) {
   const std::int64_t chunk = std::stoll(get(o, "--chunk", "65536"));
   torch::manual_seed(std::stoll(get(o, "--seed", "1")));
   search::IndexManifest m = search::read_manifest(like);
+  const std::size_t conditions =
+      std::stoul(get(o, "--conditions", std::to_string(m.conditions.size())));
+  if (conditions == 0 || conditions > m.conditions.size())
+    throw std::runtime_error(fmt::format("--conditions must be 1..{}", m.conditions.size()));
+  m.conditions.resize(conditions);
   m.chunks.clear();
   m.skipped.clear();
   fs::create_directories(out / "chunks");
@@ -156,7 +164,8 @@ int measure(const std::map<std::string, std::string>& o) {
           m.conditions[c].name, per_query(approx_ms[c]), per_query(candidate_ms[c]),
           per_query(library_ms[c]), exact.k, per_query(recall[c]));
   }
-  fmt::print(" rss_anon_before_mib={:.1f} rss_anon_mib={:.1f}\n", rss_before, rss_anon_mib());
+  fmt::print(" graph_distance={} rss_anon_before_mib={:.1f} rss_anon_mib={:.1f}\n",
+             search::simd_l2_distance() ? "avx2" : "hnswlib", rss_before, rss_anon_mib());
   return 0;
 }
 

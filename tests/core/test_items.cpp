@@ -39,19 +39,75 @@ TEST(Items, ConcatenatedPutsTheGroupsOneAfterAnother) {
   EXPECT_TRUE(both.texts.at("title").present.equal(items.texts.at("title").present));
 }
 
-TEST(Items, TheRowTensorOfAGroupGivesTheGroupsOwnTensors) {
-  const ItemFeatures items = three_items();
-  const ItemFeatures first = items.rows(torch::tensor({0}, torch::kLong));
-  const ItemFeatures rest = items.rows(torch::tensor({1, 2}, torch::kLong));
-  ItemFeatures both = ItemFeatures::concatenated({first, rest});
-  const torch::Tensor rest_rows = torch::tensor({1, 2}, torch::kLong);
-  both.groups = {{rest_rows, std::make_shared<const ItemFeatures>(rest)}};
-  // That very row tensor: the group's tensors themselves, which its readers share.
-  EXPECT_TRUE(both.rows(rest_rows).phi.is_same(rest.phi));
-  // Equal rows in another tensor: a gathered copy of the same values.
-  const ItemFeatures copy = both.rows(torch::tensor({1, 2}, torch::kLong));
-  EXPECT_FALSE(copy.phi.is_same(rest.phi));
-  EXPECT_TRUE(copy.phi.equal(rest.phi));
+// Two triplets laid out by role over items held in three blocks, one per role.
+struct ByRole {
+  std::vector<ItemFeatures> roles;
+  ItemFeatures items;
+  Comparisons triplets;
+};
+ByRole by_role() {
+  ByRole t;
+  for (int role = 0; role < 3; ++role) {
+    ItemFeatures r;
+    r.phi = torch::randn({2, 3});
+    r.psi = r.phi.unsqueeze(1);
+    r.texts["title"] = {torch::randn({2, 1}), torch::tensor({true, role != 1})};
+    t.roles.push_back(r);
+  }
+  t.items = ItemFeatures::concatenated(t.roles);
+  t.items.blocks = t.roles;
+  t.triplets = Comparisons::triplets_by_role(2, torch::kCPU);
+  return t;
+}
+
+TEST(Items, GatherGivesEachRoleItsBlocksOwnTensors) {
+  const ByRole t = by_role();
+  const ComparedItems in = gather(t.items, t.triplets);
+  EXPECT_TRUE(in.first.phi.is_same(t.roles[0].phi));
+  EXPECT_TRUE(in.second.psi.is_same(t.roles[1].psi));
+  EXPECT_TRUE(in.third.texts.at("title").features.is_same(t.roles[2].texts.at("title").features));
+  // Reversed triplets swap the blocks of the second and third members.
+  const ComparedItems reversed = gather(t.items, t.triplets.reversed());
+  EXPECT_TRUE(reversed.second.phi.is_same(t.roles[2].phi));
+  EXPECT_TRUE(reversed.third.phi.is_same(t.roles[1].phi));
+  // A slice of the triplets reads the same rows of each block, as views of the block's tensors.
+  const ComparedItems second_only = gather(t.items, t.triplets.slice(1, 5));
+  ASSERT_EQ(second_only.third.size(), 1);
+  EXPECT_EQ(second_only.third.phi.data_ptr<float>(), t.roles[2].phi[1].data_ptr<float>());
+  EXPECT_TRUE(second_only.first.texts.at("title").present.equal(torch::tensor({true})));
+  EXPECT_FALSE(second_only.second.texts.at("title").present.item<bool>());
+}
+
+TEST(Items, GatherCopiesRowsWithoutBlocksOrWithoutALayout) {
+  const ByRole t = by_role();
+  const ItemFeatures by_row = ItemFeatures::concatenated(t.roles);
+  const ComparedItems copied = gather(by_row, t.triplets);
+  EXPECT_FALSE(copied.first.phi.is_same(t.roles[0].phi));
+  EXPECT_TRUE(copied.first.phi.equal(t.roles[0].phi));
+  // The same rows given by hand declare no layout: a gathered copy of the same values.
+  const Comparisons by_hand{
+      t.triplets.first.clone(), t.triplets.second.clone(), t.triplets.third.clone(), {}, {}};
+  const ComparedItems same_values = gather(t.items, by_hand);
+  EXPECT_FALSE(same_values.third.phi.is_same(t.roles[2].phi));
+  EXPECT_TRUE(same_values.third.phi.equal(t.roles[2].phi));
+}
+
+TEST(Items, ScoreRefusesRowsTheRoleLayoutDoesNotName) {
+  const ByRole t = by_role();
+  testing::TableModule module(1, 3, {1.0});
+  Comparisons swapped = t.triplets;
+  swapped.first = torch::tensor({1, 0}, torch::kLong);
+  try {
+    module.score(t.items, swapped);
+    FAIL() << "anchor rows out of the layout's order were accepted";
+  } catch (const ComponentError& e) {
+    EXPECT_NE(std::string(e.what()).find("first rows are not rows [0, 2) of the items"),
+              std::string::npos)
+        << e.what();
+  }
+  ItemFeatures two_blocks = t.items;
+  two_blocks.blocks.pop_back();
+  EXPECT_THROW(module.score(two_blocks, t.triplets), ComponentError);
 }
 
 TEST(Comparisons, TripletsByRoleIndexTheRoleBlocks) {
@@ -101,6 +157,7 @@ TEST(Comparisons, ScoreRefusesRowsOutsideTheItems) {
   const Comparisons c{torch::tensor({0}, torch::kLong),
                       torch::tensor({3}, torch::kLong),
                       torch::tensor({1}, torch::kLong),
+                      {},
                       {}};
   try {
     module.score(three_items(), c);

@@ -377,6 +377,19 @@ TEST(Cli, TrainStopResumeAndEvaluate) {
   EXPECT_EQ(python.status, 0) << python.text;
   const std::size_t listed = count_lines_starting(exported.text, "  ");
   EXPECT_EQ(python.text, std::to_string(listed) + " ['backbone', 'condition_module']\n");
+  // A run whose [trainer] names a GPU this machine lacks: eval refuses it, and export-weights,
+  // which copies tensors on the CPU, still writes them.
+  const fs::path resolved = fs::path(run) / "resolved.toml";
+  std::string text = read_text(resolved);
+  const std::size_t device = text.find("\ndevice = ", text.find("[trainer]"));
+  ASSERT_NE(device, std::string::npos) << text;
+  text.replace(device, text.find('\n', device + 1) - device, "\ndevice = \"cuda:7\"");
+  std::ofstream(resolved, std::ios::trunc) << text;
+  const Output on_gpu = run_wscsl("eval " + run);
+  EXPECT_EQ(on_gpu.status, 2) << on_gpu.text;
+  EXPECT_NE(on_gpu.text.find("\"cuda:7\""), std::string::npos) << on_gpu.text;
+  const Output anywhere = run_wscsl("export-weights " + run + " --out " + weights.string());
+  EXPECT_EQ(anywhere.status, 0) << anywhere.text;
 
   const Output no_split = run_wscsl("embed " + run + " --split tset");
   EXPECT_EQ(no_split.status, 2);

@@ -18,6 +18,7 @@
 
 #include "run_command.hpp"
 #include "search/index_format.hpp"
+#include "search/l2_distance.hpp"
 #include "search/searcher.hpp"
 #include "wscsl/data/image_file.hpp"
 #include "wscsl/plot/canvas.hpp"
@@ -394,6 +395,29 @@ TEST_F(Search, BadInputIsOneSentenceNamingTheFileAndWritesNothing) {
       contains(all_bad.text, "1 of the 1 files of " + junk.string() + " is not a usable image: "))
       << all_bad.text;
   EXPECT_FALSE(fs::exists(dir() / "junk_index"));
+}
+
+// The AVX2 distance of the HNSW graphs against a loop in double precision, for every remainder of
+// its 16- and 8-float steps. Each of the n squares and sums rounds once in float (u = 2⁻²⁴) and
+// each difference once more, so the float result lies within (n + 3)·u of the exact sum,
+// relatively.
+TEST(L2Distance, TheAvx2DistanceIsTheSumOfSquaredDifferences) {
+  const search::L2Distance distance = search::simd_l2_distance();
+  if (!distance) GTEST_SKIP() << "this CPU lacks AVX2 or FMA: hnswlib's own distance serves";
+  torch::manual_seed(5);
+  for (std::size_t n = 1; n <= 70; ++n) {
+    const torch::Tensor x = torch::randn({static_cast<std::int64_t>(n)});
+    const torch::Tensor y = torch::randn({static_cast<std::int64_t>(n)});
+    double exact = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double d = static_cast<double>(x[static_cast<std::int64_t>(i)].item<float>()) -
+                       static_cast<double>(y[static_cast<std::int64_t>(i)].item<float>());
+      exact += d * d;
+    }
+    const float got = distance(x.data_ptr<float>(), y.data_ptr<float>(), &n);
+    EXPECT_NEAR(got, exact, static_cast<double>(n + 3) * std::ldexp(1.0, -24) * exact)
+        << n << " dimensions";
+  }
 }
 
 }  // namespace

@@ -141,9 +141,9 @@ TEST(Text, EncodersAreNamedAfterTheirFieldUnlessNamed) {
 
 TEST(Text, ATrainingStepEncodesEachRolesTextsAndTrainsTheEncoders) {
   Pipeline p = build(text_pipeline(kTwoEncoders));
-  TrainingData data(p, torch::kCPU);
+  TrainingData data(p, torch::kCPU, 0, 1);
   const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
-  const TripletBatch batch = data.read(rows, share_of(rows.size(0), 0, 1), 0);
+  const TripletBatch batch = data.read(rows, 0);
   ASSERT_EQ(batch.texts.anchor.size(), 2u);  // one entry per field read
   const SplitData& train = p.dataset->split(Split::Train);
   ASSERT_EQ(batch.texts.anchor.at("category").size(), static_cast<std::size_t>(rows.size(0)));
@@ -281,12 +281,12 @@ field = "title"
                                                (scratch.path() / "model.pt").string()));
   text.replace(text.find("embedding_dim = 8"), 17, "embedding_dim = 6");
   Pipeline p = build(text);
-  TrainingData data(p, torch::kCPU);
+  TrainingData data(p, torch::kCPU, 0, 1);
   const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
   TrainingModel model(p, p.trainer.resolved_device());
   TrainingStep step(p, model.optimizer());
   Unshared alone;
-  step.take(data.read(rows, share_of(rows.size(0), 0, 1), 0), alone);
+  step.take(data.read(rows, 0), alone);
   EXPECT_GT(gradient_mass(*p.text_encoders[0].encoder), 0.0);
   const EmbeddingTable table = embed_split(p, Split::Test, 64);
   EXPECT_EQ(table.items.texts.at("label").features.size(1), 6);

@@ -35,9 +35,8 @@ Pipeline tiny_sgd(const std::string& trainer = "") {
 
 // The first batch of the first epoch, whole, on `device`.
 TripletBatch first_batch(const Pipeline& pipeline, torch::Device device) {
-  TrainingData data(pipeline, torch::kCPU);
-  const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
-  return data.read(rows, share_of(rows.size(0), 0, 1), 0).to(device);
+  TrainingData data(pipeline, device, 0, 1);
+  return data.read(data.batch_rows(data.start_epoch(0), 0), 0);
 }
 
 // One process alone: the loss is differentiated as it is, and it is the batch's.
@@ -84,7 +83,7 @@ ByHand input_by_hand(const Pipeline& p, const TripletBatch& batch) {
   const std::int64_t b = batch.images.anchor.size(0);
   const torch::Tensor rows = torch::arange(b, torch::kLong);
   ByHand in{ItemFeatures::concatenated(roles),
-            Comparisons{rows, rows + b, rows + 2 * b, batch.conditions}};
+            Comparisons{rows, rows + b, rows + 2 * b, batch.conditions, {}}};
   return in;
 }
 
@@ -253,22 +252,43 @@ TEST(TrainingStep, AStepWhoseBatchLossIsNotFiniteLeavesTheParametersAsTheyWere) 
     EXPECT_TRUE(torch::equal(after[i], before[i])) << "parameter " << i;
 }
 
-TEST(DataParallel, SharesOfABatchTileItInRankOrder) {
+TEST(DataParallel, ShardsOfABatchTileItInRankOrder) {
   for (const int processes : {1, 2, 3, 5}) {
     std::int64_t next = 0;
     double fractions = 0.0;
     for (int rank = 0; rank < processes; ++rank) {
-      const BatchShare share = share_of(7, rank, processes);
+      const Shard share = Shard::of(7, rank, processes);
       EXPECT_EQ(share.first, next) << rank << " of " << processes;
       EXPECT_GE(share.last, share.first + 1) << rank << " of " << processes;
-      EXPECT_EQ(share.size, 7);
+      EXPECT_EQ(share.total, 7);
+      EXPECT_EQ(share.rank, rank);
       next = share.last;
       fractions += share.fraction();
     }
     EXPECT_EQ(next, 7) << processes << " processes";
     EXPECT_NEAR(fractions, 1.0, 1e-12) << processes << " processes";
   }
-  EXPECT_EQ(share_of(32, 0, 1).fraction(), 1.0);
+  EXPECT_EQ(Shard::of(32, 0, 1).fraction(), 1.0);
+}
+
+// Each process's training data reads its shard of a batch: the shards of the job's processes,
+// one after another, are the batch one process reads alone, augmentation included.
+TEST(DataParallel, TheProcessesShardsOfABatchAreTheWholeBatch) {
+  const Pipeline pipeline = tiny_sgd();
+  TrainingData alone(pipeline, torch::kCPU, 0, 1);
+  const torch::Tensor rows = alone.batch_rows(alone.start_epoch(0), 0);
+  const TripletBatch whole = alone.read(rows, 3);
+  std::vector<torch::Tensor> anchors, fars;
+  for (int rank = 0; rank < 3; ++rank) {
+    TrainingData data(pipeline, torch::kCPU, rank, 3);
+    data.start_epoch(0);
+    const TripletBatch part = data.read(rows, 3);
+    EXPECT_EQ(part.images.anchor.size(0), data.shard(rows.size(0)).size()) << "rank " << rank;
+    anchors.push_back(part.images.anchor);
+    fars.push_back(part.images.far);
+  }
+  EXPECT_TRUE(torch::equal(torch::cat(anchors), whole.images.anchor));
+  EXPECT_TRUE(torch::equal(torch::cat(fars), whole.images.far));
 }
 
 // The trainer always steps through DataParallel: in a world of one process its collectives do
@@ -288,7 +308,7 @@ TEST(DataParallel, OneProcessTakesTheStepOfTheTrainingStepAloneBitForBit) {
     Unshared alone;
     const StepLosses loss = bare_step.take(batch, alone);
     const StepOutcome outcome =
-        parallel.step(shared_step, batch, parallel.share_of(size), [&] { return stop; });
+        parallel.step(shared_step, batch, Shard::of(size, 0, 1), [&] { return stop; });
     EXPECT_EQ(outcome.losses.total, loss.total);
     EXPECT_EQ(outcome.losses.terms, loss.terms);
     EXPECT_EQ(outcome.stop_requested, stop);

@@ -148,9 +148,11 @@ int run_export_weights(const GlobalOptions& global, const ExportWeightsArgs& arg
   const auto [run, checkpoint] = run_and_checkpoint(args.target);
   const RunLock lock(run);
   // Copying tensors out needs no GPU, whichever device the run trained on.
-  OpenPipeline opened = open_pipeline(global, run.resolved(), {"trainer.device=\"cpu\""});
+  const Placement cpu;
+  OpenPipeline opened = open_pipeline_on(global, run.resolved(), DeviceSetting{DeviceKind::Cpu, -1},
+                                         "wscsl export-weights (on the CPU)");
   auto model = opened.pipeline.model();
-  load_checkpoint(checkpoint, *model, nullptr, false, torch::kCPU);
+  load_checkpoint(checkpoint, *model, nullptr, false, cpu.device);
   nn::StateDict tensors;
   for (const auto& p : model->named_parameters())
     tensors.emplace_back(p.key(), p.value());

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "distributed/shard.hpp"
 #include "pipeline/item_forward.hpp"
 #include "wscsl/nn/device.hpp"
 
@@ -69,13 +70,12 @@ EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_s
   if (data.factors.defined()) table.factors = data.factors.index_select(0, ids);
   // Each process embeds its own contiguous share of the images, on the model's device; the
   // table stays on the host, where evaluators compute.
-  const std::int64_t first = ids.size(0) * comm.rank() / comm.size();
-  const std::int64_t last = ids.size(0) * (comm.rank() + 1) / comm.size();
+  const Shard shard = Shard::of(ids.size(0), comm.rank(), comm.size());
   const torch::Device device = nn::device_of(*pipeline.model());
   const Embedders embedders = pipeline_embedders(pipeline);
   std::vector<ItemFeatures> chunks;
-  for (std::int64_t begin = first; begin < last; begin += batch_size) {
-    const torch::Tensor batch = ids.slice(0, begin, std::min(last, begin + batch_size));
+  for (std::int64_t begin = shard.first; begin < shard.last; begin += batch_size) {
+    const torch::Tensor batch = ids.slice(0, begin, std::min(shard.last, begin + batch_size));
     const ItemInputs inputs{pipeline.dataset->images(split, batch, ImageRequest{}).to(device),
                             field_texts(pipeline, data, batch)};
     chunks.push_back(forward_items(pipeline, {inputs}, embedders).to(torch::kCPU));

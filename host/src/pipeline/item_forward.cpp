@@ -45,17 +45,14 @@ TripletTexts triplet_texts(const Pipeline& pipeline, const SplitData& split,
 ForwardTriplets forward_triplets(const Pipeline& pipeline, const TripletImages& images,
                                  const TripletTexts& texts, const torch::Tensor& conditions,
                                  const Embedders& embedders) {
-  const std::vector<ItemFeatures> roles = forward_groups(
+  std::vector<ItemFeatures> roles = forward_groups(
       pipeline,
       {{images.anchor, texts.anchor}, {images.close, texts.close}, {images.far, texts.far}},
       embedders);
   ForwardTriplets out{ItemFeatures::concatenated(roles),
                       Comparisons::triplets_by_role(images.anchor.size(0), images.anchor.device())};
+  out.items.blocks = std::move(roles);
   out.comparisons.conditions = conditions;
-  const Comparisons& c = out.comparisons;
-  out.items.groups = {{c.first, std::make_shared<const ItemFeatures>(roles[0])},
-                      {c.second, std::make_shared<const ItemFeatures>(roles[1])},
-                      {c.third, std::make_shared<const ItemFeatures>(roles[2])}};
   return out;
 }
 

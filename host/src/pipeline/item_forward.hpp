@@ -58,9 +58,9 @@ TripletTexts triplet_texts(const Pipeline& pipeline, const SplitData& split,
                            const torch::Tensor& ids);
 
 // A batch of triplets through the forward pass: its items laid out by role
-// (Comparisons::triplets_by_role) and the triplets among them. Each role is an ItemGroup of the
-// items selected by its column of the triplets, so that the condition module and the losses read
-// the role's own tensors, as the reference code's per-role ones.
+// (Comparisons::triplets_by_role) and the triplets among them. Each role is a block of the items
+// (ItemFeatures::blocks), so that the condition module and the losses read the role's own
+// tensors, as the reference code's per-role ones.
 struct ForwardTriplets {
   ItemFeatures items;
   Comparisons comparisons;

@@ -83,13 +83,16 @@ class Prober {
     torch::NoGradGuard no_grad;
     const ItemFeatures items = forward_items(p_, {{roles.anchor, texts.anchor}}, embedders);
     const torch::Tensor rows = torch::arange(kProbeTriplets, long_options());
-    Comparisons rolled{rows, (rows + kProbeTriplets - 1).remainder(kProbeTriplets),
-                       (rows + kProbeTriplets - 2).remainder(kProbeTriplets), conditions()};
+    Comparisons rolled{rows,
+                       (rows + kProbeTriplets - 1).remainder(kProbeTriplets),
+                       (rows + kProbeTriplets - 2).remainder(kProbeTriplets),
+                       conditions(),
+                       {}};
     if (run_module_) {
       p_.condition_module->score(items, rolled);
       if (p_.condition_module->contract().provides_resource(Resource::PairScores, ""))
-        p_.condition_module->score(items,
-                                   Comparisons{rolled.first, rolled.second, {}, rolled.conditions});
+        p_.condition_module->score(
+            items, Comparisons{rolled.first, rolled.second, {}, rolled.conditions, {}});
     }
     if (run_backbone_ || run_module_) ran_.push_back("the evaluators' inputs");
     return ran_;

@@ -35,5 +35,9 @@ struct OpenPipeline {
 };
 OpenPipeline open_pipeline(const GlobalOptions& global, const std::filesystem::path& file,
                            const std::vector<std::string>& overrides, int processes = 1);
+// The same for one process computing on `device`, whatever the file's [trainer] device names;
+// `command` is the command that asks, for messages.
+OpenPipeline open_pipeline_on(const GlobalOptions& global, const std::filesystem::path& file,
+                              const DeviceSetting& device, const std::string& command);
 
 }  // namespace wscsl::host

@@ -280,4 +280,11 @@ void apply_determinism(const TrainerOptions& options) {
   at::set_num_threads(options.resolved_threads());
 }
 
+void set_trainer_device(ConfigNode& root, const DeviceSetting& device, const std::string& why) {
+  const SourceLocation where{why};
+  ConfigNode* trainer = root.find("trainer");
+  if (!trainer || !trainer->is_table()) trainer = &root.set("trainer", ConfigNode::table(where));
+  trainer->set("device", ConfigNode::string(spell_device(device), where), where);
+}
+
 }  // namespace wscsl::host

@@ -88,4 +88,9 @@ struct TrainerOptions {
 // components are built, so this comes first.
 void apply_determinism(const TrainerOptions& options);
 
+// Sets the [trainer] device of the pipeline tree `root` to `device`, for a command that computes
+// there whatever the file names (export-weights copies tensors on the CPU, so that a run trained
+// on a GPU opens on any machine). `why` says which command, for messages.
+void set_trainer_device(ConfigNode& root, const DeviceSetting& device, const std::string& why);
+
 }  // namespace wscsl::host

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "index_arrays.hpp"
+#include "l2_distance.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
@@ -49,10 +50,26 @@ torch::Tensor vectors(const torch::Tensor& psi, std::int64_t embedding) {
       .contiguous();
 }
 
+// hnswlib's L2 space, with its distance replaced by the AVX2 one where the CPU has it.
+class L2Space final : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit L2Space(std::size_t dim) : plain_(dim), dim_(dim), distance_(simd_l2_distance()) {
+    if (!distance_) distance_ = plain_.get_dist_func();
+  }
+  std::size_t get_data_size() override { return plain_.get_data_size(); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return distance_; }
+  void* get_dist_func_param() override { return &dim_; }
+
+ private:
+  hnswlib::L2Space plain_;
+  std::size_t dim_;
+  hnswlib::DISTFUNC<float> distance_;
+};
+
 }  // namespace
 
 struct HnswGraphs::Graph {
-  std::unique_ptr<hnswlib::L2Space> space;
+  std::unique_ptr<L2Space> space;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> graph;
 };
 
@@ -69,7 +86,7 @@ void HnswGraphs::build(const fs::path& index, const IndexManifest& manifest,
     const auto start = std::chrono::steady_clock::now();
     const std::int64_t dim =
         embedding < 0 ? manifest.embeddings * manifest.psi_dim : manifest.psi_dim;
-    hnswlib::L2Space space(static_cast<std::size_t>(dim));
+    L2Space space(static_cast<std::size_t>(dim));
     hnswlib::HierarchicalNSW<float> graph(&space, static_cast<std::size_t>(rows),
                                           static_cast<std::size_t>(settings.m),
                                           static_cast<std::size_t>(settings.ef_construction));
@@ -134,8 +151,8 @@ std::unique_ptr<HnswGraphs> HnswGraphs::load(const fs::path& index, const IndexM
                       graphs_record(index).string(), rows, manifest.rows(), rebuild));
     const fs::path path = graph_path(index, embedding);
     auto g = std::make_unique<Graph>();
-    g->space = std::make_unique<hnswlib::L2Space>(
-        static_cast<std::size_t>(entry->at("dim").get<std::int64_t>()));
+    g->space =
+        std::make_unique<L2Space>(static_cast<std::size_t>(entry->at("dim").get<std::int64_t>()));
     try {
       g->graph = std::make_unique<hnswlib::HierarchicalNSW<float>>(g->space.get(), path.string());
     } catch (const std::exception& e) {

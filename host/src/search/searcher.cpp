@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "exact_scan.hpp"
 #include "hnsw_graphs.hpp"
 #include "wscsl/data/image_dataset.hpp"
 #include "wscsl/error.hpp"
@@ -23,14 +24,6 @@ constexpr std::int64_t kScoreBatch = 4096;
 double milliseconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
-}
-
-// The `n` smallest of `values` [N] as (values, positions), nearest first; ties keep the lower
-// position.
-std::pair<torch::Tensor, torch::Tensor> smallest(const torch::Tensor& values, std::int64_t n) {
-  auto [v, i] = values.topk(std::min(n, values.size(0)), /*dim=*/0, /*largest=*/false,
-                            /*sorted=*/true);
-  return {v, i};
 }
 
 }  // namespace
@@ -167,71 +160,6 @@ torch::Tensor IndexSearcher::module_distances(const ItemFeatures& query,
   return parts.empty() ? torch::zeros({0}, torch::kDouble) : torch::cat(parts);
 }
 
-std::vector<torch::Tensor> IndexSearcher::exact_candidates(
-    const ItemFeatures& query, const std::vector<const IndexedCondition*>& conditions,
-    std::int64_t pool, std::int64_t block_rows, std::int64_t exclude) const {
-  torch::NoGradGuard no_grad;
-  const torch::Device device = model_->device;
-  const torch::Tensor q = query.psi[0].to(device).to(torch::kFloat);  // [K, E]
-  const torch::Tensor q_sqnorm = q.pow(2).sum(-1);                    // [K]
-  const std::int64_t k_count = manifest_.embeddings;
-  bool every_embedding = false;
-  std::vector<bool> needed(static_cast<std::size_t>(k_count), false);
-  for (const IndexedCondition* c : conditions) {
-    if (c->embedding < 0)
-      every_embedding = true;
-    else
-      needed[static_cast<std::size_t>(c->embedding)] = true;
-  }
-  if (every_embedding) needed.assign(needed.size(), true);
-  // Per condition: the best `pool` (squared distance, row) of every block, chosen from at the end.
-  std::vector<std::vector<torch::Tensor>> block_d(conditions.size()),
-      block_found(conditions.size());
-  for (std::size_t chunk = 0; chunk < chunks_.size(); ++chunk) {
-    const torch::Tensor& psi = chunks_[chunk].psi->tensor();            // [K, n, E]
-    const torch::Tensor& sqnorm = chunks_[chunk].psi_sqnorm->tensor();  // [K, n]
-    const std::int64_t n = psi.size(1);
-    for (std::int64_t b0 = 0; b0 < n; b0 += block_rows) {
-      const std::int64_t b1 = std::min(n, b0 + block_rows);
-      const torch::Tensor block = psi.slice(1, b0, b1).to(device);
-      const torch::Tensor norms = sqnorm.slice(1, b0, b1).to(device);
-      // ‖x − q‖² = ‖x‖² − 2 x·q + ‖q‖², one matrix-vector product per embedding.
-      std::vector<torch::Tensor> d2(static_cast<std::size_t>(k_count));
-      for (std::int64_t k = 0; k < k_count; ++k)
-        if (needed[static_cast<std::size_t>(k)])
-          d2[static_cast<std::size_t>(k)] =
-              (norms[k] - 2 * block[k].mv(q[k]) + q_sqnorm[k]).clamp_min(0);
-      const std::int64_t first_row = offsets_[chunk] + b0;
-      for (std::size_t c = 0; c < conditions.size(); ++c) {
-        torch::Tensor d;
-        if (conditions[c]->embedding >= 0) {
-          d = d2[static_cast<std::size_t>(conditions[c]->embedding)];
-        } else {
-          d = d2[0].clone();
-          for (std::int64_t k = 1; k < k_count; ++k)
-            d += d2[static_cast<std::size_t>(k)];
-        }
-        if (exclude >= first_row && exclude < first_row + (b1 - b0)) {
-          d = d.clone();
-          d[exclude - first_row] = std::numeric_limits<float>::infinity();
-        }
-        auto [v, i] = smallest(d, pool);
-        block_d[c].push_back(v.to(torch::kCPU));
-        block_found[c].push_back(i.to(torch::kCPU) + first_row);
-      }
-    }
-  }
-  std::vector<torch::Tensor> best_rows(conditions.size());
-  for (std::size_t c = 0; c < conditions.size(); ++c) {
-    best_rows[c] =
-        torch::cat(block_found[c]).index_select(0, smallest(torch::cat(block_d[c]), pool).second);
-  }
-  // The excluded row never makes the pool.
-  for (std::size_t c = 0; c < conditions.size(); ++c)
-    best_rows[c] = best_rows[c].index_select(0, (best_rows[c] != exclude).nonzero().reshape({-1}));
-  return best_rows;
-}
-
 torch::Tensor IndexSearcher::approximate_candidates(const ItemFeatures& query,
                                                     const IndexedCondition& condition,
                                                     std::int64_t pool, std::int64_t ef,
@@ -262,8 +190,12 @@ std::vector<ConditionNeighbours> IndexSearcher::search(const ItemFeatures& query
   std::vector<torch::Tensor> candidates;
   auto start = std::chrono::steady_clock::now();
   if (options.candidates == CandidateSearch::Exact) {
-    candidates = exact_candidates(query, conditions, pool,
-                                  std::max<std::int64_t>(1, options.block_rows), exclude);
+    std::vector<std::int64_t> embeddings;
+    for (const IndexedCondition* c : conditions)
+      embeddings.push_back(c->embedding);
+    candidates =
+        exact_candidates(chunks_, offsets_, query.psi[0], embeddings, pool,
+                         std::max<std::int64_t>(1, options.block_rows), exclude, model_->device);
     const double each = milliseconds_since(start) / static_cast<double>(conditions.size());
     for (ConditionNeighbours& c : out)
       c.candidate_ms = each;

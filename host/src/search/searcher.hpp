@@ -93,9 +93,6 @@ class IndexSearcher {
   torch::Tensor module_distances(const ItemFeatures& query, const IndexedCondition& condition,
                                  const torch::Tensor& rows) const;
   ItemFeatures rows_features(const torch::Tensor& rows) const;
-  std::vector<torch::Tensor> exact_candidates(
-      const ItemFeatures& query, const std::vector<const IndexedCondition*>& conditions,
-      std::int64_t pool, std::int64_t block_rows, std::int64_t exclude) const;
   torch::Tensor approximate_candidates(const ItemFeatures& query, const IndexedCondition& condition,
                                        std::int64_t pool, std::int64_t ef, std::int64_t exclude);
   // The chunk of a row and the row within it.

@@ -17,7 +17,7 @@ namespace {
 // alike.
 class SharedLoss : public LossSharing {
  public:
-  SharedLoss(const Communicator& comm, GradientAverager& averager, const BatchShare& share,
+  SharedLoss(const Communicator& comm, GradientAverager& averager, const Shard& share,
              const std::function<bool()>& stop_requested)
       : comm_(comm), averager_(averager), share_(share), stop_requested_(stop_requested) {}
 
@@ -45,17 +45,13 @@ class SharedLoss : public LossSharing {
  private:
   const Communicator& comm_;
   GradientAverager& averager_;
-  BatchShare share_;
+  Shard share_;
   const std::function<bool()>& stop_requested_;
   torch::Tensor sums_;  // the batch's loss, the processes asked to stop, the loss's terms
   std::function<void()> wait_for_sums_;
 };
 
 }  // namespace
-
-BatchShare share_of(std::int64_t batch_size, int rank, int processes) {
-  return {batch_size * rank / processes, batch_size * (rank + 1) / processes, batch_size};
-}
 
 DataParallel::DataParallel(const Communicator& comm, TrainingModel& model,
                            std::int64_t smallest_batch, bool sync_batch_norm)
@@ -72,13 +68,8 @@ DataParallel::DataParallel(const Communicator& comm, TrainingModel& model,
     synchronised_.emplace([this](at::Tensor& t) { comm_.sum(t); });
 }
 
-BatchShare DataParallel::share_of(std::int64_t batch_size) const {
-  return host::share_of(batch_size, comm_.rank(), comm_.size());
-}
-
 StepOutcome DataParallel::step(TrainingStep& training_step, const TripletBatch& batch,
-                               const BatchShare& share,
-                               const std::function<bool()>& stop_requested) {
+                               const Shard& share, const std::function<bool()>& stop_requested) {
   SharedLoss shared(comm_, *averager_, share, stop_requested);
   StepLosses losses = training_step.take(batch, shared);
   return {std::move(losses), shared.any_stop_requested()};

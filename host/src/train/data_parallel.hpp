@@ -25,9 +25,6 @@
 
 namespace wscsl::host {
 
-// The share of a batch of `batch_size` triplets that `rank` of `processes` takes.
-BatchShare share_of(std::int64_t batch_size, int rank, int processes);
-
 struct StepOutcome {
   StepLosses losses;            // of the whole batch
   bool stop_requested = false;  // by any process
@@ -42,12 +39,10 @@ class DataParallel {
   DataParallel(const Communicator& comm, TrainingModel& model, std::int64_t smallest_batch,
                bool sync_batch_norm);
 
-  // This process's share of a batch of `batch_size` triplets.
-  BatchShare share_of(std::int64_t batch_size) const;
-
-  // One step of `training_step` on this process's share `batch` of a batch: the whole batch's loss,
-  // and whether `stop_requested` (asked when backward starts) held in any process.
-  StepOutcome step(TrainingStep& training_step, const TripletBatch& batch, const BatchShare& share,
+  // One step of `training_step` on this process's shard `batch` of a batch (`share` says which):
+  // the whole batch's loss, and whether `stop_requested` (asked when backward starts) held in any
+  // process.
+  StepOutcome step(TrainingStep& training_step, const TripletBatch& batch, const Shard& share,
                    const std::function<bool()>& stop_requested);
 
   // Runs `take_step`, the step after `at`. With several processes a failure names this rank and the

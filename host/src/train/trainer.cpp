@@ -70,7 +70,7 @@ class Loop {
         checkpoints_(pipeline, run, *writer_, model_),
         state_(checkpoints_.start(request.resume, placement, request.out)),
         model_on_device_(on_device(pipeline, model_.device())),
-        data_(pipeline, model_.device()),
+        data_(pipeline, model_.device(), comm.rank(), comm.size()),
         parallel_(comm, model_, data_.last_batch_size(), o_.sync_batch_norm),
         step_(pipeline, model_.optimizer()) {}
 
@@ -130,9 +130,8 @@ class Loop {
   // The step on the batch of `rows`, of which this process reads its share.
   StepOutcome step(const torch::Tensor& rows) {
     return parallel_.naming_failures(state_, [&] {
-      const BatchShare share = parallel_.share_of(rows.size(0));
       const auto wait_start = std::chrono::steady_clock::now();
-      const TripletBatch batch = data_.read(rows, share, state_.global_step).to(model_.device());
+      const TripletBatch batch = data_.read(rows, state_.global_step);
       epoch_data_seconds_ +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count();
       if (!batch_checked_) {
@@ -141,9 +140,9 @@ class Loop {
       }
       // The next batch of the epoch is read while this step trains.
       if (o_.read_ahead && state_.step + 1 < data_.steps_per_epoch())
-        data_.read_ahead(state_.step + 1, parallel_.share_of(data_.batch_size(state_.step + 1)),
-                         state_.global_step + 1);
-      const StepOutcome outcome = parallel_.step(step_, batch, share, stop_requested);
+        data_.read_ahead(state_.step + 1, state_.global_step + 1);
+      const StepOutcome outcome =
+          parallel_.step(step_, batch, data_.shard(rows.size(0)), stop_requested);
       const double loss = outcome.losses.total;
       if (!std::isfinite(loss))
         throw Error(

@@ -18,11 +18,7 @@ constexpr std::uint64_t kNegativeStream = 0x6e65676174697665;  // "negative"
 
 }  // namespace
 
-double BatchShare::fraction() const {
-  return static_cast<double>(last - first) / static_cast<double>(size);
-}
-
-TrainingData::TrainingData(const Pipeline& pipeline, torch::Device device)
+TrainingData::TrainingData(const Pipeline& pipeline, torch::Device device, int rank, int processes)
     : pipeline_(pipeline),
       split_(pipeline.dataset->split(Split::Train)),
       count_(split_.triplets.size(0)),
@@ -30,7 +26,9 @@ TrainingData::TrainingData(const Pipeline& pipeline, torch::Device device)
       steps_(pipeline.trainer.drop_last ? count_ / batch_size_
                                         : (count_ + batch_size_ - 1) / batch_size_),
       conditioned_(pipeline.condition_module->supervision() == Supervision::Conditioned),
-      pinned_(device.is_cuda()) {
+      device_(device),
+      rank_(rank),
+      processes_(processes) {
   if (const std::string problem = pipeline.trainer.batch_size_problem(count_); !problem.empty())
     throw Error(problem);
   if (conditioned_ && !split_.conditions.defined())
@@ -44,10 +42,6 @@ TrainingData::~TrainingData() {
 
 std::int64_t TrainingData::last_batch_size() const {
   return count_ - (steps_ - 1) * batch_size_;
-}
-
-std::int64_t TrainingData::batch_size(std::int64_t step) const {
-  return std::min(batch_size_, count_ - step * batch_size_);
 }
 
 std::vector<std::int64_t> TrainingData::start_epoch(std::int64_t epoch) {
@@ -69,28 +63,28 @@ torch::Tensor TrainingData::batch_rows(const std::vector<std::int64_t>& order,
       .clone();
 }
 
-TripletBatch TrainingData::read(const torch::Tensor& rows, const BatchShare& share,
-                                std::int64_t global_step) {
-  const bool ahead = ahead_.batch.valid() && ahead_.global_step == global_step &&
-                     ahead_.share.first == share.first && ahead_.share.last == share.last &&
-                     ahead_.rows.equal(rows);
+Shard TrainingData::shard(std::int64_t batch_size) const {
+  return Shard::of(batch_size, rank_, processes_);
+}
+
+TripletBatch TrainingData::read(const torch::Tensor& rows, std::int64_t global_step) {
+  const bool ahead =
+      ahead_.batch.valid() && ahead_.global_step == global_step && ahead_.rows.equal(rows);
   if (!ahead) {
     drop_ahead();
-    return read_now(rows, share, global_step);
+    return read_now(rows, global_step).to(device_);
   }
   TripletBatch batch = ahead_.batch.get();  // rethrows what reading it threw
   ahead_ = Ahead{};
-  return batch;
+  return batch.to(device_);
 }
 
-void TrainingData::read_ahead(std::int64_t step, const BatchShare& share,
-                              std::int64_t global_step) {
+void TrainingData::read_ahead(std::int64_t step, std::int64_t global_step) {
   drop_ahead();
   ahead_.rows = batch_rows(order_, step);
-  ahead_.share = share;
   ahead_.global_step = global_step;
-  ahead_.batch = std::async(std::launch::async, [this, rows = ahead_.rows, share, global_step] {
-    return read_now(rows, share, global_step);
+  ahead_.batch = std::async(std::launch::async, [this, rows = ahead_.rows, global_step] {
+    return read_now(rows, global_step);
   });
 }
 
@@ -99,8 +93,8 @@ void TrainingData::drop_ahead() {
   ahead_ = Ahead{};
 }
 
-TripletBatch TrainingData::read_now(const torch::Tensor& rows, const BatchShare& share,
-                                    std::int64_t global_step) const {
+TripletBatch TrainingData::read_now(const torch::Tensor& rows, std::int64_t global_step) const {
+  const Shard share = shard(rows.size(0));
   const torch::Tensor shared_rows = rows.slice(0, share.first, share.last);
   const torch::Tensor triplets = epoch_triplets_.index_select(0, shared_rows);
   const std::uint64_t seed =
@@ -108,14 +102,14 @@ TripletBatch TrainingData::read_now(const torch::Tensor& rows, const BatchShare&
                static_cast<std::uint64_t>(global_step));
   const auto role_images = [&](std::int64_t role) {
     const ImageRequest request{true, seed,
-                               static_cast<std::uint64_t>(role * share.size + share.first)};
+                               static_cast<std::uint64_t>(role * share.total + share.first)};
     return pipeline_.dataset->images(Split::Train, triplets.select(1, role).contiguous(), request);
   };
   TripletBatch batch{{role_images(0), role_images(1), role_images(2)},
                      {},
                      triplet_texts(pipeline_, split_, triplets)};
   if (conditioned_) batch.conditions = split_.conditions.index_select(0, shared_rows);
-  return pinned_ ? batch.pinned() : batch;
+  return device_.is_cuda() ? batch.pinned() : batch;
 }
 
 }  // namespace wscsl::host

@@ -31,12 +31,50 @@ void check_rows(const Component& c, const char* name, const torch::Tensor& rows,
                                      who(c), name, items));
 }
 
+// The blocks of items held in blocks lie one after another and hold every item.
+void check_blocks(const Component& c, const ItemFeatures& items) {
+  int64_t rows = 0;
+  for (const ItemFeatures& block : items.blocks)
+    rows += block.size();
+  if (rows != items.size())
+    throw ComponentError(fmt::format("{}: the items' {} blocks hold {} rows, and the items {}",
+                                     who(c), items.blocks.size(), rows, items.size()));
+}
+
+// Rows [B] of one member of the comparisons: with a block of the role layout, exactly the rows of
+// that block the layout names (what gather() hands over); otherwise any rows of the items.
+void check_member(const Component& c, const char* name, const torch::Tensor& rows, int64_t b,
+                  const ItemFeatures& items, int64_t block, int64_t begin) {
+  if (block < 0 || items.blocks.empty()) return check_rows(c, name, rows, b, items.size());
+  check_long_vector(c, (std::string(name) + " rows").c_str(), rows, b);
+  const int64_t blocks = static_cast<int64_t>(items.blocks.size());
+  if (block >= blocks || begin < 0 ||
+      begin + b > items.blocks[static_cast<std::size_t>(block)].size())
+    throw ComponentError(fmt::format(
+        "{}: the comparisons' role layout names rows [{}, {}) of block {} for their {} items, "
+        "and the items hold {} blocks{}",
+        who(c), begin, begin + b, block, name, blocks,
+        block < blocks ? fmt::format(" (that one of {} rows)",
+                                     items.blocks[static_cast<std::size_t>(block)].size())
+                       : ""));
+  int64_t offset = begin;
+  for (int64_t i = 0; i < block; ++i)
+    offset += items.blocks[static_cast<std::size_t>(i)].size();
+  if (!rows.equal(torch::arange(offset, offset + b, rows.options())))
+    throw ComponentError(fmt::format(
+        "{}: the comparisons' {} rows are not rows [{}, {}) of the items, which their role layout "
+        "names (block {} from its row {})",
+        who(c), name, offset, offset + b, block, begin));
+}
+
 void check_input(const ConditionModule& m, const ItemFeatures& items, const Comparisons& c) {
   const int64_t b = c.size();
-  check_rows(m, "first", c.first, b, items.size());
-  check_rows(m, "second", c.second, b, items.size());
+  const RoleLayout& layout = c.roles;
+  if (!items.blocks.empty()) check_blocks(m, items);
+  check_member(m, "first", c.first, b, items, layout.first, layout.begin);
+  check_member(m, "second", c.second, b, items, layout.second, layout.begin);
   if (c.are_triplets()) {
-    check_rows(m, "third", c.third, b, items.size());
+    check_member(m, "third", c.third, b, items, layout.third, layout.begin);
   } else if (!m.contract().provides_resource(Resource::PairScores, "")) {
     throw ComponentError(fmt::format(
         "{} scores triplets only (its contract does not provide {}), and was given pairs", who(m),

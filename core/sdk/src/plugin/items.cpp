@@ -1,5 +1,9 @@
 #include "wscsl/plugin/items.hpp"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 #include "wscsl/error.hpp"
 
 namespace wscsl {
@@ -17,11 +21,34 @@ torch::Tensor sliced(const torch::Tensor& t, std::int64_t begin, std::int64_t en
   return t.defined() ? t.slice(0, begin, end) : t;
 }
 
+// Rows [begin, end) of `items`.
+ItemFeatures sliced(const ItemFeatures& items, std::int64_t begin, std::int64_t end) {
+  ItemFeatures out{sliced(items.phi, begin, end), sliced(items.psi, begin, end), {}, {}};
+  for (const auto& [name, t] : items.texts)
+    out.texts[name] = {t.features.slice(0, begin, end), t.present.slice(0, begin, end)};
+  return out;
+}
+
+// The features of one member of the comparisons: its block's own (RoleLayout), or its rows.
+ItemFeatures member(const ItemFeatures& items, const torch::Tensor& rows, std::int64_t block,
+                    std::int64_t begin) {
+  if (block < 0 || items.blocks.empty()) return items.rows(rows);
+  if (block >= static_cast<std::int64_t>(items.blocks.size()))
+    throw Error(fmt::format("the comparisons' role layout names block {}, and the items hold {}",
+                            block, items.blocks.size()));
+  const ItemFeatures& features = items.blocks[static_cast<std::size_t>(block)];
+  const std::int64_t n = rows.size(0);
+  if (begin < 0 || begin + n > features.size())
+    throw Error(
+        fmt::format("the comparisons' role layout names rows [{}, {}) of block {}, "
+                    "which holds {}",
+                    begin, begin + n, block, features.size()));
+  return begin == 0 && n == features.size() ? features : sliced(features, begin, begin + n);
+}
+
 }  // namespace
 
 ItemFeatures ItemFeatures::rows(const torch::Tensor& rows) const {
-  for (const ItemGroup& group : groups)
-    if (group.rows.unsafeGetTensorImpl() == rows.unsafeGetTensorImpl()) return *group.features;
   ItemFeatures out{selected(phi, rows), selected(psi, rows), {}, {}};
   for (const auto& [name, t] : texts)
     out.texts[name] = t.index_select(rows);
@@ -55,41 +82,49 @@ ItemFeatures ItemFeatures::concatenated(const std::vector<ItemFeatures>& parts) 
 }
 
 Comparisons Comparisons::triplets(const torch::Tensor& rows) {
-  return {rows.select(1, 0), rows.select(1, 1), rows.select(1, 2), {}};
+  return {rows.select(1, 0), rows.select(1, 1), rows.select(1, 2), {}, {}};
 }
 
 Comparisons Comparisons::triplets_by_role(std::int64_t batch, torch::Device device) {
   const torch::Tensor first =
       torch::arange(batch, torch::TensorOptions(device).dtype(torch::kLong));
-  return {first, first + batch, first + 2 * batch, {}};
+  return {first, first + batch, first + 2 * batch, {}, RoleLayout{0, 1, 2, 0}};
 }
 
 Comparisons Comparisons::pairs(torch::Tensor first, torch::Tensor second) {
-  return {std::move(first), std::move(second), {}, {}};
+  return {std::move(first), std::move(second), {}, {}, {}};
 }
 
 Comparisons Comparisons::reversed() const {
   if (!are_triplets()) throw Error("only triplets can be reversed: these comparisons are pairs");
-  return {first, third, second, conditions};
+  return {first, third, second, conditions,
+          RoleLayout{roles.first, roles.third, roles.second, roles.begin}};
 }
 
 Comparisons Comparisons::slice(std::int64_t begin, std::int64_t end) const {
+  RoleLayout layout = roles;
+  // Tensor::slice clamps its bounds: the layout moves by the rows it kept.
+  layout.begin += std::clamp<std::int64_t>(begin, 0, size());
   return {sliced(first, begin, end), sliced(second, begin, end), sliced(third, begin, end),
-          sliced(conditions, begin, end)};
+          sliced(conditions, begin, end), layout};
 }
 
 Comparisons Comparisons::without_conditions() const {
-  return {first, second, third, {}};
+  return {first, second, third, {}, roles};
 }
 
 Comparisons Comparisons::to(torch::Device device) const {
   return {moved(first, device), moved(second, device), moved(third, device),
-          moved(conditions, device)};
+          moved(conditions, device), roles};
 }
 
 ComparedItems gather(const ItemFeatures& items, const Comparisons& comparisons) {
-  ComparedItems out{items.rows(comparisons.first), items.rows(comparisons.second), {}};
-  if (comparisons.are_triplets()) out.third = items.rows(comparisons.third);
+  const RoleLayout& layout = comparisons.roles;
+  ComparedItems out{member(items, comparisons.first, layout.first, layout.begin),
+                    member(items, comparisons.second, layout.second, layout.begin),
+                    {}};
+  if (comparisons.are_triplets())
+    out.third = member(items, comparisons.third, layout.third, layout.begin);
   return out;
 }
 

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,31 +14,40 @@
 
 namespace wscsl {
 
-struct ItemGroup;
-
 // One row per item.
 struct ItemFeatures {
   torch::Tensor phi;  // [N, D] backbone embeddings
   torch::Tensor psi;  // [N, K, E] from ConditionModule::embed
   // By text encoder name: every text encoder of the pipeline (Resource::TextFeatures), [N, E].
   std::map<std::string, TextFeatures> texts;
-  // The groups these items were computed in, each with the row tensor that selects it (the host
-  // sets them for a training batch's roles): rows() of that very tensor returns the group's own
-  // features instead of a gathered copy, so that every reader of a role computes with the role's
-  // tensors and their gradients add up as on the role's tensors.
-  std::vector<ItemGroup> groups;
+  // The blocks the items were computed in, one after another: rows [0, n₀) are blocks[0], the
+  // next n₁ rows blocks[1], and so on. The host sets them for a training batch, whose blocks are
+  // its roles (anchors, close items, far items). Empty for items held only by row.
+  std::vector<ItemFeatures> blocks;
 
   std::int64_t size() const { return phi.defined() ? phi.size(0) : 0; }
-  // The items of `rows` ([B] int64), in that order.
+  // The items of `rows` ([B] int64), in that order: a gathered copy, without blocks.
   ItemFeatures rows(const torch::Tensor& rows) const;
+  // The items on `device`, without blocks.
   ItemFeatures to(torch::Device device) const;
   // The items of `parts` one after another, e.g. a batch's anchors, then its close and far items.
+  // The result holds them by row; set `blocks` to `parts` to declare the blocks.
   static ItemFeatures concatenated(const std::vector<ItemFeatures>& parts);
 };
 
-struct ItemGroup {
-  torch::Tensor rows;  // [n] int64, the group's rows among the items
-  std::shared_ptr<const ItemFeatures> features;
+// Comparisons laid out by role over items held in blocks (ItemFeatures::blocks): member `first` of
+// comparison i is row `begin + i` of block `first`, and likewise for `second` and `third`.
+// Comparisons::triplets_by_role declares it, and reversed(), slice(), to() and
+// without_conditions() keep it true. Over items that hold blocks, gather() then gives each member
+// its block's own tensors (sliced for a slice of the comparisons) rather than a gathered copy, so
+// that every reader of a role computes with the role's tensors and their gradients add up on
+// them; ConditionModule::score checks that the member rows are the ones the layout names.
+// Comparisons made from rows (triplets(), pairs(), or fields set by hand) declare none.
+struct RoleLayout {
+  std::int64_t first = -1, second = -1, third = -1;  // the block of each member; -1: none
+  std::int64_t begin = 0;  // the row, in each block, of the first comparison
+
+  bool declared() const { return first >= 0; }
 };
 
 // B comparisons of items given as rows of an ItemFeatures.
@@ -47,6 +55,7 @@ struct Comparisons {
   torch::Tensor first, second;  // [B] int64 item rows
   torch::Tensor third;          // [B] int64 item rows of triplets; undefined for pairs
   torch::Tensor conditions;     // [B] int64 condition of each comparison, or undefined
+  RoleLayout roles;             // declared by triplets_by_role only
 
   std::int64_t size() const { return first.defined() ? first.size(0) : 0; }
   bool are_triplets() const { return third.defined(); }
@@ -54,7 +63,8 @@ struct Comparisons {
   // Triplets of rows [B, 3] (first, second, third).
   static Comparisons triplets(const torch::Tensor& rows);
   // The triplets of a batch laid out by role, as ItemFeatures::concatenated puts them: items
-  // [0, B) are the anchors, [B, 2B) the close items, [2B, 3B) the far ones.
+  // [0, B) are the anchors (block 0), [B, 2B) the close items (block 1), [2B, 3B) the far ones
+  // (block 2); the RoleLayout says so.
   static Comparisons triplets_by_role(std::int64_t batch, torch::Device device);
   static Comparisons pairs(torch::Tensor first, torch::Tensor second);
 
@@ -65,8 +75,9 @@ struct Comparisons {
   Comparisons to(torch::Device device) const;
 };
 
-// The features of each comparison's members, gathered by row ([B, …] each): what most modules
-// compute with.
+// The features of each comparison's members, [B, …] each: what most modules compute with. A member
+// the comparisons' RoleLayout names, over items that hold blocks, is its block's own tensors (a
+// slice of them for a slice of the comparisons); any other is gathered by row.
 struct ComparedItems {
   ItemFeatures first, second;
   ItemFeatures third;  // of triplets only

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""The host's layout rules hold: no file of host/ is longer than 300 lines, and the folders of
+host/src include one another without a cycle (a folder's `#include "other/…"` is an edge from it to
+other/; a cycle means neither can be understood, built or tested without the other).
+
+Prints each broken rule as one sentence naming the file or the folders, and exits 1 if any.
+
+Usage: check_host_layout.py SOURCE_DIR
+"""
+import os
+import re
+import sys
+
+MAX_LINES = 300
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/', re.MULTILINE)
+
+
+def long_files(root):
+    problems = []
+    for folder, _, files in os.walk(os.path.join(root, "host")):
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            with open(path, "rb") as f:
+                lines = f.read().count(b"\n")
+            if lines > MAX_LINES:
+                problems.append(f"{os.path.relpath(path, root)} has {lines} lines, more than "
+                                f"{MAX_LINES}: split it by job")
+    return problems
+
+
+def include_edges(src):
+    folders = sorted(d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)))
+    edges = {f: set() for f in folders}
+    for folder in folders:
+        for name in os.listdir(os.path.join(src, folder)):
+            with open(os.path.join(src, folder, name), encoding="utf-8") as f:
+                for target in INCLUDE.findall(f.read()):
+                    if target in edges and target != folder:
+                        edges[folder].add(target)
+    return edges
+
+
+def cycles(edges):
+    """Each cycle of the folder graph once, as the list of its folders."""
+    found, seen = [], set()
+
+    def visit(node, path):
+        for nxt in sorted(edges[node]):
+            if nxt in path:
+                cycle = path[path.index(nxt):]
+                key = frozenset(cycle)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(cycle)
+            elif len(path) < len(edges):
+                visit(nxt, path + [nxt])
+
+    for start in sorted(edges):
+        visit(start, [start])
+    return found
+
+
+def main():
+    root = sys.argv[1]
+    problems = long_files(root)
+    for cycle in cycles(include_edges(os.path.join(root, "host", "src"))):
+        problems.append("host/src/" + " → host/src/".join(cycle + [cycle[0]]) +
+                        ": the folders include one another in a cycle")
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
