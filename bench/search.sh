@@ -11,8 +11,8 @@
 # faiss-cpu), hnswlib against FAISS on new random rows of one ψ_k's shape (bench/search_libraries.py).
 # Indexes of more than $APPROXIMATE_UP_TO rows (default 100000) are measured twice: exact search
 # under every condition, then an index of the same size holding only the first condition, with its
-# one HNSW graph built on both cores (one graph of 10^6 rows takes most of an hour on one core).
-# Usage: [EF="100 200"] bench/search.sh [rows...]   (default: 10000 100000; EF: the search lists
+# one HNSW graph (one graph of 10^6 rows takes about a quarter of an hour on one core).
+# Usage: [EF_LIST="100 200"] bench/search.sh [rows...]   (default: 10000 100000; EF_LIST: the search lists
 # measured, 100 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,17 +47,15 @@ for rows in "${sizes[@]}"; do
   [ "$rows" -gt "${APPROXIMATE_UP_TO:-100000}" ] || libraries+=("$rows")
   echo "== $rows random rows"
   "$tool" synthesize --like "$work/real" --rows "$rows" --out "$work/random-$rows"
-  graph_cores=("${one_core[@]}")
   if [ "$rows" -gt "${APPROXIMATE_UP_TO:-100000}" ]; then
     "${one_core[@]}" "$tool" measure --index "$work/random-$rows" --queries 50
     rm -rf "$work/random-$rows"
     echo "== $rows random rows, the first condition alone"
     "$tool" synthesize --like "$work/real" --rows "$rows" --conditions 1 --out "$work/random-$rows"
-    graph_cores=()
   fi
-  /usr/bin/time -f "graphs: %e s, peak RSS %M KiB" "${graph_cores[@]}" \
+  /usr/bin/time -f "graphs: %e s, peak RSS %M KiB" "${one_core[@]}" \
     "$wscsl" index "$work/run" --out "$work/random-$rows" --approximate
-  for ef in ${EF:-100}; do
+  for ef in ${EF_LIST:-100}; do
     echo "-- ef = $ef"
     "${one_core[@]}" "$tool" measure --index "$work/random-$rows" --queries 50 --ef "$ef"
     reference "$work/random-$rows" 50 "$ef"
