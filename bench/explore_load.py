@@ -33,7 +33,8 @@ def tile(real, out, rows, chunk_rows=8192):
     chunks = range(len(manifest["chunks"]))
     part = lambda c, what: os.path.join(real, "chunks", f"{c:06d}.{what}")  # noqa: E731
     phi = np.concatenate([np.load(part(c, "phi.npy")) for c in chunks])
-    psi = np.concatenate([np.load(part(c, "psi.npy")) for c in chunks])
+    # Index format 2: ψ is stored [K, n, E], one contiguous array per embedding.
+    psi = np.concatenate([np.load(part(c, "psi.npy")) for c in chunks], axis=1)
     images = sum((json.load(open(part(c, "images.json"))) for c in chunks), [])
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(os.path.join(out, "chunks"))
@@ -43,7 +44,7 @@ def tile(real, out, rows, chunk_rows=8192):
         index = np.arange(start, min(rows, start + chunk_rows)) % len(phi)
         noise = lambda a: (a + rng.normal(0, 0.05 * a.std(), a.shape)).astype(np.float32)  # noqa
         p = noise(phi[index])
-        s = noise(psi[index])
+        s = noise(psi[:, index])
         name = lambda what: os.path.join(out, "chunks", f"{c:06d}.{what}")  # noqa: E731
         np.save(name("phi.npy"), p)
         np.save(name("psi.npy"), s)
