@@ -77,6 +77,7 @@ packages=(
   "${torch[@]}" libopenblas0-openmp "${libraries[@]}"
   dataset-fashion-mnist
   "${python_torch[@]}" python3-torchvision python3-pil python3-protobuf python3-crc32c
+  python3-venv python3-sklearn python3-tqdm
 )
 build_dir="build-$leg"
 if [ "$print_packages" -eq 1 ]; then  # docs/reference/systems.md lists them
