@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "wscsl/data/npy.hpp"
 #include "wscsl/error.hpp"
