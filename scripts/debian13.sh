@@ -131,11 +131,10 @@ else
   checks=true
 fi
 
-# The same ccache settings as scripts/build.sh; warnings are errors, as the leg's promise is a
-# warning-free build against LibTorch 2.6.
+# The root's own ccache (CMakeLists.txt gives ccache its settings); warnings are errors, as the
+# leg's promise is a warning-free build against LibTorch 2.6.
 jobs="$(nproc)"
-in_root env CCACHE_DIR=/var/cache/wscsl-ccache CCACHE_BASEDIR=/wscsl \
-  CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime \
+in_root env CCACHE_DIR=/var/cache/wscsl-ccache \
   bash -c "set -euo pipefail
     cd /wscsl
     cmake -S . -B $build_dir ${configure[*]} >/dev/null

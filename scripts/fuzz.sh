@@ -10,7 +10,6 @@ cd "$(dirname "$0")/.."
 seconds="${1:-300}"
 shift || true
 scripts/setup.sh fuzz
-export CCACHE_BASEDIR="$PWD"
 cmake -S . -B build-fuzz -DWSCSL_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
   -DWSCSL_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link >/dev/null

@@ -182,7 +182,7 @@ done
 path="$venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 [ -z "$cuda" ] || path="$venv/bin:/usr/local/cuda/bin:${path#"$venv/bin:"}"
 in_build_environment=(chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH="$path"
-  VIRTUAL_ENV="$venv" CCACHE_DIR=/var/cache/wscsl-ccache CCACHE_BASEDIR=/wscsl
+  VIRTUAL_ENV="$venv" CCACHE_DIR=/var/cache/wscsl-ccache
   WSCSL_COMMIT="$(git -C "$checkout" rev-parse --short HEAD 2>/dev/null || echo unknown)")
 if [ -n "$run_command" ]; then
   "${in_build_environment[@]}" bash -c "cd /wscsl && $run_command"

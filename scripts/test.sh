@@ -2,31 +2,47 @@
 # Sets up, builds everything and runs the whole test suite; then runs the core tests and replays
 # the fuzz corpora once more in a build with AddressSanitizer and UndefinedBehaviorSanitizer
 # (./build-sanitize: only those targets, a few minutes from scratch, seconds with ccache).
-# Usage: scripts/test.sh [--debian13 | --debian13-cuda | --pip]
+# Usage: scripts/test.sh [--wheel | --debian13 | --debian13-cuda | --pip] [--record]
+#   --wheel:         instead, build and run the whole suite against PyPI's PyTorch in a virtual
+#                    environment, with this system's own libraries (scripts/wheel-leg.sh; about
+#                    3 GB of wheels). CI runs it after the default leg.
 #   --debian13:      instead, build and run the whole suite against Debian 13's LibTorch 2.6 in a
 #                    Debian 13 root (scripts/debian13.sh; as root).
 #   --debian13-cuda: the same against Debian 13's CUDA LibTorch 2.6 and CUDA 12.4, in a second
 #                    root (scripts/debian13.sh --cuda; as root; about 2.6 GB of packages).
-#   --pip:           the same against PyPI's PyTorch (the CUDA wheel, built with this machine's
-#                    nvcc) by the README's commands, in a Debian 12 root with a virtual environment
-#                    (scripts/pip-leg.sh; as root; about 3 GB of wheels).
+#   --pip:           the same against PyPI's PyTorch in an isolated Debian 12 root that holds no
+#                    library but the dependency prefix's (scripts/pip-leg.sh; as root).
+#   --record:        append the run of the default or the wheel leg to docs/legs.tsv, which
+#                    README's and docs/platforms.md's status are generated from (scripts/legs.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-case "${1:-}" in
+leg="" record=0
+for argument in "$@"; do
+  case "$argument" in
+    --record) record=1 ;;
+    --wheel | --debian13 | --debian13-cuda | --pip) leg=$argument ;;
+    *)
+      echo "test: unknown argument '$argument' (scripts/test.sh [--wheel | --debian13 | --debian13-cuda | --pip] [--record])" >&2
+      exit 2
+      ;;
+  esac
+done
+case "$leg" in
   "") ;;
+  --wheel) if [ "$record" = 1 ]; then exec scripts/wheel-leg.sh --record; else exec scripts/wheel-leg.sh; fi ;;
   --debian13) exec scripts/debian13.sh ;;
   --debian13-cuda) exec scripts/debian13.sh --cuda ;;
   --pip) exec scripts/pip-leg.sh ;;
-  *)
-    echo "test: unknown argument '$1' (scripts/test.sh [--debian13 | --debian13-cuda | --pip])" >&2
-    exit 2
-    ;;
 esac
+minutes_since() { awk -v a="$1" -v b="$(date +%s)" 'BEGIN { printf "%.1f", (b - a) / 60 }'; }
+start=$(date +%s)
 scripts/setup.sh test
+build_start=$(date +%s)
 scripts/build.sh
-(cd build && ctest --output-on-failure -j "$(nproc)")
-export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
-export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+build_minutes=$(minutes_since "$build_start")
+suite_start=$(date +%s)
+(cd build && ctest --output-on-failure -j "$(nproc)" --output-junit junit.xml)
+suite_minutes=$(minutes_since "$suite_start")
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWSCSL_SANITIZE=address,undefined >/dev/null
 targets=(core_tests margin fashion_crb)
@@ -36,3 +52,10 @@ for t in pipeline_toml set_override csv csn_lists image_header checkpoint_manife
 done
 cmake --build build-sanitize -j "$(nproc)" --target "${targets[@]}" >/dev/null
 (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" -R '^core$|^fuzz\.')
+echo "test: built in $build_minutes minutes, the suite in $suite_minutes, $(minutes_since "$start") in all"
+if [ "$record" = 1 ]; then
+  scripts/legs.py record debian12 --junit build/junit.xml \
+    --libtorch "$(dpkg-query -W -f='${Version}' libtorch-dev) (Debian 12)" \
+    --build-minutes "$build_minutes" --suite-minutes "$suite_minutes" \
+    --total-minutes "$(minutes_since "$start")"
+fi

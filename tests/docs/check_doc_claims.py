@@ -17,11 +17,15 @@
 * The index: docs/README.md links every document under docs/, and every document it links exists.
 * The host's file table of docs/architecture.md names every source file of each folder of
   host/src, and no other.
+* The legs' status — README's "Supported systems" status column and docs/platforms.md's table of
+  last runs — is what scripts/legs.py generates from the record docs/legs.tsv; no page says "this
+  machine" for the project's machine.
 * README.md, the front door, stays short: at most 120 lines, no sentence (or table cell) of its
   prose over 40 words.
 
 Usage: check_doc_claims.py SOURCE_DIR
 """
+import importlib.util
 import os
 import re
 import shlex
@@ -358,6 +362,21 @@ def readme_problems(root):
     return problems
 
 
+def legs_problems(root):
+    """The legs' status as scripts/legs.py makes it from the record, and no page speaking of "this
+    machine": the project's machines change, and a page cannot say which one it meant."""
+    spec = importlib.util.spec_from_file_location("legs", os.path.join(root, "scripts", "legs.py"))
+    legs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(legs)
+    problems = legs.problems(legs.pathlib.Path(root))
+    for document in documents(root):
+        for number, line in enumerate(read(root, document).split("\n"), 1):
+            if re.search(r"\bthis (2-core )?(Debian 12 )?machine\b", line, re.I):
+                problems.append(f"{document}:{number}: says 'this machine'; name the machine "
+                                "(e.g. 'a 2-core Debian 12 machine')")
+    return problems
+
+
 def main():
     root = sys.argv[1]
     flags, fallthrough = command_reference(root)
@@ -403,6 +422,7 @@ def main():
     problems += index_problems(root)
     problems += file_table_problems(root)
     problems += readme_problems(root)
+    problems += legs_problems(root)
     for problem in problems:
         print(problem)
     print(f"{commands} command lines, {names} option names, {quotes} quoted numbers checked; "

@@ -17,6 +17,7 @@
 #include "train/training_data.hpp"
 #include "train/training_model.hpp"
 #include "train/training_step.hpp"
+#include "unshared_loss.hpp"
 #include "wscsl/data/outfit_benchmark.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
 
@@ -96,15 +97,6 @@ Pipeline build(const std::string& text) {
   return test::built_pipeline(text);
 }
 
-// One process alone: the loss is differentiated as it is.
-class Unshared : public LossSharing {
- public:
-  torch::Tensor before_backward(const torch::Tensor& loss, const torch::Tensor&) override {
-    return loss;
-  }
-  BatchLoss after_backward() override { return {}; }
-};
-
 // Σ |gradient| over a module's parameters (0 when none reached them).
 double gradient_mass(const torch::nn::Module& module) {
   double mass = 0.0;
@@ -154,7 +146,7 @@ TEST(Text, ATrainingStepEncodesEachRolesTextsAndTrainsTheEncoders) {
 
   TrainingModel model(p, p.trainer.resolved_device());
   TrainingStep step(p, model.optimizer());
-  Unshared alone;
+  test::UnsharedLoss alone;
   step.take(batch, alone);
   for (const NamedTextEncoder& t : p.text_encoders)
     EXPECT_GT(gradient_mass(*t.encoder), 0.0) << "text encoder '" << t.name << "' got no gradient";
@@ -285,7 +277,7 @@ field = "title"
   const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
   TrainingModel model(p, p.trainer.resolved_device());
   TrainingStep step(p, model.optimizer());
-  Unshared alone;
+  test::UnsharedLoss alone;
   step.take(data.read(rows, 0), alone);
   EXPECT_GT(gradient_mass(*p.text_encoders[0].encoder), 0.0);
   const EmbeddingTable table = embed_split(p, Split::Test, 64);

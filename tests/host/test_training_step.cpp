@@ -17,6 +17,7 @@
 #include "train/training_data.hpp"
 #include "train/training_model.hpp"
 #include "train/training_step.hpp"
+#include "unshared_loss.hpp"
 
 using namespace wscsl;
 using namespace wscsl::host;
@@ -38,20 +39,6 @@ TripletBatch first_batch(const Pipeline& pipeline, torch::Device device) {
   TrainingData data(pipeline, device, 0, 1);
   return data.read(data.batch_rows(data.start_epoch(0), 0), 0);
 }
-
-// One process alone: the loss is differentiated as it is, and it is the batch's.
-class Unshared : public LossSharing {
- public:
-  torch::Tensor before_backward(const torch::Tensor& loss, const torch::Tensor& terms) override {
-    shared_.loss = loss.item<double>();
-    shared_.terms.assign(terms.data_ptr<double>(), terms.data_ptr<double>() + terms.numel());
-    return loss;
-  }
-  BatchLoss after_backward() override { return shared_; }
-
- private:
-  BatchLoss shared_;
-};
 
 // Differentiates `factor` times the loss and reports `reported` as the batch's loss.
 class Rescaled : public LossSharing {
@@ -148,7 +135,7 @@ TEST(TrainingStep, DescendsTheGradientOfThePipelinesWeightedLoss) {
   const std::vector<torch::Tensor> gradients = gradients_of(expected, model.parameters());
   const std::vector<torch::Tensor> before = copies(model.parameters());
   TrainingStep step(p, model.optimizer());
-  Unshared alone;
+  test::UnsharedLoss alone;
   EXPECT_EQ(step.take(batch, alone).total, expected_value);
   EXPECT_GT(expect_sgd_step(before, gradients, copies(model.parameters()), 1.0), 0u);
 }
@@ -164,7 +151,7 @@ TEST(TrainingStep, ReportsEachLossTermUnweightedUnderItsLossName) {
   const Pipeline two = test::built_pipeline(text);
   TrainingModel two_model(two, two.trainer.resolved_device());
   const TripletBatch batch = first_batch(single, single_model.device());
-  Unshared alone, alone_too;
+  test::UnsharedLoss alone, alone_too;
   const StepLosses reference = TrainingStep(single, single_model.optimizer()).take(batch, alone);
   const StepLosses both = TrainingStep(two, two_model.optimizer()).take(batch, alone_too);
   ASSERT_EQ(both.terms.size(), 2u);
@@ -210,7 +197,7 @@ TEST(TrainingStep, Bf16MixedStaysWithinBfloat16RoundingOfTheFloat32StepAndKeepsF
   const ComparisonScores scores = float32.condition_module->score(in.items, in.triplets);
   const double distances = (scores.fused_second + scores.fused_third).mean().item<double>();
   const std::vector<torch::Tensor> before = copies(bf16_model.parameters());
-  Unshared alone, alone_too;
+  test::UnsharedLoss alone, alone_too;
   const double float32_loss =
       TrainingStep(float32, float32_model.optimizer()).take(batch, alone).total;
   const double bf16_loss = TrainingStep(bf16, bf16_model.optimizer()).take(batch, alone_too).total;
@@ -305,7 +292,7 @@ TEST(DataParallel, OneProcessTakesTheStepOfTheTrainingStepAloneBitForBit) {
   const std::int64_t size = batch.images.anchor.size(0);
   DataParallel parallel(*one, shared, size, false);
   for (const bool stop : {false, true}) {
-    Unshared alone;
+    test::UnsharedLoss alone;
     const StepLosses loss = bare_step.take(batch, alone);
     const StepOutcome outcome =
         parallel.step(shared_step, batch, Shard::of(size, 0, 1), [&] { return stop; });

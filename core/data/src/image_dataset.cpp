@@ -14,8 +14,6 @@
 namespace wscsl {
 namespace {
 
-constexpr std::int64_t kMiB = 1 << 20;
-
 // Mirrors the rows of image `pixels` (C × S × S, uint8) in place.
 void flip_horizontally(std::uint8_t* pixels, std::int64_t rows, std::int64_t width) {
   for (std::int64_t r = 0; r < rows; ++r)
@@ -95,7 +93,7 @@ void ImageDataset::check_images(const std::vector<std::int64_t>& ids) {
     o.max_image_pixels = options_.max_image_pixels;
     o.decode_threads = options_.decode_threads;
     o.cache_dir = image_cache_dir(options_.cache_dir);
-    o.limit_bytes = options_.cache_limit_mb * kMiB;
+    o.limit_bytes = options_.cache_limit_mb * kBytesPerMiB;
     store_ = std::make_unique<ImageStore>(list, o);
   }
   for (std::int64_t id : ids) {

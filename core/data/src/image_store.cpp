@@ -31,12 +31,11 @@ namespace fs = std::filesystem;
 namespace wscsl {
 namespace {
 
-constexpr std::int64_t kMiB = 1 << 20;
 // Stores of at least this many images say that they are being built (it takes a while).
 constexpr std::size_t kAnnouncedBuild = 10000;
 
 std::int64_t mib_rounded_up(std::int64_t bytes) {
-  return (bytes + kMiB - 1) / kMiB;
+  return (bytes + kBytesPerMiB - 1) / kBytesPerMiB;
 }
 
 std::string utc_now() {
@@ -155,8 +154,9 @@ void build(const fs::path& path, const ImageList& images, const ImageStoreOption
         "the image store of {} would take {} MiB ({} images of 3×{}×{} bytes), more than "
         "cache_limit_mb = {}; raise it to at least {} in the [dataset] table (or --set "
         "dataset.cache_limit_mb={}) if {} has the room",
-        images.index.string(), mib_rounded_up(bytes), count, size, size, o.limit_bytes / kMiB,
-        mib_rounded_up(bytes), mib_rounded_up(bytes), path.parent_path().string()));
+        images.index.string(), mib_rounded_up(bytes), count, size, size,
+        o.limit_bytes / kBytesPerMiB, mib_rounded_up(bytes), mib_rounded_up(bytes),
+        path.parent_path().string()));
   const auto start = std::chrono::steady_clock::now();
   if (images.entries.size() >= kAnnouncedBuild)
     fmt::print(stderr, "wscsl: decoding {} images once into {} ({} MiB)\n", count, path.string(),

@@ -23,7 +23,6 @@ namespace {
 constexpr char kMagic[8] = {'W', 'S', 'C', 'S', 'L', 'I', 'M', 'G'};
 constexpr std::uint32_t kFormat = 1;
 constexpr std::int64_t kPage = 4096;
-constexpr std::int64_t kMiB = 1 << 20;
 // A manifest lists the problems of unusable images; far more than any list has.
 constexpr std::uint64_t kMaxManifestBytes = std::uint64_t{256} << 20;
 
@@ -189,7 +188,7 @@ StoreWriter::StoreWriter(fs::path path, std::int64_t images, std::int64_t image_
   if (const int error = ::posix_fallocate(fd_, 0, bytes); error != 0) {
     ::close(fd_);  // the destructor does not run when the constructor throws
     ::unlink(temporary_.c_str());
-    fail(fmt::format("reserving {} MiB", (bytes + kMiB - 1) / kMiB).c_str(), error);
+    fail(fmt::format("reserving {} MiB", (bytes + kBytesPerMiB - 1) / kBytesPerMiB).c_str(), error);
   }
 }
 

@@ -23,11 +23,11 @@ extern char** environ;
 namespace wscsl::host {
 namespace {
 
-constexpr int kMaxProcesses = 1024;
+constexpr int kMaxLocalProcesses = 1024;
 
 // The running ranks' process ids (-1 once reaped), shared with the signal handler.
 volatile std::sig_atomic_t g_signalled = 0;
-pid_t g_ranks[kMaxProcesses];
+pid_t g_ranks[kMaxLocalProcesses];
 volatile std::sig_atomic_t g_rank_count = 0;
 
 extern "C" void forward_signal(int) {
@@ -102,9 +102,9 @@ int exit_code(int status) {
 }  // namespace
 
 int launch_local(int processes, const std::vector<std::string>& args, int grace_s) {
-  if (processes < 1 || processes > kMaxProcesses)
-    throw Error(
-        fmt::format("--nproc {} is out of range (expected 1 to {})", processes, kMaxProcesses));
+  if (processes < 1 || processes > kMaxLocalProcesses)
+    throw Error(fmt::format("--nproc {} is out of range (expected 1 to {})", processes,
+                            kMaxLocalProcesses));
   const std::uint16_t port = free_loopback_port();
   std::vector<std::string> argv_strings = args;
   argv_strings.insert(argv_strings.begin(), "wscsl");

@@ -64,7 +64,7 @@ void check_equal(const char* a, int a_value, const char* b, int b_value) {
                             a_value, b, b_value));
 }
 
-constexpr int kMaxProcesses = 65536;
+constexpr int kMaxWorldSize = 65536;
 
 // RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT.
 World ranks_from(const Variables& v, Launcher launcher) {
@@ -75,8 +75,8 @@ World ranks_from(const Variables& v, Launcher launcher) {
   if (!size || !rank)
     throw Error(fmt::format("the environment sets {} but not {}", size ? "WORLD_SIZE" : "RANK",
                             size ? "RANK" : "WORLD_SIZE"));
-  world.size = v.count("WORLD_SIZE", 1, kMaxProcesses);
-  world.rank = v.count("RANK", 0, kMaxProcesses - 1);
+  world.size = v.count("WORLD_SIZE", 1, kMaxWorldSize);
+  world.rank = v.count("RANK", 0, kMaxWorldSize - 1);
   if (world.rank >= world.size)
     throw Error(fmt::format("RANK={} does not fit WORLD_SIZE={}: ranks run from 0 to {}",
                             world.rank, world.size, world.size - 1));
@@ -101,16 +101,16 @@ World torchrun_world(const Variables& v) {
   World world = ranks_from(v, Launcher::Torchrun);
   for (const char* name : {"LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"})
     v.required(name);
-  world.node = v.count("GROUP_RANK", 0, kMaxProcesses - 1);
+  world.node = v.count("GROUP_RANK", 0, kMaxWorldSize - 1);
   // GROUP_WORLD_SIZE is torchrun's since PyTorch 1.9; ROLE_* name wscsl's role, the only one.
-  world.nodes = v.count_or("GROUP_WORLD_SIZE", 1, kMaxProcesses, world.node + 1);
+  world.nodes = v.count_or("GROUP_WORLD_SIZE", 1, kMaxWorldSize, world.node + 1);
   check_below("GROUP_RANK", world.node, "GROUP_WORLD_SIZE", world.nodes);
   if (world.nodes > world.size)
     throw Error(fmt::format("GROUP_WORLD_SIZE={} is more machines than WORLD_SIZE={} processes",
                             world.nodes, world.size));
-  check_equal("ROLE_RANK", v.count_or("ROLE_RANK", 0, kMaxProcesses - 1, world.rank), "RANK",
+  check_equal("ROLE_RANK", v.count_or("ROLE_RANK", 0, kMaxWorldSize - 1, world.rank), "RANK",
               world.rank);
-  check_equal("ROLE_WORLD_SIZE", v.count_or("ROLE_WORLD_SIZE", 1, kMaxProcesses, world.size),
+  check_equal("ROLE_WORLD_SIZE", v.count_or("ROLE_WORLD_SIZE", 1, kMaxWorldSize, world.size),
               "WORLD_SIZE", world.size);
   world.restart = v.count("TORCHELASTIC_RESTART_COUNT", 0, 1 << 30);
   world.max_restarts = v.count("TORCHELASTIC_MAX_RESTARTS", 0, 1 << 30);
@@ -128,7 +128,7 @@ World torchrun_world(const Variables& v) {
 
 World nproc_world(const Variables& v) {
   World world = ranks_from(v, Launcher::Nproc);
-  const int processes = v.count("WSCSL_NPROC", 1, kMaxProcesses);
+  const int processes = v.count("WSCSL_NPROC", 1, kMaxWorldSize);
   if (processes != world.size || world.local_size != world.size)
     throw Error(
         fmt::format("WSCSL_NPROC={} (set by --nproc) does not fit WORLD_SIZE={} and "
@@ -148,13 +148,13 @@ std::uint16_t port_of_slurm_job(const std::string& job_id) {
 World slurm_world(const Variables& v) {
   World world;
   world.launcher = Launcher::Slurm;
-  world.size = v.count("SLURM_NTASKS", 1, kMaxProcesses);
-  world.rank = v.count("SLURM_PROCID", 0, kMaxProcesses - 1);
+  world.size = v.count("SLURM_NTASKS", 1, kMaxWorldSize);
+  world.rank = v.count("SLURM_PROCID", 0, kMaxWorldSize - 1);
   check_below("SLURM_PROCID", world.rank, "SLURM_NTASKS", world.size);
-  world.nodes = v.count("SLURM_NNODES", 1, kMaxProcesses);
-  world.node = v.count("SLURM_NODEID", 0, kMaxProcesses - 1);
+  world.nodes = v.count("SLURM_NNODES", 1, kMaxWorldSize);
+  world.node = v.count("SLURM_NODEID", 0, kMaxWorldSize - 1);
   check_below("SLURM_NODEID", world.node, "SLURM_NNODES", world.nodes);
-  world.local_rank = v.count("SLURM_LOCALID", 0, kMaxProcesses - 1);
+  world.local_rank = v.count("SLURM_LOCALID", 0, kMaxWorldSize - 1);
   const std::string per_node_text = v.required("SLURM_STEP_TASKS_PER_NODE");
   const std::vector<int> per_node = slurm_tasks_per_node(per_node_text);
   int total = 0;
@@ -228,14 +228,14 @@ std::vector<int> slurm_tasks_per_node(const std::string& text) {
     const std::string item = text.substr(at, comma - at);
     const std::size_t open = item.find("(x");
     const int tasks = static_cast<int>(
-        parse_number("SLURM_STEP_TASKS_PER_NODE", item.substr(0, open), 0, kMaxProcesses));
+        parse_number("SLURM_STEP_TASKS_PER_NODE", item.substr(0, open), 0, kMaxWorldSize));
     int repeat = 1;
     if (open != std::string::npos) {
       if (item.back() != ')')
         throw Error(fmt::format("SLURM_STEP_TASKS_PER_NODE='{}' is not of the form 2(x3),1", text));
       repeat = static_cast<int>(parse_number("SLURM_STEP_TASKS_PER_NODE",
                                              item.substr(open + 2, item.size() - open - 3), 1,
-                                             kMaxProcesses));
+                                             kMaxWorldSize));
     }
     counts.insert(counts.end(), static_cast<std::size_t>(repeat), tasks);
     at = comma + 1;

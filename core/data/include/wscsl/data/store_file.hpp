@@ -17,6 +17,9 @@
 
 namespace wscsl {
 
+// Bytes in a mebibyte: image stores' sizes and limits are stated in MiB.
+constexpr std::int64_t kBytesPerMiB = std::int64_t{1} << 20;
+
 // The state of an image's source file when it was decoded, and the checksum of its pixels.
 struct SourceState {
   std::int64_t size = -1;      // bytes; -1 when the file could not be examined
