@@ -14,6 +14,7 @@
 #include <toml++/toml.h>
 
 #include "wscsl/error.hpp"
+#include "wscsl/util/atomic_file.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace wscsl {
@@ -198,9 +199,9 @@ ConfigNode parse_document(const std::string& text, const std::string& origin) {
 
 ConfigNode load_toml_file(const std::filesystem::path& path) {
   const std::string origin = path.string();
+  const std::string problem = file_problem(path);
+  if (!problem.empty()) fail({origin}, problem);
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    fail({origin}, std::filesystem::exists(path, ec) ? "not a regular file" : "no such file");
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) fail({origin}, "cannot read file: " + ec.message());
   if (size > kMaxFileBytes)

@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/serialization/import.h>
 
 #include "wscsl/error.hpp"
+#include "wscsl/util/atomic_file.hpp"
 
 namespace wscsl::nn {
 namespace {
@@ -37,10 +38,10 @@ std::pair<std::string, std::string> split_last(const std::string& name) {
 
 torch::jit::Module load_script_module(const fs::path& file,
                                       const std::vector<std::string>& methods) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec))
+  const std::string problem = file_problem(file);
+  if (!problem.empty())
     throw DataError(
-        fmt::format("{}: no such file (a module saved with torch.jit.save)", file.string()));
+        fmt::format("{}: {} (a module saved with torch.jit.save)", file.string(), problem));
   torch::jit::Module module;
   try {
     module = torch::jit::load(file.string(), torch::kCPU);

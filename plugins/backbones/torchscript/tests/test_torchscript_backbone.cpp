@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 
@@ -156,6 +157,16 @@ TEST(TorchScriptBackbone, EveryUnusableFileIsOneSentenceAtBuildTime) {
   wscsl::testing::ScratchDir dir("torchscript_backbone");
   EXPECT_NE(build_error(dir.path() / "absent.pt").find("absent.pt: no such file"),
             std::string::npos);
+  // Something is there, but not a file a module can be read from: said so, not "no such file".
+  const fs::path fifo = dir.path() / "fifo.pt";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(build_error(fifo).find("fifo.pt: is a FIFO; expected a regular file"),
+            std::string::npos)
+      << build_error(fifo);
+  const fs::path zero = dir.path() / "zero.pt";
+  fs::create_symlink("/dev/zero", zero);
+  EXPECT_NE(build_error(zero).find("zero.pt: is a character device"), std::string::npos)
+      << build_error(zero);
 
   const fs::path text = dir.path() / "text.pt";
   std::ofstream(text) << "def forward(self, x): return x\n";

@@ -54,7 +54,10 @@ std::pair<std::vector<double>, std::vector<unsigned>> merge_codes(
 std::string code_name(const MergedCondition& c, unsigned code) {
   std::string name;
   for (std::size_t i = 0; i < c.attributes.size(); ++i)
-    if (code & (1u << i)) name += (name.empty() ? "" : "+") + std::string(c.attributes[i]);
+    if (code & (1u << i)) {
+      if (!name.empty()) name += '+';
+      name += c.attributes[i];
+    }
   return name.empty() ? "none" : name;
 }
 
