@@ -28,10 +28,10 @@ else
   dir=$(mktemp -d "$PWD/build-time.XXXXXX")
   trap 'rm -rf "$dir"' EXIT
 fi
-export WSCSL_BUILD_TIME_LOG="$PWD/$dir/build-time.log"
-[ "${dir#/}" = "$dir" ] || WSCSL_BUILD_TIME_LOG="$dir/build-time.log"
-launcher="$PWD/bench/build_time/launcher.sh"
 mkdir -p "$dir"
+dir=$(realpath "$dir")
+export WSCSL_BUILD_TIME_LOG="$dir/build-time.log"
+launcher="$PWD/bench/build_time/launcher.sh"
 : >"$WSCSL_BUILD_TIME_LOG"
 export CCACHE_DISABLE=1
 now() { date +%s.%N; }

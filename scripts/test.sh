@@ -12,7 +12,8 @@
 #                    root (scripts/debian13.sh --cuda; as root; about 2.6 GB of packages).
 #   --pip:           the same against PyPI's PyTorch in an isolated Debian 12 root that holds no
 #                    library but the dependency prefix's (scripts/pip-leg.sh; as root).
-#   --record:        append the run of the default or the wheel leg to docs/legs.tsv, which
+#   --record:        append the run of the default or the wheel leg (set-up, build and suite,
+#                    passed or not) to docs/legs.tsv, which
 #                    README's and docs/platforms.md's status are generated from (scripts/legs.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,8 +42,17 @@ build_start=$(date +%s)
 scripts/build.sh
 build_minutes=$(minutes_since "$build_start")
 suite_start=$(date +%s)
-(cd build && ctest --output-on-failure -j "$(nproc)" --output-junit junit.xml)
+status=0  # a failed suite is recorded too, and then fails the command
+(cd build && ctest --output-on-failure -j "$(nproc)" --output-junit junit.xml) || status=$?
 suite_minutes=$(minutes_since "$suite_start")
+echo "test: built in $build_minutes minutes, the suite in $suite_minutes, $(minutes_since "$start") in all"
+if [ "$record" = 1 ]; then
+  scripts/legs.py record debian12 --junit build/junit.xml \
+    --libtorch "$(dpkg-query -W -f='${Version}' libtorch-dev) (Debian 12)" \
+    --build-minutes "$build_minutes" --suite-minutes "$suite_minutes" \
+    --total-minutes "$(minutes_since "$start")"
+fi
+[ "$status" -eq 0 ] || exit "$status"
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWSCSL_SANITIZE=address,undefined >/dev/null
 targets=(core_tests margin fashion_crb)
@@ -52,10 +62,3 @@ for t in pipeline_toml set_override csv csn_lists image_header checkpoint_manife
 done
 cmake --build build-sanitize -j "$(nproc)" --target "${targets[@]}" >/dev/null
 (cd build-sanitize && ctest --output-on-failure -j "$(nproc)" -R '^core$|^fuzz\.')
-echo "test: built in $build_minutes minutes, the suite in $suite_minutes, $(minutes_since "$start") in all"
-if [ "$record" = 1 ]; then
-  scripts/legs.py record debian12 --junit build/junit.xml \
-    --libtorch "$(dpkg-query -W -f='${Version}' libtorch-dev) (Debian 12)" \
-    --build-minutes "$build_minutes" --suite-minutes "$suite_minutes" \
-    --total-minutes "$(minutes_since "$start")"
-fi

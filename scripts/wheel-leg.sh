@@ -28,7 +28,7 @@ minutes_since() { awk -v a="$1" -v b="$(date +%s)" 'BEGIN { printf "%.1f", (b - 
 start=$(date +%s)
 scripts/setup.sh test
 
-venv="${WSCSL_WHEEL_VENV:-build-wheel-venv}"
+venv="$(realpath -m "${WSCSL_WHEEL_VENV:-build-wheel-venv}")"
 requirements=scripts/pip-requirements.txt
 stamp="$(sha256sum "$requirements" | cut -c1-16)"
 if [ "$(cat "$venv/.wscsl-requirements" 2>/dev/null || true)" != "$stamp" ]; then
@@ -53,7 +53,7 @@ print(f"wheel: PyTorch {torch.__version__} (CUDA {torch.version.cuda}), torchvis
 build_start=$(date +%s)
 scripts/build.sh --torch python --build-dir build-wheel
 build_minutes=$(minutes_since "$build_start")
-grep -q "^Torch_DIR:PATH=$PWD/$venv/lib/python3[.0-9]*/site-packages/torch/" build-wheel/CMakeCache.txt ||
+grep -q "^Torch_DIR:PATH=$venv/lib/python3[.0-9]*/site-packages/torch/" build-wheel/CMakeCache.txt ||
   fail "the build did not take LibTorch from the virtual environment $venv"
 
 suite_start=$(date +%s)
