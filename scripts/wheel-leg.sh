@@ -59,6 +59,12 @@ grep -q "^Torch_DIR:PATH=$venv/lib/python3[.0-9]*/site-packages/torch/" build-wh
 suite_start=$(date +%s)
 status=0
 (cd build-wheel && ctest --output-on-failure -j "$(nproc)" --output-junit junit.xml) || status=$?
+# The launch matrix's other mixed cell: the build against Debian's LibTorch (scripts/test.sh's, when
+# this checkout has one) under this environment's torchrun.
+if [ -x build/bin/launch_tests ]; then
+  (cd build && WSCSL_OTHER_PYTHON="$venv/bin/python3" ctest -R '^launch\.mixed_torchrun$' \
+    --output-on-failure) || status=$?
+fi
 suite_minutes=$(minutes_since "$suite_start")
 echo "$leg: built in $build_minutes minutes, the suite in $suite_minutes, $(minutes_since "$start") in all"
 if [ "$record" = 1 ]; then

@@ -1,8 +1,8 @@
 # wscsl_add_plugin(<name>
 #                  SOURCES <file>...
 #                  [LINK_LIBRARIES <target>...]
-#                  [TESTS <file>...] [TEST_LINK_LIBRARIES <target>...]
-#                  [NO_INSTALL])
+#                  [TESTS <file>...] [LOADER_TESTS <file>...]
+#                  [TEST_LINK_LIBRARIES <target>...] [NO_INSTALL])
 #
 # Builds libwscsl_<name>.so as a MODULE (it can be loaded, never linked) with hidden symbols, so
 # that only the two entry points WSCSL_PLUGIN defines are exported. It links WSCSL::sdk; a plugin
@@ -13,9 +13,14 @@
 # TESTS become the executable <name>_tests, linked with the plugin's objects (so internal
 # functions can be tested directly) and WSCSL::testing, and registered with CTest as
 # plugin.<name>, run with WSCSL_PLUGIN_PATH pointing at the built plugin.
+#
+# LOADER_TESTS are tests that reach the plugin only through the loader (wscsl/testing/harness.hpp),
+# each file with one GoogleTest suite of its own. The loader tests of every plugin of the project
+# join one program, wscsl_plugin_loader_tests, compiled in batches like any target (a test unit's
+# cost is mostly LibTorch's headers, paid once a batch); each plugin's run as plugin.<name>.
 function(wscsl_add_plugin name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_INSTALL" ""
-                        "SOURCES;LINK_LIBRARIES;TESTS;TEST_LINK_LIBRARIES")
+                        "SOURCES;LINK_LIBRARIES;TESTS;LOADER_TESTS;TEST_LINK_LIBRARIES")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "wscsl_add_plugin(${name}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -62,6 +67,11 @@ function(wscsl_add_plugin name)
       "WSCSL_PLUGIN_PATH=$<TARGET_FILE_DIR:${name}>;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test_cache")
   endif()
 
+  if(ARG_LOADER_TESTS AND (NOT DEFINED WSCSL_BUILD_TESTS OR WSCSL_BUILD_TESTS))
+    wscsl_add_loader_tests(${name} "${ARG_LOADER_TESTS}"
+                           "${ARG_LINK_LIBRARIES};${ARG_TEST_LINK_LIBRARIES}")
+  endif()
+
   if(NOT ARG_NO_INSTALL)
     if(DEFINED WSCSL_PLUGIN_INSTALL_DIR)
       set(destination "${WSCSL_PLUGIN_INSTALL_DIR}")
@@ -70,6 +80,63 @@ function(wscsl_add_plugin name)
     endif()
     install(TARGETS ${name} LIBRARY DESTINATION "${destination}")
   endif()
+endfunction()
+
+# Records a plugin's loader tests for wscsl_add_loader_test_program(), which runs once, when the
+# project's top folder has been read.
+function(wscsl_add_loader_tests name files libraries)
+  set(suites "")
+  foreach(file IN LISTS files)
+    get_filename_component(path "${file}" ABSOLUTE)
+    file(STRINGS "${path}" lines REGEX "^TEST(_F)?\\([A-Za-z0-9_]+,")
+    set(file_suites "")
+    foreach(line IN LISTS lines)
+      string(REGEX REPLACE "^TEST(_F)?\\(([A-Za-z0-9_]+),.*" "\\2" suite "${line}")
+      list(APPEND file_suites ${suite})
+    endforeach()
+    list(REMOVE_DUPLICATES file_suites)
+    list(LENGTH file_suites count)
+    if(NOT count EQUAL 1)
+      message(FATAL_ERROR "wscsl_add_plugin(${name}): LOADER_TESTS file ${path} has ${count} test "
+        "suites (${file_suites}); it needs exactly one, named after the plugin, as the tests of "
+        "all plugins share one program")
+    endif()
+    list(APPEND suites ${file_suites})
+    set_property(GLOBAL APPEND PROPERTY WSCSL_LOADER_TEST_SOURCES "${path}")
+  endforeach()
+  list(TRANSFORM suites APPEND ".*")
+  list(JOIN suites ":" filter)
+  set_property(GLOBAL APPEND PROPERTY WSCSL_LOADER_TEST_PLUGINS ${name})
+  set_property(GLOBAL APPEND PROPERTY WSCSL_LOADER_TEST_LIBRARIES ${libraries})
+  set_property(GLOBAL PROPERTY WSCSL_LOADER_TEST_FILTER_${name} "${filter}")
+  get_property(scheduled GLOBAL PROPERTY WSCSL_LOADER_TEST_PROGRAM_SCHEDULED)
+  if(NOT scheduled)
+    set_property(GLOBAL PROPERTY WSCSL_LOADER_TEST_PROGRAM_SCHEDULED ON)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL wscsl_add_loader_test_program)
+  endif()
+endfunction()
+
+function(wscsl_add_loader_test_program)
+  get_property(sources GLOBAL PROPERTY WSCSL_LOADER_TEST_SOURCES)
+  get_property(plugins GLOBAL PROPERTY WSCSL_LOADER_TEST_PLUGINS)
+  get_property(libraries GLOBAL PROPERTY WSCSL_LOADER_TEST_LIBRARIES)
+  list(REMOVE_DUPLICATES libraries)
+  if(NOT TARGET GTest::gtest_main)
+    find_package(GTest REQUIRED)
+  endif()
+  add_executable(wscsl_plugin_loader_tests ${sources})
+  target_link_libraries(wscsl_plugin_loader_tests PRIVATE WSCSL::testing GTest::gtest_main
+                        ${libraries})
+  if(COMMAND wscsl_use_pch)
+    wscsl_use_pch(wscsl_plugin_loader_tests)
+  endif()
+  add_dependencies(wscsl_plugin_loader_tests ${plugins})
+  foreach(name IN LISTS plugins)
+    get_property(filter GLOBAL PROPERTY WSCSL_LOADER_TEST_FILTER_${name})
+    add_test(NAME plugin.${name} COMMAND wscsl_plugin_loader_tests --gtest_filter=${filter})
+    set_tests_properties(plugin.${name} PROPERTIES ENVIRONMENT
+      "WSCSL_PLUGIN_PATH=$<TARGET_FILE_DIR:${name}>;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test_cache")
+  endforeach()
 endfunction()
 
 # wscsl_torch_cuda(<variable>) sets <variable> to 1 when the LibTorch that find_package(Torch)

@@ -46,6 +46,18 @@ function(wscsl_add_c10d target host_dir)
       ${host_dir}/src/distributed/rendezvous.cpp ${host_dir}/src/distributed/nccl_absent.cpp)
   endif()
 
+  # The torchrun of the PyTorch this LibTorch belongs to, the way out a failed rendezvous names:
+  # a wheel's environment's Python, or the system's for a LibTorch under /usr (Debian's).
+  if(TORCH_INSTALL_PREFIX MATCHES "^(.*)/lib/python3[.0-9]*/site-packages/torch/?$"
+     AND EXISTS "${CMAKE_MATCH_1}/bin/python3")
+    set(torchrun "${CMAKE_MATCH_1}/bin/python3 -m torch.distributed.run")
+  elseif(TORCH_INSTALL_PREFIX MATCHES "^/usr/?$" AND EXISTS /usr/bin/python3)
+    set(torchrun "/usr/bin/python3 -m torch.distributed.run")
+  else()
+    set(torchrun "")
+  endif()
+  list(APPEND definitions "WSCSL_TORCHRUN=\"${torchrun}\"")
+
   target_sources(${target} PRIVATE ${sources})
   target_include_directories(${target} SYSTEM PRIVATE ${WSCSL_GLOO_INCLUDE_DIR})
   set_source_files_properties(${sources} TARGET_DIRECTORY ${target} PROPERTIES

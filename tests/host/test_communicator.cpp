@@ -20,9 +20,10 @@ namespace {
 
 using wscsl::host::CollectiveBackend;
 using wscsl::host::Communicator;
+using wscsl::host::JoinTimeouts;
 using wscsl::host::World;
 
-constexpr std::chrono::seconds kTimeout{60};
+const JoinTimeouts kTimeout{std::chrono::seconds(60), std::chrono::seconds(60)};
 
 // Runs `body` as each rank of a world of `size` threads joined through c10d (whatever the size),
 // rank r computing on `device_of(r)`, and rethrows the first failure.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <torch/optim/sgd.h>
+#include <torch/version.h>
 #include <nlohmann/json.hpp>
 
 #include "pipeline/pipeline.hpp"
@@ -385,18 +386,59 @@ TEST_F(Distributed, ABusyPortIsOneSentence) {
       << f.text;
 }
 
+// A store that takes the connection and never answers, as PyTorch 2's torchrun agent's store does
+// to LibTorch 1.13's client (whose constructor then waits past its own timeout): a torchrun
+// worker stops within trainer.rendezvous_timeout_s and the watchdog's grace, with the sentence
+// that names the endpoint, the launcher, the LibTorch and the torchrun to use instead.
+TEST_F(Distributed, AStoreThatNeverAnswersStopsWithinTheRendezvousBound) {
+  const BusyPort silent;
+  const std::string endpoint = "127.0.0.1:" + std::to_string(silent.port());
+  const std::string torchrun_worker =
+      "export MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(silent.port()) +
+      " WORLD_SIZE=2 RANK=1 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 GROUP_RANK=0 GROUP_WORLD_SIZE=1"
+      " ROLE_RANK=1 ROLE_WORLD_SIZE=2 TORCHELASTIC_RUN_ID=silent TORCHELASTIC_RESTART_COUNT=0"
+      " TORCHELASTIC_MAX_RESTARTS=0 TORCHELASTIC_USE_AGENT_STORE=True;";
+  const auto start = std::chrono::steady_clock::now();
+  const Finished f = Launch(train(dir_ / "silent") + " --set trainer.rendezvous_timeout_s=2", "",
+                            dir_ / "silent.log", torchrun_worker)
+                         .kill_after(60);
+  // 2 s, the watchdog's 5 s of grace, and the program's start.
+  EXPECT_LT(seconds_since(start), 30.0);
+  ASSERT_FALSE(f.killed) << f.text;
+  EXPECT_EQ(f.status, 1) << f.text;
+  EXPECT_NE(f.text.find("rank 1: not all 2 ranks of the torchrun job reached the rendezvous store "
+                        "on " +
+                        endpoint + " (served by torchrun's agent) within 2 s"),
+            std::string::npos)
+      << f.text;
+  EXPECT_NE(f.text.find("that LibTorch " TORCH_VERSION " cannot speak to"), std::string::npos)
+      << f.text;
+  EXPECT_NE(f.text.find(" -m torch.distributed.run` (the torchrun of the PyTorch wscsl is built "
+                        "with), or on one machine with `wscsl train … --nproc 2`"),
+            std::string::npos)
+      << f.text;
+  EXPECT_FALSE(fs::exists(dir_ / "silent"));
+}
+
 TEST_F(Distributed, AWorldThatDoesNotFitIsOneSentence) {
   const int free_port = wscsl::test::free_port();
   const auto start = std::chrono::steady_clock::now();
   const Finished alone =
-      Launch(train(dir_ / "alone") + " --set trainer.collective_timeout_s=3", "",
+      Launch(train(dir_ / "alone") + " --set trainer.rendezvous_timeout_s=3", "",
              dir_ / "alone.log",
              "export MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(free_port) +
                  " WORLD_SIZE=2 RANK=0;")
           .wait();
   EXPECT_LT(seconds_since(start), 30.0);
   EXPECT_EQ(alone.status, 1);
-  EXPECT_NE(alone.text.find("not all 2 ranks of WORLD_SIZE=2 joined"), std::string::npos)
+  EXPECT_NE(alone.text.find("rank 0: not all 2 ranks of WORLD_SIZE=2 reached the rendezvous "
+                            "store on 127.0.0.1:" +
+                            std::to_string(free_port) + " (served by rank 0) within 3 s"),
+            std::string::npos)
+      << alone.text;
+  EXPECT_NE(alone.text.find("start every rank with the same MASTER_ADDR and MASTER_PORT and "
+                            "WORLD_SIZE=2, rank 0 among them"),
+            std::string::npos)
       << alone.text;
 
   const Finished outside = Launch(train(dir_ / "outside"), "", dir_ / "outside.log",

@@ -78,10 +78,18 @@ const std::string kNamespaces =
     "train examples/pipelines/default.toml --run-dir runs/namespaces";
 const std::string kSrun =
     "srun build/bin/wscsl train examples/pipelines/default.toml --run-dir runs/slurm-$SLURM_JOB_ID";
+// Kubeflow's PyTorchJob (v1): one process a pod, with MASTER_ADDR, MASTER_PORT, WORLD_SIZE and
+// RANK.
+const std::string kPyTorchJob =
+    "build/bin/wscsl train examples/pipelines/default.toml --run-dir runs/pytorchjob";
+// Kubeflow's elastic PyTorchJob and Trainer v2: torchrun, its options from the PET_* variables.
+const std::string kPetTorchrun =
+    "torchrun --redirects 2 --tee 2 --no_python build/bin/wscsl train "
+    "examples/pipelines/default.toml --run-dir runs/pet";
 
 const std::vector<std::string> kTestedCommands = {
-    kNprocTrain, kNprocResume, kNprocEval, kNprocEmbed, kTorchrun,   kTorchrunEval,
-    kStandalone, kStatic,      kElastic,   kTwoNodes,   kNamespaces, kSrun};
+    kNprocTrain, kNprocResume, kNprocEval, kNprocEmbed, kTorchrun, kTorchrunEval, kStandalone,
+    kStatic,     kElastic,     kTwoNodes,  kNamespaces, kSrun,     kPyTorchJob,   kPetTorchrun};
 
 // 3 epochs of 5 steps of 64 triplets, a checkpoint and the training scalars at every step.
 constexpr int kEpochs = 3;
@@ -547,14 +555,17 @@ TEST_F(Launching, ASlurmStepOfTwoNodesOfTwoTasks) {
   // The second node never comes.
   std::vector<Job> half;
   for (int rank = 0; rank < 2; ++rank)
-    half.push_back(task(rank, 2, "-half --set trainer.collective_timeout_s=10"));
+    half.push_back(task(rank, 2, "-half --set trainer.rendezvous_timeout_s=10"));
   EXPECT_EQ(half[0].wait(120), 1) << half[0].text();
   half[1].wait(120);
   EXPECT_LT(half[0].seconds(), 60.0);
-  EXPECT_NE(half[0].text().find("rank 0: not all 4 ranks of the srun step joined the rendezvous "
-                                "on localhost:" +
-                                std::to_string(15000 + job_id % 10000) + " within 10 s"),
+  EXPECT_NE(half[0].text().find("rank 0: not all 4 ranks of the srun step reached the rendezvous "
+                                "store on localhost:" +
+                                std::to_string(15000 + job_id % 10000) +
+                                " (served by rank 0) within 10 s"),
             std::string::npos)
+      << half[0].text();
+  EXPECT_NE(half[0].text().find("did every task of the step start (srun -n 4)"), std::string::npos)
       << half[0].text();
   EXPECT_FALSE(fs::exists(dir_ / ("runs/slurm-" + std::to_string(job_id) + "-half")));
 }
@@ -625,6 +636,80 @@ TEST_F(Launching, SrunOnAOneMachineSlurmCluster) {
   const fs::path run = dir_ / ("runs/slurm-" + std::to_string(job_id));
   expect_one_writer(run, 2, 1, "srun");
   expect_reference_training(run);
+}
+
+// Kubeflow's PyTorchJob (v1) as its operator starts the pods: the same command in each, with
+// MASTER_ADDR (the master pod's service), MASTER_PORT, WORLD_SIZE (the pods) and RANK; here two
+// processes on loopback. The training is the torchrun run's.
+TEST_F(Launching, KubeflowPyTorchJobPods) {
+  TORCHRUN_REFERENCE_OR_SKIP();
+  ASSERT_EQ(reference_status_, 0) << reference_text_;
+  const std::string port = std::to_string(wscsl::test::free_port());
+  std::vector<Job> pods;
+  for (const char* rank : {"0", "1"})
+    pods.push_back(start(std::string("pytorchjob") + rank, kPyTorchJob,
+                         {{"MASTER_ADDR", "127.0.0.1"},
+                          {"MASTER_PORT", port},
+                          {"WORLD_SIZE", "2"},
+                          {"RANK", rank}}));
+  for (Job& pod : pods)
+    ASSERT_EQ(pod.wait(300), 0) << pod.text();
+  std::printf("PyTorchJob pods: %.1f s\n", pods[0].seconds());
+  expect_one_writer(dir_ / "runs/pytorchjob", 2, 1, "the environment");
+  expect_reference_training(dir_ / "runs/pytorchjob");
+}
+
+// Kubeflow's elastic PyTorchJob and Trainer v2 start torchrun with its options in PET_* variables.
+TEST_F(Launching, KubeflowPetVariablesThroughTorchrun) {
+  TORCHRUN_REFERENCE_OR_SKIP();
+  ASSERT_EQ(reference_status_, 0) << reference_text_;
+  Job job = start("pet", kPetTorchrun,
+                  {{"PET_NNODES", "1"},
+                   {"PET_NPROC_PER_NODE", "2"},
+                   {"PET_NODE_RANK", "0"},
+                   {"PET_MASTER_ADDR", "127.0.0.1"},
+                   {"PET_MASTER_PORT", std::to_string(wscsl::test::free_port())}});
+  ASSERT_EQ(job.wait(300), 0) << job.text();
+  std::printf("torchrun from PET_* variables: %.1f s\n", job.seconds());
+  expect_one_writer(dir_ / "runs/pet", 2, 1, "torchrun");
+  expect_reference_training(dir_ / "runs/pet");
+}
+
+// The launch matrix's mixed cells (ctest's launch.mixed_torchrun): this build under the torchrun
+// of another PyTorch, WSCSL_OTHER_PYTHON's (the variable, else the build's setting: Debian's 1.13
+// for a build against a wheel; the wheel leg's virtual environment for one against Debian's
+// LibTorch). Their stores do not speak to each other; every worker stops within the rendezvous
+// bound and its grace with the sentence that names the torchrun to use instead, and torchrun ends.
+TEST_F(Launching, TheTorchrunOfAnotherPyTorchStopsWithinTheBound) {
+  const char* chosen = std::getenv("WSCSL_OTHER_PYTHON");
+  const fs::path other = chosen ? chosen : WSCSL_OTHER_PYTHON;
+  if (!fs::exists(other))
+    GTEST_SKIP() << "no other PyTorch at " << other
+                 << " (the wheel leg's virtual environment: scripts/test.sh --wheel makes it)";
+  Job job = start("mixed",
+                  other.string() +
+                      " -m torch.distributed.run --nproc_per_node 2 --redirects 2 --tee 2 "
+                      "--no_python build/bin/wscsl train examples/pipelines/default.toml "
+                      "--run-dir runs/mixed --set trainer.rendezvous_timeout_s=5",
+                  {{"PET_MASTER_PORT", std::to_string(wscsl::test::free_port())}});
+  const int status = job.wait(120);
+  const std::string text = job.text();
+  std::printf("%s's torchrun: %.1f s\n", other.c_str(), job.seconds());
+  ASSERT_FALSE(job.timed_out()) << text;
+  if (status == 0) {  // a pair whose stores speak to each other after all: it must train right
+    expect_one_writer(dir_ / "runs/mixed", 2, 1, "torchrun");
+    return;
+  }
+  for (const char* rank : {"rank 0: ", "rank 1: "})
+    EXPECT_NE(text.find(std::string(rank) + "not all 2 ranks of the torchrun job reached the "
+                                            "rendezvous store"),
+              std::string::npos)
+        << text;
+  EXPECT_NE(text.find(" -m torch.distributed.run` (the torchrun of the PyTorch wscsl is built "
+                      "with)"),
+            std::string::npos)
+      << text;
+  EXPECT_FALSE(fs::exists(dir_ / "runs/mixed/resolved.toml"));
 }
 
 // wscsl's own launcher: 7 steps, then resumed to the end, evaluated and embedded; the training is

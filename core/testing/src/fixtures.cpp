@@ -114,6 +114,14 @@ DatasetInfo dataset_info(const std::vector<std::string>& condition_names) {
   return info;
 }
 
+ItemFeatures TripletRoles::items() const {
+  return ItemFeatures::concatenated({anchor, close, far});
+}
+
+Comparisons TripletRoles::triplets() const {
+  return Comparisons::triplets_by_role(anchor.size(), torch::kCPU);
+}
+
 RandomTriplets random_triplets(ConditionModule& module, std::int64_t batch, std::int64_t dim,
                                bool with_conditions) {
   std::vector<ItemFeatures> roles;

@@ -23,6 +23,10 @@ DatasetInfo three_type_outfit_info() {
   return info;
 }
 
+EmbeddingTable outfit_table(const torch::Tensor& psi) {
+  return make_table(Split::Test, psi, {}, {});
+}
+
 FixedDataset three_type_outfit_dataset(std::int64_t images, std::optional<OutfitData> outfits) {
   SplitData split;
   split.num_images = images;

@@ -28,7 +28,9 @@ void RankJob::join() {
   const TrainerOptions& trainer = opened_.pipeline.trainer;
   placement_ = place(trainer, world_);
   at::set_num_threads(placement_.threads);
-  comm_ = Communicator::join(world_, std::chrono::seconds(trainer.collective_timeout_s),
+  comm_ = Communicator::join(world_,
+                             {std::chrono::seconds(trainer.rendezvous_timeout_s),
+                              std::chrono::seconds(trainer.collective_timeout_s)},
                              placement_.collective_backend, placement_.device);
 }
 

@@ -71,15 +71,16 @@ class ReducerAverager : public GradientAverager {
 
 class C10dCommunicator : public Communicator {
  public:
-  C10dCommunicator(const World& world, std::chrono::seconds timeout, CollectiveBackend backend,
+  C10dCommunicator(const World& world, const JoinTimeouts& timeouts, CollectiveBackend backend,
                    const at::Device& device)
       : Communicator(world) {
+    const std::chrono::seconds timeout = timeouts.collective;
     if (backend == CollectiveBackend::Nccl && !(device.is_cuda() && device.has_index()))
       throw RankError(world.rank,
                       fmt::format("NCCL reduces tensors on a GPU, and this process's model "
                                   "is on {} (set trainer.device to \"cuda\" or \"cuda:N\")",
                                   device.str()));
-    store_ = rendezvous_store(world, timeout);
+    store_ = rendezvous_store(world, timeouts);
     const std::string master = fmt::format("{}:{}", world.master_address, world.master_port);
     auto gloo_options = c10d::ProcessGroupGloo::Options::create(timeout);
     gloo_options->devices.push_back(gloo_device(world));
@@ -187,17 +188,17 @@ class C10dCommunicator : public Communicator {
 RankError::RankError(int rank, const std::string& message)
     : Error(fmt::format("rank {}: {}", rank, message)) {}
 
-std::unique_ptr<Communicator> Communicator::join(const World& world, std::chrono::seconds timeout,
+std::unique_ptr<Communicator> Communicator::join(const World& world, const JoinTimeouts& timeouts,
                                                  CollectiveBackend backend,
                                                  const at::Device& device) {
   if (world.size == 1) return single();
-  return group(world, timeout, backend, device);
+  return group(world, timeouts, backend, device);
 }
 
-std::unique_ptr<Communicator> Communicator::group(const World& world, std::chrono::seconds timeout,
+std::unique_ptr<Communicator> Communicator::group(const World& world, const JoinTimeouts& timeouts,
                                                   CollectiveBackend backend,
                                                   const at::Device& device) {
-  return std::make_unique<C10dCommunicator>(world, timeout, backend, device);
+  return std::make_unique<C10dCommunicator>(world, timeouts, backend, device);
 }
 
 std::unique_ptr<Communicator> Communicator::single() {

@@ -31,6 +31,13 @@ class CollectiveError : public RankError {
   using RankError::RankError;
 };
 
+// How long a process of a job waits: for every rank to reach the rendezvous store (the first
+// contact), then for the others in the set-up and in every collective.
+struct JoinTimeouts {
+  std::chrono::seconds rendezvous;
+  std::chrono::seconds collective;
+};
+
 // Averages gradients over the ranks during backward, bucket by bucket as PyTorch's DDP does (it
 // is DDP's own Reducer), so the all-reduce of one bucket overlaps the backward of the next.
 class GradientAverager {
@@ -44,13 +51,14 @@ class Communicator {
  public:
   // Joins `world`: a one-process world is single(), any other a group(). `device` is where this
   // process's model lives; NCCL needs it to be a GPU with an index.
-  static std::unique_ptr<Communicator> join(const World& world, std::chrono::seconds timeout,
+  static std::unique_ptr<Communicator> join(const World& world, const JoinTimeouts& timeouts,
                                             CollectiveBackend backend, const at::Device& device);
-  // Joins `world` through c10d whatever its size; rendezvous, collectives and a silent peer all
-  // give up after `timeout`. Throws Error with one sentence when the port is taken, the master
-  // (or torchrun's agent) cannot be reached, not every rank joins in time, or NCCL is asked for
-  // where it cannot run.
-  static std::unique_ptr<Communicator> group(const World& world, std::chrono::seconds timeout,
+  // Joins `world` through c10d whatever its size: every rank reaches the rendezvous store within
+  // `timeouts.rendezvous` (else the process ends, rendezvous_store() says how), and the set-up,
+  // the collectives and a silent peer give up after `timeouts.collective`. Throws Error with one
+  // sentence when the port is taken, not every rank joins in time, or NCCL is asked for where it
+  // cannot run.
+  static std::unique_ptr<Communicator> group(const World& world, const JoinTimeouts& timeouts,
                                              CollectiveBackend backend, const at::Device& device);
   // The world of one process.
   static std::unique_ptr<Communicator> single();

@@ -8,10 +8,15 @@
 #include <c10/util/Exception.h>
 
 #include <cerrno>
+#include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
+#include <torch/version.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
 #include "wscsl/util/text.hpp"
@@ -56,6 +61,81 @@ bool port_taken(std::uint16_t port) {
   return taken;
 }
 
+// What to do when the ranks of `world` do not all reach the store.
+std::string way_out(const World& world) {
+  switch (world.launcher) {
+    case Launcher::Torchrun:
+      return fmt::format(
+          "a torchrun of another PyTorch serves a store that LibTorch {} cannot speak to: start "
+          "the job with {} (the torchrun of the PyTorch wscsl is built with), or on one machine "
+          "with `wscsl train … --nproc {}`; if it is that torchrun, is its agent still running?",
+          TORCH_VERSION,
+          std::string(WSCSL_TORCHRUN).empty()
+              ? fmt::format("the torchrun of PyTorch {}", TORCH_VERSION)
+              : fmt::format("`{}`", WSCSL_TORCHRUN),
+          world.size);
+    case Launcher::Slurm:
+      return fmt::format(
+          "did every task of the step start (srun -n {}), and is MASTER_PORT free "
+          "on the first node?",
+          world.size);
+    case Launcher::Nproc:
+      return "did a process of the job stop before it joined (see its output above)?";
+    case Launcher::Environment:
+    case Launcher::None:
+      break;
+  }
+  return fmt::format(
+      "start every rank with the same MASTER_ADDR and MASTER_PORT and WORLD_SIZE={}, "
+      "rank 0 among them",
+      world.size);
+}
+
+// Why the ranks of `world` did not all reach its store on `master` within `timeout`.
+std::string first_contact_failure(const World& world, const std::string& master,
+                                  std::chrono::seconds timeout, const std::string& reason) {
+  return fmt::format(
+      "not all {} ranks of {} reached the rendezvous store on {} ({}) within {} s "
+      "(trainer.rendezvous_timeout_s; wscsl is built with LibTorch {}): {} ({})",
+      world.size, job_of(world), master,
+      world.agent_store ? "served by torchrun's agent" : "served by rank 0", timeout.count(),
+      TORCH_VERSION, way_out(world), reason);
+}
+
+// Ends the process with `message` unless destroyed within `after`: the store client of one
+// LibTorch blocks in its constructor, past its own timeout, on the store of another PyTorch's
+// torchrun (LibTorch 1.13 on PyTorch 2's), and nothing else would end the wait.
+class Watchdog {
+ public:
+  Watchdog(std::chrono::seconds after, std::string message)
+      : thread_([this, after, message = std::move(message)] {
+          std::unique_lock<std::mutex> lock(mutex_);
+          if (woken_.wait_for(lock, after, [this] { return disarmed_; })) return;
+          fmt::print(stderr, "wscsl: error: {}\n", message);
+          std::fflush(nullptr);
+          std::_Exit(1);
+        }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      disarmed_ = true;
+    }
+    woken_.notify_all();
+    thread_.join();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable woken_;
+  bool disarmed_ = false;
+  std::thread thread_;  // last: it starts once the members it uses exist
+};
+
+// The grace the store's own timeout has before the watchdog ends the process.
+constexpr std::chrono::seconds kWatchdogGrace{5};
+
 }  // namespace
 
 std::string reason_of(const std::exception& e) {
@@ -79,37 +159,36 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const World& world) {
   return c10d::ProcessGroupGloo::createDefaultDevice();
 }
 
-c10::intrusive_ptr<c10d::Store> rendezvous_store(const World& world, std::chrono::seconds timeout) {
+c10::intrusive_ptr<c10d::Store> rendezvous_store(const World& world, const JoinTimeouts& timeouts) {
   c10d::TCPStoreOptions options;
   options.port = world.master_port;
   const bool serving = !world.agent_store && world.rank == 0;
   options.isServer = serving;
   options.numWorkers = static_cast<std::size_t>(world.size);
   options.waitWorkers = true;
-  options.timeout = timeout;
+  options.timeout = timeouts.rendezvous;
   c10d_compat::serve_without_libuv(options, 0);
   const std::string master = fmt::format("{}:{}", world.master_address, world.master_port);
-  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<c10d::TCPStore> store;
   try {
+    const Watchdog watchdog(
+        timeouts.rendezvous + kWatchdogGrace,
+        RankError(world.rank, first_contact_failure(
+                                  world, master, timeouts.rendezvous,
+                                  fmt::format("no answer from the store within {} s",
+                                              (timeouts.rendezvous + kWatchdogGrace).count())))
+            .what());
     store = c10::make_intrusive<c10d::TCPStore>(world.master_address, options);
   } catch (const std::exception& e) {
-    const std::string reason = reason_of(e);
     if (serving && port_taken(world.master_port))
       throw Error(
           fmt::format("rank 0 cannot serve the rendezvous on {}: the port is already in "
                       "use (choose another MASTER_PORT)",
                       master));
-    if (serving) throw not_all_joined(world, master, timeout, reason);
-    if (world.agent_store)
-      throw RankError(
-          world.rank,
-          fmt::format("could not reach the store of torchrun's agent on {} within {} s "
-                      "(MASTER_ADDR, MASTER_PORT; is the agent of the first node running?): {}",
-                      master, timeout.count(), reason));
-    throw RankError(world.rank, fmt::format("could not reach the rendezvous on {} within {} s "
-                                            "(MASTER_ADDR, MASTER_PORT; is rank 0 running?): {}",
-                                            master, timeout.count(), reason));
+    throw RankError(world.rank,
+                    first_contact_failure(world, master, timeouts.rendezvous, reason_of(e)));
   }
+  store->setTimeout(timeouts.collective);
   if (!world.agent_store) return store;
   return c10::make_intrusive<c10d::PrefixStore>(fmt::format("/worker/attempt_{}", world.restart),
                                                 store);

@@ -26,7 +26,10 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const World& world);
 
 // The rendezvous store of `world`: served by rank 0 unless torchrun's agent serves one, which every
 // rank then joins, keeping the keys of each restart of the job apart as PyTorch's env:// does.
-// Throws Error with one sentence when the port is taken or the store cannot be reached in time.
-c10::intrusive_ptr<c10d::Store> rendezvous_store(const World& world, std::chrono::seconds timeout);
+// Every rank reaches it within `timeouts.rendezvous`, and its waits after that take
+// `timeouts.collective`. Throws Error with one sentence, naming the endpoint, the launcher, the
+// LibTorch and the way out, when the port is taken or the ranks do not all reach the store in time;
+// ends the process with that sentence when the store's client hangs past its own timeout.
+c10::intrusive_ptr<c10d::Store> rendezvous_store(const World& world, const JoinTimeouts& timeouts);
 
 }  // namespace wscsl::host

@@ -146,6 +146,11 @@ Schema<TrainerOptions> TrainerOptions::schema() {
           "newest that verifies.")
       .min(1)
       .max(100);
+  s.field("rendezvous_timeout_s", &O::rendezvous_timeout_s,
+          "With several processes: seconds every process has to reach the rendezvous store (the "
+          "first contact) before the run stops with the endpoint, the launcher and the way out.")
+      .min(1)
+      .max(86400);
   s.field("collective_timeout_s", &O::collective_timeout_s,
           "With several processes: seconds a process waits for the others (to join, or in a "
           "collective) before the run stops with the rank and step named.")

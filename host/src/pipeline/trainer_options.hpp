@@ -55,6 +55,7 @@ struct TrainerOptions {
   SelectMode select_mode = SelectMode::Max;
   std::int64_t checkpoint_every = 0;
   std::int64_t keep_last = 2;
+  std::int64_t rendezvous_timeout_s = 30;
   std::int64_t collective_timeout_s = 300;
   CollectiveBackendSetting collective_backend = CollectiveBackendSetting::Auto;
   bool sync_batch_norm = false;

@@ -9,8 +9,8 @@ using wscsl::testing::parameter;
 
 namespace {
 
-std::shared_ptr<ConditionModule> make(const std::string& options, std::int64_t k = 4,
-                                      std::int64_t d = 8) {
+std::shared_ptr<ConditionModule> make_csn_masks(const std::string& options, std::int64_t k = 4,
+                                                std::int64_t d = 8) {
   return wscsl::testing::build<ConditionModule>("csn_masks", options, wscsl::testing::facts(k, d));
 }
 
@@ -19,7 +19,7 @@ std::shared_ptr<ConditionModule> make(const std::string& options, std::int64_t k
 TEST(CsnMasks, TheTripletsConditionSelectsItsMaskAsANaiveLoopDoes) {
   torch::manual_seed(0);
   for (const char* init : {"\"fixed\"", "\"learned\"", "\"prein\""}) {
-    auto m = make(std::string("masks = ") + init);
+    auto m = make_csn_masks(std::string("masks = ") + init);
     EXPECT_EQ(m->supervision(), Supervision::Conditioned);
     const torch::Tensor weight = parameter(*m, "masks.weight");
     const bool relu = std::string(init) != "\"fixed\"";
@@ -47,14 +47,14 @@ TEST(CsnMasks, TheTripletsConditionSelectsItsMaskAsANaiveLoopDoes) {
 }
 
 TEST(CsnMasks, FixedMasksAreDisjointBlocksThatNeverTrain) {
-  auto m = make("masks = \"fixed\"", 4, 64);
+  auto m = make_csn_masks("masks = \"fixed\"", 4, 64);
   const torch::Tensor psi = m->embed(torch::ones({1, 64}));
   for (std::int64_t k = 0; k < 4; ++k) {
     EXPECT_EQ(psi[0][k].sum().item<float>(), 16.0f);
     EXPECT_EQ(psi[0][k].narrow(0, 16 * k, 16).sum().item<float>(), 16.0f);
   }
   EXPECT_FALSE(parameter(*m, "masks.weight").requires_grad());
-  auto learned = make("masks = \"learned\"");
+  auto learned = make_csn_masks("masks = \"learned\"");
   auto t = wscsl::testing::random_triplets(*learned, 6, 8, true);
   t.items.phi.requires_grad_(true);
   t.items.psi = learned->embed(t.items.phi);
@@ -68,7 +68,7 @@ TEST(CsnMasks, FixedMasksAreDisjointBlocksThatNeverTrain) {
 // modules scored pairs: under the mask of the pair's condition.
 TEST(CsnMasks, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
   torch::manual_seed(1);
-  auto m = make("masks = \"learned\"");
+  auto m = make_csn_masks("masks = \"learned\"");
   EXPECT_EQ(
       wscsl::testing::pair_scores_contract(*m, wscsl::testing::random_triplets(*m, 10, 8, true)),
       "");

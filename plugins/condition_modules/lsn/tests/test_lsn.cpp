@@ -8,7 +8,7 @@ using wscsl::testing::parameter;
 
 namespace {
 
-std::shared_ptr<ConditionModule> make(const std::string& options = "") {
+std::shared_ptr<ConditionModule> make_lsn(const std::string& options = "") {
   return wscsl::testing::build<ConditionModule>("lsn", options, wscsl::testing::facts(3, 6));
 }
 
@@ -16,7 +16,7 @@ std::shared_ptr<ConditionModule> make(const std::string& options = "") {
 
 TEST(Lsn, EmbeddingsAreNormalisedMaskedPhiAsANaiveLoopComputesThem) {
   torch::manual_seed(0);
-  auto m = make("masks = \"learned\"");
+  auto m = make_lsn("masks = \"learned\"");
   const torch::Tensor masks = torch::relu(parameter(*m, "masks.weight"));
   const torch::Tensor phi = torch::randn({4, 6});
   const torch::Tensor psi = m->embed(phi);
@@ -31,7 +31,7 @@ TEST(Lsn, EmbeddingsAreNormalisedMaskedPhiAsANaiveLoopComputesThem) {
 
 TEST(Lsn, ATripletIsPredictedWithTheEmbeddingThatSatisfiesItBest) {
   torch::manual_seed(1);
-  auto m = make();
+  auto m = make_lsn();
   const auto t = wscsl::testing::random_triplets(*m, 20, 6);
   const ComparisonScores s = m->score(t.items, t.comparisons);
   const ComparedItems in = gather(t.items, t.comparisons);
@@ -53,7 +53,7 @@ TEST(Lsn, ATripletIsPredictedWithTheEmbeddingThatSatisfiesItBest) {
 
 // Its prediction picks the embedding by the triplet's far item: a pair alone has no score.
 TEST(Lsn, ScoresTripletsOnly) {
-  auto m = make();
+  auto m = make_lsn();
   EXPECT_FALSE(m->contract().provides_resource(Resource::PairScores, ""));
   const auto t = wscsl::testing::random_triplets(*m, 4, 6);
   const Comparisons& c = t.comparisons;
@@ -64,7 +64,7 @@ TEST(Lsn, TheMarginLossOnItsPredictionIsThePerTripletMinimumLoss) {
   // min_k max(0, γ − Diff_k) = max(0, γ − max_k Diff_k): the margin loss on LSN's fused distances
   // is lsn_min's per-triplet form.
   torch::manual_seed(2);
-  auto m = make();
+  auto m = make_lsn();
   const auto t = wscsl::testing::random_triplets(*m, 32, 6);
   const ComparisonScores s = m->score(t.items, t.comparisons);
   auto margin = wscsl::testing::build<Loss>("margin", "margin = 0.3");

@@ -9,7 +9,7 @@ using wscsl::testing::parameter;
 
 namespace {
 
-std::shared_ptr<ConditionModule> make(const std::string& options = "") {
+std::shared_ptr<ConditionModule> make_specialized(const std::string& options = "") {
   return wscsl::testing::build<ConditionModule>("specialized", options,
                                                 wscsl::testing::facts(3, 4));
 }
@@ -18,7 +18,7 @@ std::shared_ptr<ConditionModule> make(const std::string& options = "") {
 
 TEST(Specialized, EachConditionHasItsOwnLinearHead) {
   torch::manual_seed(0);
-  auto m = make("embedding_dim = 2");
+  auto m = make_specialized("embedding_dim = 2");
   EXPECT_EQ(m->num_embeddings(), 3);
   EXPECT_EQ(m->output_dim(), 2);
   const torch::Tensor w = parameter(*m, "heads.weight"), b = parameter(*m, "heads.bias");
@@ -36,7 +36,7 @@ TEST(Specialized, EachConditionHasItsOwnLinearHead) {
 
 TEST(Specialized, TheTripletsConditionSelectsTheHead) {
   torch::manual_seed(1);
-  auto m = make();
+  auto m = make_specialized();
   EXPECT_EQ(m->supervision(), Supervision::Conditioned);
   const auto t = wscsl::testing::random_triplets(*m, 12, 4, true);
   const ComparisonScores s = m->score(t.items, t.comparisons);
@@ -60,14 +60,14 @@ TEST(Specialized, TheTripletsConditionSelectsTheHead) {
 // modules scored pairs: with the head of the pair's condition.
 TEST(Specialized, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
   torch::manual_seed(2);
-  auto m = make();
+  auto m = make_specialized();
   EXPECT_EQ(
       wscsl::testing::pair_scores_contract(*m, wscsl::testing::random_triplets(*m, 12, 4, true)),
       "");
 }
 
 TEST(Specialized, OnlyTheSelectedHeadLearnsFromATriplet) {
-  auto m = make();
+  auto m = make_specialized();
   auto t = wscsl::testing::random_triplets(*m, 6, 4);
   t.comparisons.conditions = torch::full({6}, 1, torch::kLong);
   const ComparisonScores s = m->score(t.items, t.comparisons);

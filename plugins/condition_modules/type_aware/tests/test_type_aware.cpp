@@ -12,8 +12,8 @@ using wscsl::testing::parameter;
 
 namespace {
 
-std::shared_ptr<ConditionModule> make(const std::string& options, std::int64_t k = 4,
-                                      std::int64_t d = 8) {
+std::shared_ptr<ConditionModule> make_type_aware(const std::string& options, std::int64_t k = 4,
+                                                 std::int64_t d = 8) {
   return wscsl::testing::build<ConditionModule>("type_aware", options, wscsl::testing::facts(k, d));
 }
 
@@ -48,7 +48,7 @@ double pairwise(const std::vector<double>& a, const std::vector<double>& b) {
 TEST(TypeAware, TrainingSelectsTheRectifiedMaskOfTheConditionAsANaiveLoopDoes) {
   torch::manual_seed(0);
   for (const bool l2 : {true, false}) {
-    auto m = make(l2 ? "" : "l2_normalize = false");
+    auto m = make_type_aware(l2 ? "" : "l2_normalize = false");
     m->train();
     EXPECT_EQ(m->supervision(), Supervision::Conditioned);
     const torch::Tensor weight = parameter(*m, "masks.weight");
@@ -79,7 +79,7 @@ TEST(TypeAware, EvaluationAppliesTheUnrectifiedMasksUnlessTold) {
   torch::manual_seed(1);
   const torch::Tensor phi = torch::randn({5, 8});
   for (const bool released : {true, false}) {
-    auto m = make(released ? "" : "test_masks = \"rectified\"");
+    auto m = make_type_aware(released ? "" : "test_masks = \"rectified\"");
     const torch::Tensor weight = parameter(*m, "masks.weight");
     m->eval();
     const torch::Tensor psi = m->embed(phi);
@@ -98,7 +98,7 @@ TEST(TypeAware, EvaluationAppliesTheUnrectifiedMasksUnlessTold) {
 // An outfit's pair (u, v) is scored with the mask of its type pair, in evaluation mode.
 TEST(TypeAware, AnItemPairIsScoredUnderItsTypePairsMask) {
   torch::manual_seed(2);
-  auto m = make("", 3, 8);
+  auto m = make_type_aware("", 3, 8);
   m->eval();
   const torch::Tensor weight = parameter(*m, "masks.weight");
   const torch::Tensor phi = torch::randn({4, 8});
@@ -123,7 +123,7 @@ TEST(TypeAware, AnItemPairIsScoredUnderItsTypePairsMask) {
 }
 
 TEST(TypeAware, MasksAndEmbeddingsTrain) {
-  auto m = make("");
+  auto m = make_type_aware("");
   m->train();
   auto t = wscsl::testing::random_triplets(*m, 6, 8, true);
   t.items.phi.requires_grad_(true);
@@ -139,7 +139,7 @@ TEST(TypeAware, MasksAndEmbeddingsTrain) {
 // modules scored pairs.
 TEST(TypeAware, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
   torch::manual_seed(3);
-  auto m = make("");
+  auto m = make_type_aware("");
   m->eval();
   EXPECT_EQ(
       wscsl::testing::pair_scores_contract(*m, wscsl::testing::random_triplets(*m, 10, 8, true)),
@@ -147,7 +147,7 @@ TEST(TypeAware, APairScoresAsTheTripletWhoseThirdItemIsTheSecond) {
 }
 
 TEST(TypeAware, OneMaskPerTypePairAndItsContract) {
-  EXPECT_EQ(make("", 66, 64)->num_embeddings(), 66);
+  EXPECT_EQ(make_type_aware("", 66, 64)->num_embeddings(), 66);
   const auto errors = [](const std::string& options) {
     return wscsl::testing::bind_diagnostics(Kind::ConditionModule, "type_aware", options,
                                             wscsl::testing::facts(4, 8))
@@ -158,7 +158,7 @@ TEST(TypeAware, OneMaskPerTypePairAndItsContract) {
   EXPECT_NE(errors("masks = \"fixed\"\ntest_masks = \"rectified\"").find("'test_masks'"),
             std::string::npos);
   EXPECT_EQ(errors("masks = \"prein\"\ntest_masks = \"rectified\""), "");
-  const auto module = make("");
+  const auto module = make_type_aware("");
   const Contract& c = module->contract();
   EXPECT_TRUE(c.needs_resource(Resource::TripletConditions));
   EXPECT_TRUE(c.needs_resource(Resource::TypePairConditions));

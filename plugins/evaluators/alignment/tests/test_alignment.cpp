@@ -40,8 +40,8 @@ struct Result {
   std::map<std::string, torch::Tensor> shared;
 };
 
-Result run(const EmbeddingTable& fit, const EmbeddingTable& target, std::size_t embeddings,
-           const std::string& options = "") {
+Result run_alignment(const EmbeddingTable& fit, const EmbeddingTable& target,
+                     std::size_t embeddings, const std::string& options = "") {
   auto e = wscsl::testing::build<Evaluator>("alignment", options);
   const std::size_t conditions =
       static_cast<std::size_t>(std::get<0>(at::_unique(target.triplets.conditions)).size(0));
@@ -62,7 +62,7 @@ TEST(Alignment, KnownCostMatrixGivesKnownGreedyOtAndExactAccuracies) {
   // the one-to-one optimum is a→ψ2 (3/4), b→ψ1 (4/4), c→ψ3 (2/4): total 2.25 vs 2.0 for a→ψ1.
   const std::vector<std::vector<int>> acc = {{4, 3, 0}, {4, 1, 0}, {1, 0, 2}};
   const EmbeddingTable t = table_with_accuracy(Split::Test, acc);
-  const Result r = run(t, t, 3);
+  const Result r = run_alignment(t, t, 3);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "gr_accuracy"), (1.0 + 1.0 + 0.5) / 3);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (0.75 + 1.0 + 0.5) / 3);
   // reg 1e-3 and POT's 1000 iterations leave the plan within ~1e-4 of the permutation.
@@ -94,7 +94,7 @@ TEST(Alignment, RectangularThreeConditionsFiveEmbeddings) {
   // to the spare capacity left by a and b at cost ½: exact accuracy of c = 1 − (2/5)·½ = 0.8.
   const std::vector<std::vector<int>> acc = {{4, 4, 0, 0, 0}, {0, 0, 4, 4, 0}, {2, 2, 2, 2, 4}};
   const EmbeddingTable t = table_with_accuracy(Split::Test, acc);
-  const Result r = run(t, t, 5);
+  const Result r = run_alignment(t, t, 5);
   EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy"), 14.0 / 15.0, 1e-12);
   EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy/a"), 1.0, 1e-12);
   EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy/b"), 1.0, 1e-12);
@@ -120,7 +120,7 @@ TEST(Alignment, MoreConditionsThanEmbeddingsShareThem) {
   // split between them by the exact plan (units of 1/6: rows 2, columns 3).
   const std::vector<std::vector<int>> acc = {{4, 0}, {0, 4}, {3, 4}};
   const EmbeddingTable t = table_with_accuracy(Split::Test, acc);
-  const Result r = run(t, t, 2);
+  const Result r = run_alignment(t, t, 2);
   // a: 2 units on ψ1, b: 2 units on ψ2, c: 1 unit on ψ1 (cost ¼) and 1 on ψ2 (cost 0).
   EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy/c"), 1.0 - 0.5 * 0.25, 1e-12);
   EXPECT_NEAR(wscsl::testing::metric(r.report, "exact_accuracy"), 1.0 - 0.25 / 6, 1e-12);
@@ -131,12 +131,12 @@ TEST(Alignment, FitsOnOneSplitAndAppliesToAnother) {
   // OT and exact assignments are those fitted on validation. Greedy follows `greedy_fit`.
   const EmbeddingTable val = table_with_accuracy(Split::Val, {{4, 0}, {0, 4}});
   const EmbeddingTable test = table_with_accuracy(Split::Test, {{1, 3}, {2, 4}});
-  const Result r = run(val, test, 2);
+  const Result r = run_alignment(val, test, 2);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (0.25 + 1.0) / 2);
   EXPECT_NEAR(wscsl::testing::metric(r.report, "ot_accuracy"), (0.25 + 1.0) / 2, 1e-3);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "gr_accuracy"),
                    (0.75 + 1.0) / 2);  // chosen on test
-  const Result fitted = run(val, test, 2, "greedy_fit = \"fit\"");
+  const Result fitted = run_alignment(val, test, 2, "greedy_fit = \"fit\"");
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(fitted.report, "gr_accuracy"), (0.25 + 1.0) / 2);
 }
 
@@ -157,14 +157,14 @@ EmbeddingTable with_second_embedding_collapsed() {
 TEST(Alignment, ACollapsedEmbeddingCountsHalf) {
   // Every distance ties under a collapsed embedding: accuracy 0.5 on every condition.
   const EmbeddingTable collapsed = with_second_embedding_collapsed();
-  const Result r = run(collapsed, collapsed, 2);
+  const Result r = run_alignment(collapsed, collapsed, 2);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (1.0 + 0.5) / 2);
   EXPECT_NEAR(wscsl::testing::metric(r.report, "ot_accuracy"), (1.0 + 0.5) / 2, 1e-3);
 }
 
 TEST(Alignment, UnderStrictTiesACollapsedEmbeddingCountsNothing) {
   const EmbeddingTable collapsed = with_second_embedding_collapsed();
-  const Result r = run(collapsed, collapsed, 2, "ties = \"strict\"");
+  const Result r = run_alignment(collapsed, collapsed, 2, "ties = \"strict\"");
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r.report, "exact_accuracy"), (1.0 + 0.0) / 2);
 }
 

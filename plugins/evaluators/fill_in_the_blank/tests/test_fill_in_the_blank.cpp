@@ -16,6 +16,7 @@ using namespace wscsl;
 using wscsl::testing::ConditionPicker;
 using wscsl::testing::id_lists;
 using wscsl::testing::metric;
+using wscsl::testing::outfit_table;
 using wscsl::testing::three_type_pair_conditions;
 
 namespace {
@@ -43,10 +44,6 @@ OutfitData outfits(const torch::Tensor& types, const std::vector<Question>& ques
   o.blanks = {id_lists(items), torch::tensor(candidates, torch::kLong).reshape({-1, 4}),
               torch::tensor(answers, torch::kLong), torch::tensor(positions, torch::kLong)};
   return o;
-}
-
-EmbeddingTable table_of(const torch::Tensor& psi) {
-  return wscsl::testing::make_table(Split::Test, psi, {}, {});
 }
 
 std::vector<std::vector<std::string>> read_tsv(const std::filesystem::path& path) {
@@ -84,7 +81,7 @@ TEST(FillInTheBlank, HandComputedChoicesPerTypeAndResults) {
   auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank",
                                             "types = [\"b\", \"c\", \"a\"]\nshown = 0");
   wscsl::testing::TableModule weak(1, 1, {1.0});
-  const EmbeddingTable t = table_of(c.psi);
+  const EmbeddingTable t = outfit_table(c.psi);
   wscsl::testing::ScratchDir dir("fitb");
   const EvalReport r = wscsl::testing::run_evaluator(*e, weak, data, t, t, true, dir.path());
   EXPECT_DOUBLE_EQ(metric(r, "accuracy"), 1.0 / 3);
@@ -127,7 +124,7 @@ TEST(FillInTheBlank, MatchesANaiveLoop) {
     questions.push_back({{d, d + n}, {d + n, d + n + 4}, q % 4, 1 + q % (n + 1)});
   }
   auto data = wscsl::testing::three_type_outfit_dataset(images, outfits(types, questions));
-  const EmbeddingTable t = table_of(psi);
+  const EmbeddingTable t = outfit_table(psi);
   const torch::Tensor pair_condition = three_type_pair_conditions();
   auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank", "shown = 0");
   for (const bool conditioned : {false, true}) {
@@ -180,7 +177,7 @@ TEST(FillInTheBlank, PictureMarksTheRightAndTheChosenCandidate) {
   auto data = wscsl::testing::three_type_outfit_dataset(8, outfits(c.types, c.questions));
   auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank", "shown = 2\ncell = 16");
   wscsl::testing::TableModule weak(1, 1, {1.0});
-  const EmbeddingTable t = table_of(c.psi);
+  const EmbeddingTable t = outfit_table(c.psi);
   wscsl::testing::ScratchDir dir("fitb_picture");
   const EvalReport r = wscsl::testing::run_evaluator(*e, weak, data, t, t, true, dir.path());
   ASSERT_EQ(r.artifacts.size(), 2u);
@@ -204,7 +201,7 @@ TEST(FillInTheBlank, PictureMarksTheRightAndTheChosenCandidate) {
 
 TEST(FillInTheBlank, RefusesWhatItCannotScoreInOneSentence) {
   const LineCase c;
-  const EmbeddingTable t = table_of(c.psi);
+  const EmbeddingTable t = outfit_table(c.psi);
   wscsl::testing::TableModule weak(1, 1, {1.0});
   const auto message = [&](const std::string& options, std::optional<OutfitData> o) {
     auto data = wscsl::testing::three_type_outfit_dataset(8, std::move(o));

@@ -15,6 +15,7 @@ using namespace wscsl;
 using wscsl::testing::ConditionPicker;
 using wscsl::testing::id_lists;
 using wscsl::testing::metric;
+using wscsl::testing::outfit_table;
 using wscsl::testing::three_type_pair_conditions;
 
 namespace {
@@ -28,10 +29,6 @@ OutfitData outfits(const torch::Tensor& types, const std::vector<std::vector<std
   o.blanks = {id_lists({}), torch::zeros({0, 4}, torch::kLong), torch::zeros({0}, torch::kLong),
               torch::zeros({0}, torch::kLong)};
   return o;
-}
-
-EmbeddingTable table_of(const torch::Tensor& psi) {
-  return wscsl::testing::make_table(Split::Test, psi, {}, {});
 }
 
 std::string read_text(const std::filesystem::path& path) {
@@ -55,7 +52,7 @@ TEST(OutfitCompatibility, HandComputedMeansAndAucWithATie) {
   // two and ties one, 1/3 beats three, −6 none: (2.5 + 3) / 9.
   auto e = wscsl::testing::build<Evaluator>("outfit_compatibility");
   wscsl::testing::TableModule weak(1, 1, {1.0});
-  const EmbeddingTable t = table_of(psi);
+  const EmbeddingTable t = outfit_table(psi);
   wscsl::testing::ScratchDir dir("outfit_compat");
   const EvalReport r = wscsl::testing::run_evaluator(*e, weak, data, t, t, true, dir.path());
   EXPECT_DOUBLE_EQ(metric(r, "auc"), 5.5 / 9);
@@ -106,7 +103,7 @@ TEST(OutfitCompatibility, MatchesANaiveLoop) {
     labels.push_back(l % 3 == 0 ? 0 : 1);
   }
   auto data = wscsl::testing::three_type_outfit_dataset(images, outfits(types, lines, labels));
-  const EmbeddingTable t = table_of(psi);
+  const EmbeddingTable t = outfit_table(psi);
   const torch::Tensor pair_condition = three_type_pair_conditions();
   auto e = wscsl::testing::build<Evaluator>("outfit_compatibility");
   for (const bool conditioned : {false, true}) {
@@ -153,7 +150,7 @@ TEST(OutfitCompatibility, MatchesANaiveLoop) {
 }
 
 TEST(OutfitCompatibility, RefusesWhatItCannotScoreInOneSentence) {
-  const EmbeddingTable t = table_of(torch::randn({4, 6, 2}));
+  const EmbeddingTable t = outfit_table(torch::randn({4, 6, 2}));
   auto e = wscsl::testing::build<Evaluator>("outfit_compatibility");
   // A module that cannot score pairs is refused by `wscsl check`, before anything trains.
   EXPECT_TRUE(e->contract().needs_resource(Resource::PairScores));

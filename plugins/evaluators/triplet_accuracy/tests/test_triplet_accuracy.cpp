@@ -19,7 +19,7 @@ EmbeddingTable line_table() {
                                     {0, 0, 1, 1});
 }
 
-EvalReport run(Evaluator& e, ConditionModule& m, const EmbeddingTable& table) {
+EvalReport run_accuracy(Evaluator& e, ConditionModule& m, const EmbeddingTable& table) {
   return wscsl::testing::run_evaluator(e, m, table, table,
                                        wscsl::testing::dataset_info({"shape", "size"}));
 }
@@ -29,7 +29,7 @@ EvalReport run(Evaluator& e, ConditionModule& m, const EmbeddingTable& table) {
 TEST(TripletAccuracy, CountsTiesAsHalfOverallAndPerCondition) {
   auto e = wscsl::testing::build<Evaluator>("triplet_accuracy");
   wscsl::testing::TableModule module(1, 1, {1.0});
-  const EvalReport r = run(*e, module, line_table());
+  const EvalReport r = run_accuracy(*e, module, line_table());
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy"), 2.5 / 4);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy/shape"), 0.5);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy/size"), 0.75);
@@ -41,7 +41,7 @@ TEST(TripletAccuracy, CountsTiesAsHalfOverallAndPerCondition) {
 TEST(TripletAccuracy, StrictTiesCountAsWrong) {
   auto e = wscsl::testing::build<Evaluator>("triplet_accuracy", "ties = \"strict\"");
   wscsl::testing::TableModule module(1, 1, {1.0});
-  const EvalReport r = run(*e, module, line_table());
+  const EvalReport r = run_accuracy(*e, module, line_table());
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy"), 2.0 / 4);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy/shape"), 0.5);
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "accuracy/size"), 0.5);
@@ -49,7 +49,7 @@ TEST(TripletAccuracy, StrictTiesCountAsWrong) {
   const EmbeddingTable line = line_table();
   EmbeddingTable collapsed = line;
   collapsed.items.psi = torch::zeros_like(line.items.psi);
-  EXPECT_DOUBLE_EQ(wscsl::testing::metric(run(*e, module, collapsed), "accuracy"), 0.0);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(run_accuracy(*e, module, collapsed), "accuracy"), 0.0);
 }
 
 TEST(TripletAccuracy, UsesTheModulesOwnFusedPrediction) {
@@ -62,9 +62,9 @@ TEST(TripletAccuracy, UsesTheModulesOwnFusedPrediction) {
   table.items.phi = table.items.psi.reshape({4, 2});
   auto e = wscsl::testing::build<Evaluator>("triplet_accuracy");
   wscsl::testing::TableModule fused(2, 1, {0.5, 0.5});
-  EXPECT_DOUBLE_EQ(wscsl::testing::metric(run(*e, fused, table), "accuracy"), 2.5 / 4);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(run_accuracy(*e, fused, table), "accuracy"), 2.5 / 4);
   wscsl::testing::TableModule collapsed(2, 1, {1.0, 0.0});
-  EXPECT_DOUBLE_EQ(wscsl::testing::metric(run(*e, collapsed, table), "accuracy"), 0.5);
+  EXPECT_DOUBLE_EQ(wscsl::testing::metric(run_accuracy(*e, collapsed, table), "accuracy"), 0.5);
 }
 
 TEST(TripletAccuracy, ConditionGivenNeedsConditions) {
@@ -72,5 +72,5 @@ TEST(TripletAccuracy, ConditionGivenNeedsConditions) {
   wscsl::testing::TableModule module(1, 1, {1.0});
   EmbeddingTable table = line_table();
   table.triplets.conditions = torch::Tensor();
-  EXPECT_THROW(run(*e, module, table), Error);
+  EXPECT_THROW(run_accuracy(*e, module, table), Error);
 }

@@ -6,29 +6,21 @@
 #include "wscsl/testing/harness.hpp"
 
 using namespace wscsl;
+using wscsl::testing::TripletRoles;
 
 namespace {
 
-// The items of a batch of triplets by role: row i of each is a member of triplet i.
-struct Roles {
-  ItemFeatures anchor, close, far;
-
-  // As the host lays them out: the anchors, then the close and the far items.
-  ItemFeatures items() const { return ItemFeatures::concatenated({anchor, close, far}); }
-  Comparisons triplets() const { return Comparisons::triplets_by_role(anchor.size(), torch::kCPU); }
-};
-
 // One triplet on a line (φ of one dimension): anchor 0, close 1, far 3, so d(f, c) = 2,
 // d(f, a) = 3, d(c, a) = 1 (plus F.pairwise_distance's 1e-6).
-Roles line_triplet() {
-  Roles in;
+TripletRoles line_triplet() {
+  TripletRoles in;
   in.anchor.phi = torch::tensor({{0.0f}}).requires_grad_(true);
   in.close.phi = torch::tensor({{1.0f}}).requires_grad_(true);
   in.far.phi = torch::tensor({{3.0f}}).requires_grad_(true);
   return in;
 }
 
-double compute(const std::string& options, const Roles& in) {
+double compute(const std::string& options, const TripletRoles& in) {
   auto loss = wscsl::testing::build<Loss>("type_similarity", options);
   const ItemFeatures items = in.items();
   const Comparisons triplets = in.triplets();
@@ -45,7 +37,7 @@ double compute(const std::string& options, const Roles& in) {
 // Released: ½[max(0, 3 − 2 + 0.3) + max(0, 1 − 2 + 0.3)] = ½ · 1.3; the gradient moves close and
 // far apart (d(f, c) grows as close moves left and far right).
 TEST(TypeSimilarity, ReleasedSignByHandPushesCloseAndFarApart) {
-  const Roles in = line_triplet();
+  const TripletRoles in = line_triplet();
   EXPECT_NEAR(compute("", in), 0.65, 1e-6);
   // ∂/∂far of ½(|f − a| − |f − c| + 0.3) = ½(1 − 1) = 0; ∂/∂close = ½(+1) (−|f − c|, c < f).
   EXPECT_NEAR(in.close.phi.grad().item<double>(), 0.5, 1e-6);
@@ -56,7 +48,7 @@ TEST(TypeSimilarity, ReleasedSignByHandPushesCloseAndFarApart) {
 // Paper: ½[max(0, 2 − 3 + 0.3) + max(0, 2 − 1 + 0.3)] = ½ · 1.3 as well here, but the gradient
 // pulls close and far together.
 TEST(TypeSimilarity, PaperSignByHandPullsCloseAndFarTogether) {
-  const Roles in = line_triplet();
+  const TripletRoles in = line_triplet();
   EXPECT_NEAR(compute("sign = \"paper\"\nmargin = 0.3", in), 0.65, 1e-6);
   // ½ ∂/∂c (|f − c| − |c − a|) = ½(−1 − 1) = −1; ½ ∂/∂f (|f − c|) = ½; ∂/∂a (−|c − a|) · ½ = ½.
   EXPECT_NEAR(in.close.phi.grad().item<double>(), -1.0, 1e-6);
@@ -66,7 +58,7 @@ TEST(TypeSimilarity, PaperSignByHandPullsCloseAndFarTogether) {
 
 TEST(TypeSimilarity, MatchesANaiveLoop) {
   torch::manual_seed(4);
-  Roles in;
+  TripletRoles in;
   in.anchor.phi = torch::randn({40, 5});
   in.close.phi = torch::randn({40, 5});
   in.far.phi = torch::randn({40, 5});
@@ -100,7 +92,7 @@ TEST(TypeSimilarity, TheTextPartMatchesANaiveLoopOverTheTripletsWithThreeTexts) 
   std::vector<bool> anchor(b), close(b), far(b);
   for (int i = 0; i < b; ++i)
     anchor[i] = i % 3 != 0, close[i] = i % 5 != 1, far[i] = i % 7 != 2;
-  Roles in;
+  TripletRoles in;
   in.anchor.phi = torch::randn({b, 5});
   in.close.phi = torch::randn({b, 5});
   in.far.phi = torch::randn({b, 5});
@@ -132,7 +124,7 @@ TEST(TypeSimilarity, TheTextPartMatchesANaiveLoopOverTheTripletsWithThreeTexts) 
   // Unit vectors: distances of at most ~2 in float32, off by ~1e-6; a mean of such hinges as well.
   EXPECT_NEAR(compute("input = \"text\"\ntext = \"titles\"\nmargin = 0.5", in), expected, 1e-5);
   // The images are not read.
-  Roles other = in;
+  TripletRoles other = in;
   other.close.phi = torch::randn({b, 5});
   EXPECT_NEAR(compute("input = \"text\"\ntext = \"titles\"\nmargin = 0.5", other), expected, 1e-5);
 }
@@ -140,7 +132,7 @@ TEST(TypeSimilarity, TheTextPartMatchesANaiveLoopOverTheTripletsWithThreeTexts) 
 // A triplet without all three texts adds nothing and has no gradient; with none, the term is 0.
 TEST(TypeSimilarity, TheTextPartLeavesOutTripletsWithoutThreeTexts) {
   torch::manual_seed(6);
-  Roles in;
+  TripletRoles in;
   in.anchor.phi = in.close.phi = in.far.phi = torch::zeros({3, 4});
   const TextFeatures anchor = wscsl::testing::unit_text_features({true, false, true}, 4);
   const TextFeatures close = wscsl::testing::unit_text_features({true, true, true}, 4);
@@ -161,7 +153,7 @@ TEST(TypeSimilarity, TheTextPartLeavesOutTripletsWithoutThreeTexts) {
   for (const ItemFeatures* role : {&in.anchor, &in.close, &in.far})
     EXPECT_EQ(role->texts.at("titles").features.grad().slice(0, 1).abs().sum().item<double>(), 0.0);
   // No triplet with three texts: 0, not NaN.
-  Roles none = in;
+  TripletRoles none = in;
   none.anchor.texts["titles"] = wscsl::testing::unit_text_features({false, false, false}, 4);
   const ItemFeatures none_items = none.items();
   EXPECT_EQ(loss->compute({none_items, triplets, s}).at("type_similarity").item<double>(), 0.0);

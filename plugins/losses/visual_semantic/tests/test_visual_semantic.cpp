@@ -10,30 +10,25 @@
 #include "wscsl/testing/harness.hpp"
 
 using namespace wscsl;
+using wscsl::testing::TripletRoles;
 
 namespace {
 
-std::shared_ptr<Loss> make(const std::string& options = "") {
+std::shared_ptr<Loss> make_visual_semantic(const std::string& options = "") {
   return wscsl::testing::build<Loss>("visual_semantic", "text = \"titles\"\n" + options);
 }
 
-// The items of a batch of triplets by role: row i of each is a member of triplet i.
-struct Roles {
-  ItemFeatures anchor, close, far;
-};
-
-// The term on the triplets laid out as the host lays them out: the anchors, then the close and
-// the far items.
-torch::Tensor term(Loss& loss, const Roles& in) {
-  const ItemFeatures items = ItemFeatures::concatenated({in.anchor, in.close, in.far});
-  const Comparisons triplets = Comparisons::triplets_by_role(in.anchor.size(), torch::kCPU);
+// The term on the triplets laid out as the host lays them out.
+torch::Tensor term(Loss& loss, const TripletRoles& in) {
+  const ItemFeatures items = in.items();
+  const Comparisons triplets = in.triplets();
   const ComparisonScores s;
   const auto terms = loss.compute({items, triplets, s});
   EXPECT_EQ(terms.size(), 1u);
   return terms.at("visual_semantic");
 }
 
-double compute(Loss& loss, const Roles& in) {
+double compute(Loss& loss, const TripletRoles& in) {
   return term(loss, in).item<double>();
 }
 
@@ -52,7 +47,7 @@ double distance(const torch::Tensor& a, const torch::Tensor& b, std::int64_t i) 
 // 0.1, others 0.9 and 2.9 → both hinges 0. Close: own 2, others 3 and 0 → ½(0 + 2.3) = 1.15.
 // Far: own 0.1, others 2.9 and 1.9 → 0. Loss = (0 + 1.15 + 0) / 3.
 TEST(VisualSemantic, ByHand) {
-  Roles in;
+  TripletRoles in;
   in.anchor.phi = torch::tensor({{0.0f}});
   in.close.phi = torch::tensor({{1.0f}});
   in.far.phi = torch::tensor({{3.0f}});
@@ -60,10 +55,10 @@ TEST(VisualSemantic, ByHand) {
   in.anchor.texts["titles"] = {torch::tensor({{0.1f}}), yes};
   in.close.texts["titles"] = {torch::tensor({{3.0f}}), yes};
   in.far.texts["titles"] = {torch::tensor({{2.9f}}), yes};
-  EXPECT_NEAR(compute(*make(), in), 1.15 / 3, 1e-6);
+  EXPECT_NEAR(compute(*make_visual_semantic(), in), 1.15 / 3, 1e-6);
   // Without the close item's text only the two zero terms are left.
   in.close.texts["titles"] = {torch::zeros({1, 1}), torch::tensor({false})};
-  EXPECT_EQ(compute(*make(), in), 0.0);
+  EXPECT_EQ(compute(*make_visual_semantic(), in), 0.0);
 }
 
 // For each member x with text t_x and the two others y, z:
@@ -80,7 +75,7 @@ TEST(VisualSemantic, MatchesANaiveLoopWithItemsWithoutText) {
     present[1][static_cast<std::size_t>(i)] = i % 4 != 1;
     present[2][static_cast<std::size_t>(i)] = i < 30;
   }
-  Roles in;
+  TripletRoles in;
   // φ of norm ~1 like the unit texts, so that the hinges are a mix of active and inactive.
   in.anchor.phi = torch::randn({b, e}) / std::sqrt(e);
   in.close.phi = torch::randn({b, e}) / std::sqrt(e);
@@ -115,21 +110,23 @@ TEST(VisualSemantic, MatchesANaiveLoopWithItemsWithoutText) {
     EXPECT_GT(active, 0);
     EXPECT_GT(inactive, 0);
     // Distances of ~1 in float32 are off by ~1e-7 relative; means of such hinges as well.
-    EXPECT_NEAR(compute(*make(fmt::format("margin = {}", margin)), in), total / 3, 1e-5) << margin;
+    EXPECT_NEAR(compute(*make_visual_semantic(fmt::format("margin = {}", margin)), in), total / 3,
+                1e-5)
+        << margin;
   }
 }
 
 // The rows of items without text carry no gradient to their images or texts.
 TEST(VisualSemantic, ItemsWithoutTextAreLeftOut) {
   torch::manual_seed(8);
-  Roles in;
+  TripletRoles in;
   in.anchor.phi = torch::randn({4, 3}).requires_grad_(true);
   in.close.phi = torch::randn({4, 3}).requires_grad_(true);
   in.far.phi = torch::randn({4, 3}).requires_grad_(true);
   const std::vector<bool> only_first = {true, false, false, false};
   for (ItemFeatures* role : {&in.anchor, &in.close, &in.far})
     role->texts["titles"] = wscsl::testing::unit_text_features(only_first, 3);
-  torch::Tensor value = term(*make("margin = 10"), in);
+  torch::Tensor value = term(*make_visual_semantic("margin = 10"), in);
   value.backward();
   for (const ItemFeatures* role : {&in.anchor, &in.close, &in.far}) {
     EXPECT_GT(role->phi.grad()[0].abs().sum().item<double>(), 0.0);
@@ -139,17 +136,17 @@ TEST(VisualSemantic, ItemsWithoutTextAreLeftOut) {
   const std::vector<bool> none(4, false);
   for (ItemFeatures* role : {&in.anchor, &in.close, &in.far})
     role->texts["titles"] = wscsl::testing::unit_text_features(none, 3);
-  EXPECT_EQ(compute(*make(), in), 0.0);
+  EXPECT_EQ(compute(*make_visual_semantic(), in), 0.0);
 }
 
 TEST(VisualSemantic, NeedsItsTextEncoderAndRejectsBadOptions) {
-  EXPECT_EQ(make()->contract().needed_names(Resource::TextFeatures),
+  EXPECT_EQ(make_visual_semantic()->contract().needed_names(Resource::TextFeatures),
             (std::vector<std::string>{"titles"}));
   ItemFeatures items;
   items.phi = torch::zeros({6, 3});
   const Comparisons triplets = Comparisons::triplets_by_role(2, torch::kCPU);
   const ComparisonScores s;
-  EXPECT_THROW(make()->compute({items, triplets, s}), ComponentError);
+  EXPECT_THROW(make_visual_semantic()->compute({items, triplets, s}), ComponentError);
   const auto errors = [](const std::string& options) {
     return wscsl::testing::bind_diagnostics(Kind::Loss, "visual_semantic", options).error_count();
   };

@@ -95,6 +95,15 @@ double metric(const EvalReport& report, const std::string& name);
 // DatasetInfo with the given condition names (3×32×32 images, splits train/val/test).
 DatasetInfo dataset_info(const std::vector<std::string>& condition_names);
 
+// The items of a batch of triplets by role, row i of each a member of triplet i, and the batch as
+// the host lays it out: the anchors, then the close and the far items.
+struct TripletRoles {
+  ItemFeatures anchor, close, far;
+
+  ItemFeatures items() const;
+  Comparisons triplets() const;
+};
+
 // A batch of `batch` triplets laid out by role (Comparisons::triplets_by_role) with
 // standard-normal φ [3B, dim] (anchors, then close, then far items), embedded by `module`; with
 // `with_conditions`, conditions drawn uniformly from [0, K).

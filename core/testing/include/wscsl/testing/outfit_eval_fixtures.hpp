@@ -19,6 +19,9 @@ IdLists id_lists(const std::vector<std::vector<std::int64_t>>& lists);
 torch::Tensor three_type_pair_conditions();
 DatasetInfo three_type_outfit_info();
 
+// A test-split table of the images with the given ψ [M, K, E], without triplets.
+EmbeddingTable outfit_table(const torch::Tensor& psi);
+
 // A dataset of `images` images whose test split has the outfits `outfits` (and no triplets).
 FixedDataset three_type_outfit_dataset(std::int64_t images, std::optional<OutfitData> outfits);
 
