@@ -33,7 +33,7 @@ def tile(real, out, rows, chunk_rows=8192):
     chunks = range(len(manifest["chunks"]))
     part = lambda c, what: os.path.join(real, "chunks", f"{c:06d}.{what}")  # noqa: E731
     phi = np.concatenate([np.load(part(c, "phi.npy")) for c in chunks])
-    # Index format 2: ψ is stored [K, n, E], one contiguous array per embedding.
+    # Index format 2 and later: ψ is stored [K, n, E], one contiguous array per embedding.
     psi = np.concatenate([np.load(part(c, "psi.npy")) for c in chunks], axis=1)
     images = sum((json.load(open(part(c, "images.json"))) for c in chunks), [])
     shutil.rmtree(out, ignore_errors=True)

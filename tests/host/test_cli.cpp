@@ -512,6 +512,100 @@ TEST(Cli, ResumeFromNothingAndOneWriterPerRun) {
   fs::remove_all(dir);
 }
 
+// A restart belongs to its job: torchrun's (TORCHELASTIC_RUN_ID) and a requeued Slurm job's
+// (SLURM_JOB_ID), emulated by their variables for one process. Another job's restart into the run
+// directory is refused in one sentence naming both jobs and the resume command, and changes
+// nothing; the printed command takes the run over; the job's own restart continues it.
+TEST(Cli, ARestartContinuesOnlyItsOwnJobsRun) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_job_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path pipeline = dir / "tiny.toml";
+  std::ofstream(pipeline) << wscsl::test::tiny_pipeline();
+  const auto torchrun = [](const std::string& run_id, int restart) {
+    return "RANK=0 WORLD_SIZE=1 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 GROUP_RANK=0 GROUP_WORLD_SIZE=1 "
+           "ROLE_RANK=0 ROLE_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 "
+           "TORCHELASTIC_RUN_ID=" +
+           run_id + " TORCHELASTIC_RESTART_COUNT=" + std::to_string(restart) +
+           " TORCHELASTIC_MAX_RESTARTS=3 TORCHELASTIC_USE_AGENT_STORE=False ";
+  };
+  const auto slurm = [](int job, int restart) {
+    return "SLURM_JOB_ID=" + std::to_string(job) +
+           " SLURM_RESTART_COUNT=" + std::to_string(restart) +
+           " SLURM_STEP_ID=0 SLURM_PROCID=0 SLURM_NTASKS=1 SLURM_LOCALID=0 SLURM_NODEID=0 "
+           "SLURM_NNODES=1 SLURM_STEP_TASKS_PER_NODE=1 SLURM_JOB_NODELIST=localhost "
+           "MASTER_PORT=29500 ";
+  };
+  const auto wscsl = [](const std::string& environment, const std::string& arguments) {
+    return run_command(environment + "WSCSL_PLUGIN_PATH=" WSCSL_PLUGIN_DIR " " WSCSL_BINARY " " +
+                       arguments);
+  };
+  const auto text_of = [](const fs::path& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string run = (dir / "run").string();
+  const std::string train = "train " + pipeline.string() + " --run-dir " + run;
+  const Output first = wscsl(torchrun("jobA", 0), train + " --stop-after-steps 2");
+  ASSERT_EQ(first.status, 0) << first.text;
+  const nlohmann::json recorded = nlohmann::json::parse(text_of(dir / "run" / "job.json"));
+  EXPECT_EQ(recorded["job"], "torchrun run 'jobA'");
+  EXPECT_EQ(recorded["launcher"], "torchrun");
+  const std::string steps = text_of(dir / "run" / "steps.tsv");
+
+  // Job B's restart, its --run-dir holding job A's run: refused, the run unchanged.
+  const Output other = wscsl(torchrun("jobB", 1), train);
+  EXPECT_EQ(other.status, 1) << other.text;
+  const std::string resume = "torchrun … --no_python wscsl train --resume " + run;
+  EXPECT_NE(other.text.find(run +
+                            " holds a run of torchrun run 'jobA', not of this job "
+                            "(torchrun run 'jobB'), which torchrun started again: resume it "
+                            "with `" +
+                            resume + "` or give this job another --run-dir"),
+            std::string::npos)
+      << other.text;
+  EXPECT_EQ(text_of(dir / "run" / "steps.tsv"), steps);
+  // torchrun's default run id names no job: the agent (the worker's parent) tells them apart.
+  const Output unnamed = wscsl(torchrun("none", 1), train);
+  EXPECT_EQ(unnamed.status, 1) << unnamed.text;
+  EXPECT_NE(unnamed.text.find("not of this job (torchrun run 'none' of the agent process "),
+            std::string::npos)
+      << unnamed.text;
+
+  // The printed command (torchrun's options aside) takes the run over for job B; B's restart
+  // then continues it.
+  const Output taken =
+      wscsl(torchrun("jobB", 0), "train --resume " + run + " --stop-after-steps 3");
+  ASSERT_EQ(taken.status, 0) << taken.text;
+  EXPECT_EQ(nlohmann::json::parse(text_of(dir / "run" / "job.json"))["job"], "torchrun run 'jobB'");
+  const Output restarted = wscsl(torchrun("jobB", 1), train + " --stop-after-steps 4");
+  EXPECT_EQ(restarted.status, 0) << restarted.text;
+  EXPECT_NE(restarted.text.find("torchrun restarted the job (restart 1 of 3): continuing " + run),
+            std::string::npos)
+      << restarted.text;
+
+  // A requeued Slurm job continues its own run, and is refused another job's.
+  const std::string slurm_run = (dir / "slurm").string();
+  const std::string slurm_train = "train " + pipeline.string() + " --run-dir " + slurm_run;
+  ASSERT_EQ(wscsl(slurm(7, 0), slurm_train + " --stop-after-steps 2").status, 0);
+  const Output requeued_other = wscsl(slurm(8, 1), slurm_train);
+  EXPECT_EQ(requeued_other.status, 1) << requeued_other.text;
+  EXPECT_NE(requeued_other.text.find(slurm_run +
+                                     " holds a run of Slurm job 7, not of this job "
+                                     "(Slurm job 8), which srun started again: resume "
+                                     "it with `srun wscsl train --resume " +
+                                     slurm_run + "` or give this job another --run-dir"),
+            std::string::npos)
+      << requeued_other.text;
+  const Output requeued = wscsl(slurm(7, 1), slurm_train + " --stop-after-steps 4");
+  EXPECT_EQ(requeued.status, 0) << requeued.text;
+  EXPECT_NE(requeued.text.find("Slurm requeued the job (restart 1): continuing " + slurm_run),
+            std::string::npos)
+      << requeued.text;
+  fs::remove_all(dir);
+}
+
 // Every example pipeline passes `wscsl check`, and trains and evaluates for one epoch (a smoke run
 // of each method; the numbers mean nothing at this size): the Fashion-CRB pipelines on a tiny
 // Fashion-CRB, the UT-Zappos and Celeb-A ones on generated fixtures in those datasets' layouts.

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ports.hpp"
 #include "run_command.hpp"
 #include "search/index_format.hpp"
 #include "search/l2_distance.hpp"
@@ -158,6 +159,10 @@ TEST_F(Search, AWeakModuleIndexesAFolderSearchesItAndExtendsIt) {
   const nlohmann::json manifest = nlohmann::json::parse(read_bytes(index / "manifest.json"));
   EXPECT_EQ(manifest["rows"], 24);
   EXPECT_EQ(manifest["chunks"], nlohmann::json({5, 5, 2, 7, 5}));
+  // How it was made: the input of each call that added images.
+  EXPECT_EQ(manifest["inputs"],
+            nlohmann::json({"--list " + (dir() / "folder" / "half.txt").string(),
+                            "--images " + images().string()}));
   EXPECT_EQ(manifest["condition_module"]["supervision"], "weak");
   EXPECT_TRUE(
       contains(manifest["condition_module"]["alignment"].get<std::string>(), "alignment (ot)"));
@@ -329,21 +334,112 @@ TEST_F(Search, BadInputIsOneSentenceNamingTheFileAndWritesNothing) {
   EXPECT_EQ(damaged.status, 1);
   EXPECT_TRUE(contains(damaged.text, (index / "manifest.json").string() + ": not valid JSON"))
       << damaged.text;
-  // An index of an earlier format (1: ψ stored [n, K, E]): refused, naming the command that
-  // makes it again.
+  // An index of an earlier format (1: ψ stored [n, K, E]; 2: no inputs recorded): refused by
+  // search and index alike, naming the command that makes it again in place; that command, run as
+  // printed, makes it again of the same images, which search then reads.
+  const auto held_images = [](const fs::path& at) {
+    const nlohmann::json m = nlohmann::json::parse(read_bytes(at / "manifest.json"));
+    nlohmann::json all = nlohmann::json::array();
+    for (std::size_t c = 0; c < m["chunks"].size(); ++c)
+      for (const nlohmann::json& image :
+           nlohmann::json::parse(read_bytes(search::chunk_path(at, c, "images.json"))))
+        all.push_back(image);
+    return all;
+  };
+  write_bytes(index / "manifest.json", before);
+  const nlohmann::json images_before = held_images(index);
+  ASSERT_EQ(images_before.size(), 24u);
   nlohmann::json older = nlohmann::json::parse(before);
   older["format"] = 1;
+  older.erase("inputs");
   write_bytes(index / "manifest.json", older.dump());
+  const std::string rebuild = "wscsl index " + run + " --out " + index.string() + " --rebuild";
   const Output old_format = run_wscsl("search " + index.string() + " --item 0");
   EXPECT_EQ(old_format.status, 1);
   EXPECT_TRUE(contains(old_format.text,
-                       "an index of format 1, which this wscsl does not read "
-                       "(it reads format 2); make it again with `wscsl index "))
+                       "an index of format 1, which this wscsl does not read (it reads format " +
+                           std::to_string(search::kIndexFormat) +
+                           "); make it again in place, of the images it holds, with `" + rebuild +
+                           "`"))
       << old_format.text;
+  const Output old_extended =
+      run_wscsl("index " + run + " --images " + images().string() + " --out " + index.string());
+  EXPECT_EQ(old_extended.status, 1);
+  EXPECT_TRUE(contains(old_extended.text, "`" + rebuild + "`")) << old_extended.text;
+  const Output rebuilt = run_wscsl(rebuild.substr(std::string("wscsl ").size()));
+  ASSERT_EQ(rebuilt.status, 0) << rebuilt.text;
+  EXPECT_TRUE(contains(rebuilt.text, index.string() + ": made again, 24 images")) << rebuilt.text;
+  const nlohmann::json remade = nlohmann::json::parse(read_bytes(index / "manifest.json"));
+  EXPECT_EQ(remade["format"], search::kIndexFormat);
+  EXPECT_EQ(remade["inputs"], nlohmann::json({"--rebuild of an index of format 1"}));
+  EXPECT_EQ(held_images(index), images_before);
+  EXPECT_FALSE(fs::exists(index.string() + ".rebuilding"));
+  EXPECT_FALSE(fs::exists(index.string() + ".replaced"));
+  const Output searched_again = run_wscsl("search " + index.string() + " --item 0 --json");
+  EXPECT_EQ(searched_again.status, 0) << searched_again.text;
+
   const Output not_an_index = run_wscsl("search " + (dir() / "folder").string() + " --item 0");
   EXPECT_EQ(not_an_index.status, 1);
-  EXPECT_TRUE(contains(not_an_index.text, "is not a wscsl index: it has no manifest.json"))
+  EXPECT_TRUE(contains(not_an_index.text,
+                       "is neither an index (no manifest.json) nor a run directory (no "
+                       "resolved.toml)"))
       << not_an_index.text;
+  // A folder given as the query: named as a folder, with what a query is.
+  const Output folder_query =
+      run_wscsl("search " + index.string() + " --query " + images().string());
+  EXPECT_EQ(folder_query.status, 1);
+  EXPECT_TRUE(contains(folder_query.text, images().string() +
+                                              " is a folder; a query is one JPEG or PNG image "
+                                              "file"))
+      << folder_query.text;
+
+  // A run directory, as explore takes it: one without an index names the command that makes
+  // RUN/index, which search then reads.
+  const Output no_index = run_wscsl("search " + run + " --item 0");
+  EXPECT_EQ(no_index.status, 1);
+  const std::string make_index = "wscsl index " + run + " --split test";
+  EXPECT_TRUE(contains(no_index.text, run + " is a run without an index: `" + make_index + "`"))
+      << no_index.text;
+  ASSERT_EQ(run_wscsl(make_index.substr(std::string("wscsl ").size())).status, 0);
+  const Output by_run = run_wscsl("search " + run + " --item 0 --json");
+  EXPECT_EQ(by_run.status, 0) << by_run.text;
+  EXPECT_TRUE(contains(by_run.text, "\"query\":\"row 0 (test/")) << by_run.text;
+
+  // A run moved since it was indexed: --run says where it is now; given as the run directory,
+  // RUN/index is searched with that run.
+  const std::string moved = run + "_moved";
+  fs::rename(run, moved);
+  const Output lost = run_wscsl("search " + index.string() + " --item 0");
+  EXPECT_EQ(lost.status, 1);
+  EXPECT_TRUE(contains(lost.text, index.string() + " was made from the run " + run +
+                                      ", which is not there now (moved or removed?); name where "
+                                      "it is with --run RUN"))
+      << lost.text;
+  EXPECT_EQ(run_wscsl("search " + index.string() + " --item 0 --run " + moved).status, 0);
+  EXPECT_EQ(run_wscsl("search " + moved + " --item 0").status, 0);
+  const Output lost_explored = run_wscsl("explore " + index.string() + " --compare " +
+                                         index.string() + " --run " + moved + " --port 0");
+  EXPECT_EQ(lost_explored.status, 1);
+  EXPECT_TRUE(contains(lost_explored.text, "name where it is with --compare-run RUN"))
+      << lost_explored.text;
+  fs::rename(moved, run);
+
+  // explore: a port in use names --port; a refused --static leaves no folder behind.
+  {
+    const wscsl::test::BusyPort busy;
+    // Bounded: a server that did start would serve until stopped.
+    const Output in_use = wscsl::test::run_command(
+        "WSCSL_PLUGIN_PATH=" WSCSL_PLUGIN_DIR " timeout 60 " WSCSL_BINARY " explore " +
+        index.string() + " --port " + std::to_string(busy.port()));
+    EXPECT_EQ(in_use.status, 1);
+    EXPECT_TRUE(contains(in_use.text, "give another port with --port")) << in_use.text;
+  }
+  const fs::path static_out = dir() / "static_refused";
+  const Output static_no_row =
+      run_wscsl("explore " + index.string() + " --static " + static_out.string() + " --query 99");
+  EXPECT_EQ(static_no_row.status, 1);
+  EXPECT_TRUE(contains(static_no_row.text, "has no row 99")) << static_no_row.text;
+  EXPECT_FALSE(fs::exists(static_out));
 
   // An empty folder: refused, no index made.
   fs::create_directories(dir() / "empty");

@@ -1,6 +1,7 @@
 #include "commands.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include "pipeline/probe.hpp"
 #include "rank_job.hpp"
 #include "run/clock.hpp"
+#include "run/run_job.hpp"
 #include "train/trainer.hpp"
 #include "triplet_files.hpp"
 #include "wscsl/error.hpp"
@@ -65,11 +67,13 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
         fmt::format("each of the {} processes started by {} would choose a run directory "
                     "of its own (runs/<pipeline>-<time>): give them one with --run-dir",
                     world.size, launcher_name(world.launcher)));
-  // torchrun restarts a failed job with its first command line: the restart continues the run
-  // that command began, from its last checkpoint, as PyTorch's elastic examples load their
-  // snapshot. Decided before any process of this start writes, so every process decides alike.
+  // torchrun restarts a failed job with its first command line, and Slurm a requeued job with its
+  // batch script: the restart continues the run that job began, from its last checkpoint, as
+  // PyTorch's elastic examples load their snapshot. Decided before any process of this start
+  // writes, so every process decides alike; rank 0 then refuses another job's run.
+  const JobIdentity me = job_identity(world, std::getenv);
   std::error_code exists_error;
-  const bool restarted = world.restart > 0 && !args.resume && !run_root.empty() &&
+  const bool restarted = me.restart > 0 && !args.resume && !run_root.empty() &&
                          fs::exists(RunDirectory(run_root).resolved(), exists_error);
   const bool resume = args.resume || restarted;
   fs::path source = args.pipeline;
@@ -85,6 +89,7 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
   const bool root = job.is_root();
   // Rank 0 alone writes into the run directory; the others read its checkpoints to resume.
   if (root && !resume) refuse_a_run_with_checkpoints(RunDirectory(run_root), resume_hint);
+  if (root && restarted) require_own_run(RunDirectory(run_root), me, resume_hint);
   const RunDirectory run = !root    ? RunDirectory(run_root)
                            : resume ? RunDirectory::open(run_root)
                                     : RunDirectory::create(run_root);
@@ -96,10 +101,10 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
     std::error_code ec;
     const bool earlier_run = fs::exists(run.resolved(), ec);
     if (!resume) refuse_a_run_with_checkpoints(run, resume_hint);  // written since the look above
+    // The run is this job's from now on: a --resume takes it over.
+    write_run_job(run, me, source);
     request.resume = resumable(run);
-    if (restarted)
-      fmt::print("torchrun restarted the job (restart {} of {}): continuing {}\n", world.restart,
-                 world.max_restarts, run.root().string());
+    if (restarted) fmt::print("{}\n", continuing_text(world, me, run));
     if (earlier_run && !request.resume)
       fmt::print("{} stopped before its first checkpoint: training it again from step 0\n",
                  run.root().string());

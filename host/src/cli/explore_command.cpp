@@ -19,8 +19,12 @@ ExploreCommand::ExploreCommand(CLI::App& app) {
   ExploreArgs& a = args_;
   command_->add_option("target", a.target, "Index directory, or a run directory with RUN/index")
       ->required();
+  command_->add_option("--run", a.run,
+                       "The run of the target index (default: the one the index names)");
   command_->add_option("--compare", a.compare,
                        "A second index or run shown beside the first, on the same queries");
+  command_->add_option("--compare-run", a.compare_run,
+                       "The run of the --compare index (default: the one the index names)");
   command_->add_option("--host", a.host, "Address to listen on")->capture_default_str();
   command_->add_option("--port", a.port, "Port to listen on (0: one the system chooses)")
       ->capture_default_str()
@@ -39,9 +43,11 @@ ExploreCommand::ExploreCommand(CLI::App& app) {
 
 int ExploreCommand::run(const GlobalOptions& global) {
   std::vector<std::unique_ptr<search::ExploreSource>> owned;
-  owned.push_back(std::make_unique<search::ExploreSource>(global, args_.target));
+  owned.push_back(
+      std::make_unique<search::ExploreSource>(global, args_.target, args_.run, "--run"));
   if (!args_.compare.empty())
-    owned.push_back(std::make_unique<search::ExploreSource>(global, args_.compare));
+    owned.push_back(std::make_unique<search::ExploreSource>(global, args_.compare,
+                                                            args_.compare_run, "--compare-run"));
   std::vector<search::ExploreSource*> sources;
   for (const auto& s : owned)
     sources.push_back(s.get());

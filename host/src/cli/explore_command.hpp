@@ -14,7 +14,9 @@ namespace wscsl::host {
 
 struct ExploreArgs {
   std::filesystem::path target;   // an index, or a run with RUN/index
+  std::filesystem::path run;      // target's run, where it moved since it was indexed
   std::filesystem::path compare;  // a second one shown beside it
+  std::filesystem::path compare_run;
   std::string host = "127.0.0.1";
   int port = 8765;
   std::filesystem::path static_out;

@@ -40,6 +40,11 @@ SearchCommands::SearchCommands(CLI::App& app) {
                    "them)");
   index_->add_flag("--approximate", approximate_,
                    "Also build the approximate index (HNSW graphs) for large collections");
+  auto* rebuild = index_->add_flag(
+      "--rebuild", rebuild_,
+      "Make the index at --out again in place, of the images it holds, in this wscsl's format "
+      "(an index of an earlier format is refused naming this)");
+  rebuild->excludes(images)->excludes(list)->excludes(split);
   index_->add_option("--hnsw-m", index_request_.hnsw.m, "Links per node of the HNSW graphs")
       ->capture_default_str()
       ->check(CLI::Range(2, 1024));
@@ -54,7 +59,10 @@ SearchCommands::SearchCommands(CLI::App& app) {
       "The nearest images of an index to a query under each condition, ranked by the "
       "run's condition module");
   SearchArgs& s = search_args_;
-  search_->add_option("index", s.index, "Index directory (from `wscsl index`)")->required();
+  search_
+      ->add_option("index", s.index,
+                   "Index directory (from `wscsl index`), or a run directory with RUN/index")
+      ->required();
   auto* query = search_->add_option("--query", s.query, "Query image file (JPEG or PNG)");
   auto* item = search_->add_option("--item", s.item, "Query by a row of the index");
   query->excludes(item);
@@ -90,7 +98,9 @@ bool SearchCommands::parsed() const {
 int SearchCommands::run(const GlobalOptions& global) {
   if (index_->parsed()) {
     search::IndexRequest request = index_request_;
-    if (!images_.empty()) {
+    if (rebuild_) {
+      request.rebuild = true;
+    } else if (!images_.empty()) {
       request.source = search::ImageSource::Folder;
       request.images = images_;
     } else if (!list_.empty()) {
@@ -108,7 +118,8 @@ int SearchCommands::run(const GlobalOptions& global) {
     } else {
       fmt::print(stderr,
                  "wscsl: error: index needs the images: --images DIR, --list FILE or --split "
-                 "NAME (or --approximate alone, to build an index's HNSW graphs)\n");
+                 "NAME (or --approximate alone, to build an index's HNSW graphs; --rebuild, to "
+                 "make an index again of the images it holds)\n");
       return 2;
     }
     if (request.out.empty()) request.out = request.run / "index";
@@ -129,6 +140,11 @@ int SearchCommands::run(const GlobalOptions& global) {
 
 int run_index(const GlobalOptions& global, const search::IndexRequest& request) {
   const search::IndexSummary s = search::build_index(global, request);
+  if (request.rebuild) {
+    fmt::print("{}: made again, {} images{}\n", request.out.string(), s.rows,
+               s.skipped ? fmt::format(" ({} files skipped)", s.skipped) : "");
+    return 0;
+  }
   fmt::print("{}: {} images ({} added{})\n", request.out.string(), s.rows, s.added,
              s.skipped ? fmt::format(", {} files skipped", s.skipped) : "");
   return 0;
@@ -145,7 +161,8 @@ std::string comparison_text(const search::IndexedCondition& c) {
 }  // namespace
 
 int run_search(const GlobalOptions& global, const SearchArgs& args) {
-  search::IndexSearcher searcher(global, args.index, args.run);
+  const search::SearchTarget target = search::search_target(args.index, args.run);
+  search::IndexSearcher searcher(global, target.index, target.run);
   const bool by_item = args.query.empty();
   const ItemFeatures query = by_item ? searcher.item(args.item) : searcher.embed_query(args.query);
   const std::vector<search::ConditionNeighbours> results =
@@ -182,8 +199,8 @@ int run_search(const GlobalOptions& global, const SearchArgs& args) {
                           searcher.image(r.neighbours[i].row).label()});
       tables.push_back(std::move(t));
     }
-    fmt::print("query {}, {} images in {}\n{}", query_label, searcher.rows(), args.index.string(),
-               format_text(tables));
+    fmt::print("query {}, {} images in {}\n{}", query_label, searcher.rows(),
+               searcher.index().string(), format_text(tables));
   }
   if (!args.picture.empty()) {
     const torch::Tensor query_picture =
@@ -200,9 +217,9 @@ int run_search(const GlobalOptions& global, const SearchArgs& args) {
       }
       blocks.push_back({r.condition, {row}});
     }
-    plot::neighbour_grid(
-        fmt::format("Top-{} of {} (query left)", args.options.k, args.index.filename().string()),
-        blocks, static_cast<int>(args.options.k), 64)
+    plot::neighbour_grid(fmt::format("Top-{} of {} (query left)", args.options.k,
+                                     searcher.index().filename().string()),
+                         blocks, static_cast<int>(args.options.k), 64)
         .save_png(args.picture);
     if (!args.json) fmt::print("wrote {}\n", args.picture.string());
   }

@@ -40,6 +40,7 @@ class SearchCommands {
   std::string split_;
   bool strict_ = false;
   bool approximate_ = false;
+  bool rebuild_ = false;
   SearchArgs search_args_;
 };
 

@@ -240,6 +240,16 @@ HttpServer::HttpServer(const std::string& host, unsigned short port, ServerLimit
   if (!ec) state_->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) state_->acceptor.bind(endpoint, ec);
   if (!ec) state_->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec == asio::error::address_in_use)
+    throw Error(
+        fmt::format("cannot listen on {}:{}: {}; give another port with --port (--port 0: "
+                    "one the system chooses)",
+                    host, port, ec.message()));
+  if (ec == boost::system::errc::address_not_available)
+    throw Error(
+        fmt::format("cannot listen on {}:{}: {}; give --host an address of this machine "
+                    "(127.0.0.1: this machine alone, 0.0.0.0: every interface)",
+                    host, port, ec.message()));
   if (ec) throw Error(fmt::format("cannot listen on {}:{}: {}", host, port, ec.message()));
 }
 

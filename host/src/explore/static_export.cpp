@@ -53,7 +53,8 @@ void write_static(const std::vector<search::ExploreSource*>& sources, const Stat
           fmt::format("--static {}: the folder is inside {}; the explorer writes nothing "
                       "to a run or an index",
                       request.out.string(), s->run().string()));
-  fs::create_directories(request.out / "images");
+  // Every answer and picture is made before anything is written, so that a refused query or
+  // condition leaves no folder behind.
   json queries = json::object();
   json gallery = json::array();
   std::vector<std::vector<std::int64_t>> shown(sources.size());
@@ -72,18 +73,30 @@ void write_static(const std::vector<search::ExploreSource*>& sources, const Stat
     gallery.push_back(answer["sides"][0]["query"]);
     queries[std::to_string(row)] = std::move(answer);
   }
+  std::vector<std::pair<fs::path, std::string>> images;
   for (std::size_t side = 0; side < sources.size(); ++side) {
     std::sort(shown[side].begin(), shown[side].end());
     shown[side].erase(std::unique(shown[side].begin(), shown[side].end()), shown[side].end());
     for (std::int64_t row : shown[side])
-      write_file_atomically(request.out / "images" / fmt::format("{}-{}.png", side, row),
-                            sources[side]->png(row));
+      images.emplace_back(request.out / "images" / fmt::format("{}-{}.png", side, row),
+                          sources[side]->png(row));
   }
   const json data = {{"k", request.k},
                      {"summary", summaries(sources)},
                      {"gallery", gallery},
                      {"neighbours", queries}};
-  write_file_atomically(request.out / "index.html", inline_page(data.dump()));
+  const std::string page = inline_page(data.dump());
+  std::error_code ec;
+  const bool made = !fs::exists(request.out, ec);
+  try {
+    fs::create_directories(request.out / "images");
+    for (const auto& [path, png] : images)
+      write_file_atomically(path, png);
+    write_file_atomically(request.out / "index.html", page);
+  } catch (...) {
+    if (made) fs::remove_all(request.out, ec);
+    throw;
+  }
 }
 
 }  // namespace wscsl::host::explore

@@ -20,7 +20,7 @@ struct StaticExport {
 };
 
 // Throws Error naming OUT when it lies inside a run (nothing is written to runs), or a query row
-// out of range.
+// out of range; a refused export leaves no folder behind.
 void write_static(const std::vector<search::ExploreSource*>& sources, const StaticExport& request);
 
 // The page with its script and style inlined and `data` (the answers) embedded for a page that

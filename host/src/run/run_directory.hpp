@@ -1,6 +1,6 @@
 // The files of one training run:
 //   resolved.toml  metrics.jsonl  curves.png  steps.tsv  checkpoints/{last,best}.pt  results.md
-//   results.json  plots/  replicas.tsv  events.out.tfevents.*  lock
+//   results.json  plots/  replicas.tsv  events.out.tfevents.*  lock  job.json
 #pragma once
 
 #include <cstdint>
@@ -41,6 +41,8 @@ class RunDirectory {
   std::filesystem::path curves() const { return root_ / "curves.png"; }
   // With several processes: per epoch, the SHA-256 of each process's parameters.
   std::filesystem::path replicas() const { return root_ / "replicas.tsv"; }
+  // The job that writes the run (run_job.hpp).
+  std::filesystem::path job() const { return root_ / "job.json"; }
 
   // Keeps only what a checkpoint at (`epochs_done` completed epochs, `global_step`) covers, so a
   // resumed run appends exactly where the checkpoint left off.

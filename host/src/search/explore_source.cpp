@@ -24,21 +24,6 @@ namespace {
 
 constexpr std::size_t kKeptPictures = 8192;
 
-fs::path index_of(const fs::path& target) {
-  if (fs::exists(manifest_path(target))) return target;
-  if (fs::exists(target / "resolved.toml")) {
-    if (fs::exists(manifest_path(target / "index"))) return target / "index";
-    throw Error(
-        fmt::format("{} is a run without an index: `wscsl index {} --split test` (or "
-                    "--images DIR) makes {}",
-                    target.string(), target.string(), (target / "index").string()));
-  }
-  throw Error(
-      fmt::format("{} is neither an index (no manifest.json) nor a run directory (no "
-                  "resolved.toml)",
-                  target.string()));
-}
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -115,9 +100,11 @@ json ExploreSource::State::neighbours(const ItemFeatures& query,
   return {{"conditions", columns}, {"server_ms", ms}};
 }
 
-ExploreSource::ExploreSource(const GlobalOptions& global, const fs::path& target)
+ExploreSource::ExploreSource(const GlobalOptions& global, const fs::path& target,
+                             const fs::path& run, const std::string& run_option)
     : state_(std::make_unique<State>()) {
-  state_->searcher = std::make_unique<IndexSearcher>(global, index_of(target));
+  const SearchTarget t = search_target(target, run);
+  state_->searcher = std::make_unique<IndexSearcher>(global, t.index, t.run, run_option);
   Dataset& dataset = *state_->searcher->model().pipeline().dataset;
   state_->dataset_conditions = dataset.info().condition_names();
   state_->attributes = attributes_by_image(dataset);

@@ -22,9 +22,12 @@ namespace wscsl::host::search {
 
 class ExploreSource {
  public:
-  // `target` is an index directory, or a run directory whose index is RUN/index. Throws Error
-  // naming it when it is neither, and whatever IndexSearcher throws for a damaged index.
-  ExploreSource(const GlobalOptions& global, const std::filesystem::path& target);
+  // `target` is an index directory, or a run directory whose index is RUN/index (search_target);
+  // `run` the run the command names for it (empty: none), `run_option` the option naming it.
+  // Throws Error naming the target when it is neither, and whatever IndexSearcher throws for a
+  // damaged index or a run that moved.
+  ExploreSource(const GlobalOptions& global, const std::filesystem::path& target,
+                const std::filesystem::path& run, const std::string& run_option);
   ~ExploreSource();
 
   const std::filesystem::path& index() const;

@@ -1,5 +1,9 @@
 #include "index_format.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -41,6 +45,18 @@ auto read_json(const fs::path& path, const std::string& expected, Read&& read) {
                     "`wscsl index`)",
                     path.string(), e.what(), expected));
   }
+}
+
+// A command-line word: as it is when the shell keeps it so, else in single quotes.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || (c && std::strchr("/._-+=:,@%", c));
+  });
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
 }
 
 Comparison comparison_of(const std::string& text) {
@@ -98,18 +114,22 @@ fs::path chunk_path(const fs::path& index, std::size_t chunk, const std::string&
 
 IndexManifest read_manifest(const fs::path& index) {
   const fs::path path = manifest_path(index);
-  if (!fs::exists(path))
-    throw DataError(
-        fmt::format("{} is not a wscsl index: it has no manifest.json (make one with "
-                    "`wscsl index RUN --images DIR --out {}`)",
-                    index.string(), index.string()));
+  if (!fs::exists(path)) {
+    std::error_code ec;
+    const bool fresh = !fs::exists(index, ec) || fs::is_empty(index, ec);
+    throw DataError(fmt::format(
+        "{} is not a wscsl index: it has no manifest.json ({})", index.string(),
+        fresh ? fmt::format("make one with `wscsl index RUN --images DIR --out {}`",
+                            shell_word(index.string()))
+              : "give the folder that `wscsl index RUN --images DIR --out INDEX` made"));
+  }
   return read_json(path, "a wscsl index manifest", [&](const Json& j) {
     if (j.at("format").get<int>() != kIndexFormat)
       throw DataError(fmt::format(
           "{}: an index of format {}, which this wscsl does not read (it reads format {}); make "
-          "it again with `wscsl index {} --out {}`",
+          "it again in place, of the images it holds, with `{}`",
           path.string(), j.at("format").dump(), kIndexFormat,
-          j.at("run").at("directory").get<std::string>(), index.string()));
+          rebuild_command(index, j.at("run").at("directory").get<std::string>())));
     IndexManifest m;
     const Json& run = j.at("run");
     m.run = run.at("directory").get<std::string>();
@@ -132,6 +152,7 @@ IndexManifest read_manifest(const fs::path& index) {
     m.chunks = j.at("chunks").get<std::vector<std::int64_t>>();
     for (const Json& s : j.at("skipped"))
       m.skipped.push_back({s.at("file").get<std::string>(), s.at("reason").get<std::string>()});
+    m.inputs = j.at("inputs").get<std::vector<std::string>>();
     for (std::int64_t rows : m.chunks)
       if (rows < 1) throw Malformed("a chunk of no rows");
     if (m.phi_dim < 1 || m.embeddings < 1 || m.psi_dim < 1)
@@ -173,8 +194,40 @@ void write_manifest(const fs::path& index, const IndexManifest& m) {
         {"texts", texts}}},
       {"rows", m.rows()},
       {"chunks", m.chunks},
-      {"skipped", skipped}};
+      {"skipped", skipped},
+      {"inputs", m.inputs}};
   write_file_atomically(manifest_path(index), document.dump(2) + "\n");
+}
+
+std::string rebuild_command(const fs::path& index, const std::string& run) {
+  return fmt::format("wscsl index {} --out {} --rebuild", shell_word(run),
+                     shell_word(index.string()));
+}
+
+HeldImages read_held_images(const fs::path& index) {
+  const fs::path path = manifest_path(index);
+  if (!fs::exists(path))
+    throw DataError(fmt::format(
+        "{} is not a wscsl index: it has no manifest.json; --rebuild makes an index again of "
+        "the images it holds",
+        index.string()));
+  HeldImages held = read_json(path, "a wscsl index manifest", [&](const Json& j) {
+    HeldImages h;
+    h.format = j.at("format").get<int>();
+    h.run = j.at("run").at("directory").get<std::string>();
+    if (h.format >= 3) h.inputs = j.at("inputs").get<std::vector<std::string>>();
+    const auto chunks = j.at("chunks").get<std::vector<std::int64_t>>();
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      if (chunks[c] < 1) throw Malformed("a chunk of no rows");
+      const std::vector<IndexedImage> images = read_chunk_images(index, c, chunks[c]);
+      h.images.insert(h.images.end(), images.begin(), images.end());
+    }
+    return h;
+  });
+  if (held.images.empty())
+    throw DataError(
+        fmt::format("{} holds no images: there is nothing to make again", index.string()));
+  return held;
 }
 
 std::vector<IndexedImage> read_chunk_images(const fs::path& index, std::size_t chunk,

@@ -12,7 +12,9 @@
 //
 // A chunk is committed when manifest.json lists it: its files are written first, each atomically,
 // then the manifest, so an interrupted `index` leaves the chunks before it whole and a re-run
-// continues after them.
+// continues after them. The manifest records the inputs of every call that added images; an index
+// of another format is refused naming `wscsl index RUN --out INDEX --rebuild`, which embeds the
+// images it holds again (chunks/<c>.images.json, unchanged since format 1).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +24,7 @@
 
 namespace wscsl::host::search {
 
-inline constexpr int kIndexFormat = 2;
+inline constexpr int kIndexFormat = 3;
 
 // How one condition ranks the index with the condition module.
 enum class Comparison {
@@ -79,6 +81,9 @@ struct IndexManifest {
   std::vector<TextArray> texts;
   std::vector<std::int64_t> chunks;  // rows of each committed chunk
   std::vector<SkippedFile> skipped;  // files of the folders indexed that are not usable images
+  // How the images were given, one entry per input that added any, in order: "--images DIR",
+  // "--list FILE" (absolute), "--split NAME", or "--rebuild of an index of format N".
+  std::vector<std::string> inputs;
 
   std::int64_t rows() const;
 };
@@ -87,9 +92,25 @@ std::filesystem::path manifest_path(const std::filesystem::path& index);
 std::filesystem::path chunk_path(const std::filesystem::path& index, std::size_t chunk,
                                  const std::string& what);
 
-// Throws DataError naming manifest.json and what is wrong with it.
+// Throws DataError naming manifest.json and what is wrong with it; an index of another format is
+// refused naming rebuild_command.
 IndexManifest read_manifest(const std::filesystem::path& index);
 void write_manifest(const std::filesystem::path& index, const IndexManifest& manifest);
+
+// The command that makes the index at `index`, of the run `run`, again in place of the images it
+// holds, in this wscsl's format: `wscsl index RUN --out INDEX --rebuild`, paths quoted for the
+// shell where they need it.
+std::string rebuild_command(const std::filesystem::path& index, const std::string& run);
+
+// What an index of any format holds, for --rebuild: read from the fields every format has.
+struct HeldImages {
+  int format = 0;
+  std::string run;                  // the run directory its manifest names
+  std::vector<std::string> inputs;  // IndexManifest::inputs (none before format 3)
+  std::vector<IndexedImage> images;
+};
+// Throws DataError naming the file that is not as every format writes it.
+HeldImages read_held_images(const std::filesystem::path& index);
 
 // The images of one chunk; throws DataError naming its file.
 std::vector<IndexedImage> read_chunk_images(const std::filesystem::path& index, std::size_t chunk,

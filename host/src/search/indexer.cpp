@@ -1,28 +1,23 @@
 #include "indexer.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "evaluation/evaluation.hpp"
-#include "index_arrays.hpp"
 #include "index_format.hpp"
+#include "index_writer.hpp"
 #include "run_model.hpp"
 #include "wscsl/data/image_dataset.hpp"
-#include "wscsl/data/image_store.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/atomic_file.hpp"
-#include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;
 
 namespace wscsl::host::search {
 namespace {
-
-constexpr std::size_t kNamedProblems = 10;  // unusable files named in a refusal
 
 // Every file under `folder` (recursively, hidden ones left out), absolute, in path order.
 std::vector<fs::path> folder_files(const fs::path& folder) {
@@ -67,19 +62,6 @@ std::vector<fs::path> listed_files(const fs::path& list) {
   return files;
 }
 
-// The deepest folder holding every file of `files`.
-fs::path common_folder(const std::vector<fs::path>& files) {
-  fs::path common = files.front().parent_path();
-  for (const fs::path& f : files) {
-    while (!common.empty() && common != common.root_path()) {
-      const auto [end, _] = std::mismatch(common.begin(), common.end(), f.begin(), f.end());
-      if (end == common.end()) break;
-      common = common.parent_path();
-    }
-  }
-  return common;
-}
-
 std::set<std::string> indexed_labels(const fs::path& index, const IndexManifest& manifest) {
   std::set<std::string> labels;
   for (std::size_t c = 0; c < manifest.chunks.size(); ++c)
@@ -88,169 +70,119 @@ std::set<std::string> indexed_labels(const fs::path& index, const IndexManifest&
   return labels;
 }
 
-IndexManifest new_manifest(RunModel& model) {
-  const Pipeline& pipeline = model.pipeline();
-  const ConditionModule& module = *pipeline.condition_module;
-  IndexManifest m;
-  m.run = fs::absolute(model.run.root()).lexically_normal().string();
-  m.checkpoint = fs::absolute(model.checkpoint).lexically_normal().string();
-  m.checkpoint_sha256 = model.checkpoint_sha256;
-  m.condition_module = module.label();
-  m.supervision = module.supervision() == Supervision::Conditioned ? "conditioned" : "weak";
-  m.conditions = indexed_conditions(model, m.alignment);
-  m.phi_dim = pipeline.backbone->embedding_dim();
-  m.embeddings = module.num_embeddings();
-  m.psi_dim = module.output_dim();
-  for (const NamedTextEncoder& t : pipeline.text_encoders)
-    m.texts.push_back({t.name, t.encoder->output_dim()});
-  return m;
-}
-
-// Writes the index chunk by chunk: `embed(begin, end)` gives the features of the new images
-// [begin, end), each chunk is committed by rewriting the manifest.
-template <class Embed>
-std::int64_t write_chunks(const IndexRequest& request, IndexManifest& manifest,
-                          const std::vector<IndexedImage>& images, Embed&& embed) {
-  const auto total = static_cast<std::int64_t>(images.size());
-  fs::create_directories(request.out / "chunks");
-  const auto start = std::chrono::steady_clock::now();
-  for (std::int64_t begin = 0; begin < total; begin += request.chunk_rows) {
-    const std::int64_t end = std::min(total, begin + request.chunk_rows);
-    const ItemFeatures items = embed(begin, end);
-    const std::size_t chunk = manifest.chunks.size();
-    write_chunk_images(request.out, chunk, {images.begin() + begin, images.begin() + end});
-    write_chunk_arrays(request.out, manifest, chunk, items);
-    manifest.chunks.push_back(end - begin);
-    write_manifest(request.out, manifest);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    fmt::print(request.progress, "indexed {}/{} images ({:.0f}%, {:.1f} images/s)\n", end, total,
-               100.0 * static_cast<double>(end) / static_cast<double>(total),
-               static_cast<double>(end) / std::max(seconds, 1e-9));
-    std::fflush(request.progress);
-  }
-  return total;
-}
-
 IndexSummary add_images(const GlobalOptions& global, const IndexRequest& request) {
-  if (request.chunk_rows < 1) throw Error("--chunk must be at least 1");
   std::unique_ptr<RunModel> model = open_run_model(global, request.run);
-  Pipeline& pipeline = model->pipeline();
+  Indexing ix{request, request.out, *model, {}, false, {}, {}};
   // An index already there is extended, and only by the run it was made from.
-  const bool extending = fs::exists(manifest_path(request.out));
-  IndexManifest manifest;
-  std::set<std::string> indexed;
-  if (extending) {
-    manifest = read_manifest(request.out);
-    require_same_run(manifest, *model, request.out);
-    indexed = indexed_labels(request.out, manifest);
+  if (fs::exists(manifest_path(request.out))) {
+    ix.manifest = read_manifest(request.out);
+    ix.has_manifest = true;
+    require_same_run(ix.manifest, *model, request.out);
+    ix.indexed = indexed_labels(request.out, ix.manifest);
     // Files skipped by an earlier call stay listed there and are not tried again.
-    for (const SkippedFile& s : manifest.skipped)
-      indexed.insert(s.file);
+    for (const SkippedFile& s : ix.manifest.skipped)
+      ix.indexed.insert(s.file);
   } else if (fs::exists(request.out) && !fs::is_empty(request.out)) {
     throw DataError(
         fmt::format("{}: the folder exists and holds no index (no manifest.json); "
                     "give --out a new or empty folder",
                     request.out.string()));
   }
-  IndexSummary summary;
+  switch (request.source) {
+    case ImageSource::Split:
+      add_split(ix, request.split, nullptr, fmt::format("--split {}", split_name(request.split)));
+      break;
+    case ImageSource::Folder:
+      add_files(ix, folder_files(request.images), request.images.string(),
+                "--images " + fs::absolute(request.images).lexically_normal().string());
+      break;
+    case ImageSource::ListFile:
+      add_files(ix, listed_files(request.images), request.images.string(),
+                "--list " + fs::absolute(request.images).lexically_normal().string());
+      break;
+  }
+  ix.summary.rows = ix.manifest.rows();
+  return ix.summary;
+}
 
-  if (request.source == ImageSource::Split) {
-    const DatasetInfo info = pipeline.dataset->info();
-    if (!info.has_split(request.split))
-      throw DataError(fmt::format("{} has no split '{}'", pipeline.dataset->label(),
-                                  split_name(request.split)));
-    const EmbeddingTable table =
-        embed_split(pipeline, request.split, pipeline.trainer.eval_batch_size);
-    std::vector<IndexedImage> images;
-    std::vector<std::int64_t> rows;
-    const torch::Tensor ids = table.image_ids.contiguous();
-    for (std::int64_t r = 0; r < ids.size(0); ++r) {
-      IndexedImage image{"", std::string(split_name(request.split)),
-                         ids.data_ptr<std::int64_t>()[r]};
-      if (indexed.count(image.label())) continue;
-      images.push_back(image);
-      rows.push_back(r);
+// The index made again, of the images it holds, in a folder beside it that then takes its place:
+// an interrupted or refused rebuild leaves the index as it was.
+IndexSummary rebuild(const GlobalOptions& global, const IndexRequest& request) {
+  const HeldImages held = read_held_images(request.out);
+  std::unique_ptr<RunModel> model = open_run_model(global, request.run);
+  fs::path index = fs::absolute(request.out).lexically_normal();
+  if (!index.has_filename()) index = index.parent_path();  // "shoes.index/"
+  const fs::path fresh = index.string() + ".rebuilding";
+  fs::remove_all(fresh);  // what an interrupted rebuild left
+  Indexing ix{request, fresh, *model, {}, false, {}, {}};
+  try {
+    // Runs of consecutive files, and of consecutive images of one split, in the index's order.
+    for (std::size_t begin = 0; begin < held.images.size();) {
+      const IndexedImage& first = held.images[begin];
+      std::size_t end = begin;
+      while (end < held.images.size() && held.images[end].split == first.split &&
+             held.images[end].file.empty() == first.file.empty())
+        ++end;
+      const std::string input = fmt::format("--rebuild of an index of format {}", held.format);
+      if (first.file.empty()) {
+        Split split{};
+        if (!parse_split(first.split, split))
+          throw DataError(fmt::format("{}: an image of the split '{}', which wscsl does not know",
+                                      request.out.string(), first.split));
+        std::set<std::int64_t> ids;
+        for (std::size_t i = begin; i < end; ++i)
+          ids.insert(held.images[i].id);
+        const std::int64_t before = ix.summary.added;
+        add_split(ix, split, &ids, input);
+        const auto missing = static_cast<std::int64_t>(ids.size()) - (ix.summary.added - before);
+        if (missing > 0)
+          fmt::print(stderr,
+                     "wscsl: warning: {} of the images of split '{}' that {} held are not in "
+                     "that split of {} now; left out\n",
+                     missing, first.split, request.out.string(), request.run.string());
+      } else {
+        std::vector<fs::path> files;
+        for (std::size_t i = begin; i < end; ++i)
+          files.emplace_back(held.images[i].file);
+        add_files(ix, files, fmt::format("{} (the files it holds)", request.out.string()), input);
+      }
+      begin = end;
     }
-    if (!extending) manifest = new_manifest(*model);
-    const torch::Tensor row_tensor = torch::tensor(rows, torch::kLong);
-    summary.added = write_chunks(request, manifest, images, [&](std::int64_t b, std::int64_t e) {
-      return table.items.rows(row_tensor.slice(0, b, e));
-    });
-    summary.rows = manifest.rows();
-    return summary;
+    if (!ix.has_manifest)
+      throw DataError(
+          fmt::format("{}: none of the images it holds is usable now; it is left as it "
+                      "was",
+                      request.out.string()));
+    // The inputs that made the images, where the index recorded them.
+    if (!held.inputs.empty()) {
+      ix.manifest.inputs = held.inputs;
+      write_manifest(fresh, ix.manifest);
+    }
+    if (request.approximate || fs::exists(request.out / "hnsw.json"))
+      HnswGraphs::build(fresh, ix.manifest, request.hnsw, request.progress);
+  } catch (...) {
+    fs::remove_all(fresh);
+    throw;
   }
-
-  const std::vector<fs::path> files = request.source == ImageSource::Folder
-                                          ? folder_files(request.images)
-                                          : listed_files(request.images);
-  std::vector<std::size_t> not_indexed;
-  for (std::size_t i = 0; i < files.size(); ++i)
-    if (!indexed.count(files[i].string())) not_indexed.push_back(i);
-  if (not_indexed.empty()) {
-    fmt::print(request.progress, "every image of {} is in {} already ({} images)\n",
-               request.images.string(), request.out.string(), manifest.rows());
-    summary.rows = manifest.rows();
-    return summary;
+  const fs::path old = index.string() + ".replaced";
+  fs::remove_all(old);
+  fs::rename(index, old);
+  try {
+    fs::rename(fresh, index);
+  } catch (...) {
+    fs::rename(old, index);
+    throw;
   }
-  // Decoded once into an image store, as a dataset's images are: damaged and oversized files are
-  // found there, before anything is written to the index. The store holds every file listed, so
-  // that a call continuing an interrupted one finds it built.
-  ImageList list;
-  list.folder = common_folder(files);
-  list.index = request.images;
-  for (const fs::path& f : files)
-    list.entries.push_back({f.lexically_relative(list.folder).string(), 0});
-  ImageStoreOptions store_options;
-  store_options.image_size = model->pixels.image_size;
-  store_options.max_image_pixels = model->pixels.max_image_pixels;
-  store_options.cache_dir = image_cache_dir(model->pixels.cache_dir.string());
-  store_options.limit_bytes = model->pixels.cache_limit_bytes;
-  const ImageStore store(list, store_options);
-
-  std::vector<std::int64_t> usable;
-  std::vector<SkippedFile> unusable;
-  for (std::size_t i : not_indexed) {
-    const std::string& problem = store.problem(static_cast<std::int64_t>(i));
-    if (problem.empty())
-      usable.push_back(static_cast<std::int64_t>(i));
-    else
-      unusable.push_back({files[i].string(), problem});
-  }
-  if (!unusable.empty() && (request.unreadable == UnreadableFiles::Refuse || usable.empty())) {
-    std::vector<std::string> named;
-    for (std::size_t i = 0; i < std::min(kNamedProblems, unusable.size()); ++i)
-      named.push_back(fmt::format("{} ({})", unusable[i].file, unusable[i].reason));
-    throw DataError(fmt::format(
-        "{} of the {} files of {} {}: {}{}; nothing was written to {}{}", unusable.size(),
-        not_indexed.size(), request.images.string(),
-        unusable.size() == 1 ? "is not a usable image" : "are not usable images", join(named, "; "),
-        unusable.size() > named.size()
-            ? fmt::format("; and {} more", unusable.size() - named.size())
-            : "",
-        request.out.string(),
-        usable.empty() ? "" : " (without --strict they are skipped and listed)"));
-  }
-  for (const SkippedFile& s : unusable)
-    fmt::print(stderr, "wscsl: warning: skipped {}: {}\n", s.file, s.reason);
-
-  if (!extending) manifest = new_manifest(*model);
-  // Files skipped by an earlier call are among `indexed`, so none of these is listed yet.
-  manifest.skipped.insert(manifest.skipped.end(), unusable.begin(), unusable.end());
-  std::vector<IndexedImage> images;
-  for (std::int64_t i : usable)
-    images.push_back({files[static_cast<std::size_t>(i)].string(), "", -1});
-  summary.skipped = static_cast<std::int64_t>(unusable.size());
-  summary.added = write_chunks(request, manifest, images, [&](std::int64_t b, std::int64_t e) {
-    return embed_pixels(*model, store.gather({usable.begin() + b, usable.begin() + e}));
-  });
-  summary.rows = manifest.rows();
-  return summary;
+  fs::remove_all(old);
+  ix.summary.rows = ix.manifest.rows();
+  return ix.summary;
 }
 
 }  // namespace
 
 IndexSummary build_index(const GlobalOptions& global, const IndexRequest& request) {
+  if (request.chunk_rows < 1) throw Error("--chunk must be at least 1");
+  if (request.rebuild) return rebuild(global, request);
   const IndexSummary summary = add_images(global, request);
   const bool has_graphs = fs::exists(request.out / "hnsw.json");
   if (request.approximate || (has_graphs && summary.added > 0))

@@ -33,6 +33,10 @@ struct IndexRequest {
   // Also build the approximate index (HNSW graphs); an index that has one gets it rebuilt
   // whenever images are added.
   bool approximate = false;
+  // Make the index at `out` again, of the images it holds (of any format), in this wscsl's format
+  // and with the weights of `run`; `source` and `images` are not used. The new index is written
+  // beside it and takes its place once whole, with HNSW graphs where the old one had them.
+  bool rebuild = false;
   HnswSettings hnsw;
   std::FILE* progress = stdout;
 };
@@ -44,8 +48,8 @@ struct IndexSummary {
 };
 
 // Throws DataError with one sentence naming the file for bad input (an empty folder, a list that
-// names nothing, an index of another run or damaged, unusable files under Refuse); the index
-// directory is then neither created nor changed.
+// names nothing, an index of another run, of another format or damaged, unusable files under
+// Refuse); the index directory is then neither created nor changed.
 IndexSummary build_index(const GlobalOptions& global, const IndexRequest& request);
 
 }  // namespace wscsl::host::search

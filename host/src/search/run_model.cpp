@@ -89,6 +89,12 @@ torch::Tensor model_input(const RunModel& model, const torch::Tensor& pixels) {
 }
 
 torch::Tensor read_query_pixels(const RunModel& model, const fs::path& file) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec))
+    throw DataError(
+        fmt::format("{} is a folder; a query is one JPEG or PNG image file (the images of a "
+                    "folder are searched once indexed: `wscsl index RUN --images {}`)",
+                    file.string(), file.string()));
   const DecodedImage decoded = read_image_file(file, model.pixels.max_image_pixels);
   if (!decoded.problem.empty())
     throw DataError(

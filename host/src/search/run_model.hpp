@@ -56,7 +56,7 @@ void require_same_run(const IndexManifest& manifest, const RunModel& model,
 torch::Tensor model_input(const RunModel& model, const torch::Tensor& pixels);
 
 // One image file as uint8 [1, 3, S, S], prepared as the store prepares images. Throws DataError
-// naming the file when it is not a JPEG or PNG, is damaged, or announces more than
+// naming the file when it is a folder, is not a JPEG or PNG, is damaged, or announces more than
 // max_image_pixels pixels (checked in its header before anything is decoded).
 torch::Tensor read_query_pixels(const RunModel& model, const std::filesystem::path& file);
 

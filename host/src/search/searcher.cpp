@@ -28,12 +28,42 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+SearchTarget search_target(const fs::path& target, const fs::path& run) {
+  if (fs::exists(manifest_path(target))) return {target, run};
+  if (fs::exists(target / "resolved.toml")) {
+    if (fs::exists(manifest_path(target / "index")))
+      return {target / "index", run.empty() ? target : run};
+    throw Error(
+        fmt::format("{} is a run without an index: `wscsl index {} --split test` (or "
+                    "--images DIR) makes {}",
+                    target.string(), target.string(), (target / "index").string()));
+  }
+  std::error_code ec;
+  if (!fs::exists(target, ec) || fs::is_empty(target, ec))
+    throw Error(fmt::format(
+        "{} is neither an index nor a run directory: it is {}; `wscsl index RUN --images DIR "
+        "--out {}` makes an index there",
+        target.string(), fs::exists(target, ec) ? "an empty folder" : "not there",
+        target.string()));
+  throw Error(
+      fmt::format("{} is neither an index (no manifest.json) nor a run directory (no "
+                  "resolved.toml); give the folder `wscsl index RUN --out INDEX` made, or the "
+                  "run directory RUN whose RUN/index it made",
+                  target.string()));
+}
+
 IndexSearcher::IndexSearcher(const GlobalOptions& global, const fs::path& index,
-                             const fs::path& run)
+                             const fs::path& run, const std::string& run_option)
     : index_(index), manifest_(read_manifest(index)) {
   if (manifest_.rows() == 0)
     throw DataError(
         fmt::format("{} holds no images yet (add some with `wscsl index`)", index.string()));
+  std::error_code ec;
+  if (run.empty() && !fs::exists(fs::path(manifest_.run) / "resolved.toml", ec))
+    throw DataError(fmt::format(
+        "{} was made from the run {}, which is not there now (moved or removed?); name where "
+        "it is with {} RUN",
+        index.string(), manifest_.run, run_option));
   model_ = open_run_model(global, run.empty() ? fs::path(manifest_.run) : run);
   require_same_run(manifest_, *model_, index);
   const ConditionModule& module = *model_->pipeline().condition_module;

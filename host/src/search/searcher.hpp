@@ -57,12 +57,24 @@ struct ConditionNeighbours {
   double candidate_ms = 0.0, ranking_ms = 0.0;               // time of the two stages
 };
 
+// What `search` and `explore` are given: an index directory, or a run directory whose index is
+// RUN/index (its run then being that directory, wherever the run was when it was indexed).
+struct SearchTarget {
+  std::filesystem::path index;
+  std::filesystem::path run;  // empty: the one the index's manifest names
+};
+// `run` is the run the command was given (empty: none). Throws Error naming `target` and what
+// makes an index of it when it is neither an index nor a run directory with one.
+SearchTarget search_target(const std::filesystem::path& target, const std::filesystem::path& run);
+
 class IndexSearcher {
  public:
   // Opens the index and the run it was made from (`run`, else the one its manifest names),
-  // refusing a run with other weights, an index damaged on disk, and one without rows.
+  // refusing a run with other weights, an index damaged on disk, and one without rows. A run
+  // that is no longer where the manifest says is refused naming `run_option`, the command's
+  // option that says where it is now.
   IndexSearcher(const GlobalOptions& global, const std::filesystem::path& index,
-                const std::filesystem::path& run = {});
+                const std::filesystem::path& run = {}, const std::string& run_option = "--run");
   ~IndexSearcher();
 
   const std::filesystem::path& index() const { return index_; }
