@@ -386,9 +386,9 @@ TEST_F(Distributed, ABusyPortIsOneSentence) {
       << f.text;
 }
 
-// A store that takes the connection and never answers, as PyTorch 2's torchrun agent's store does
-// to LibTorch 1.13's client (whose constructor then waits past its own timeout): a torchrun
-// worker stops within trainer.rendezvous_timeout_s and the watchdog's grace, with the sentence
+// A store that takes the connection and never answers: a torchrun worker stops within
+// trainer.rendezvous_timeout_s (and the watchdog's grace, where a client waits past its own
+// timeout, as LibTorch 1.13's does on PyTorch 2's store: launch.mixed_torchrun), with the sentence
 // that names the endpoint, the launcher, the LibTorch and the torchrun to use instead.
 TEST_F(Distributed, AStoreThatNeverAnswersStopsWithinTheRendezvousBound) {
   const BusyPort silent;

@@ -7,12 +7,14 @@
 
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -165,20 +167,21 @@ c10::intrusive_ptr<c10d::Store> rendezvous_store(const World& world, const JoinT
   const bool serving = !world.agent_store && world.rank == 0;
   options.isServer = serving;
   options.numWorkers = static_cast<std::size_t>(world.size);
-  options.waitWorkers = true;
+  options.waitWorkers = false;  // every rank's key below, within the same bound, instead
   options.timeout = timeouts.rendezvous;
   c10d_compat::serve_without_libuv(options, 0);
   const std::string master = fmt::format("{}:{}", world.master_address, world.master_port);
-  c10::intrusive_ptr<c10d::TCPStore> store;
+  const auto deadline = std::chrono::steady_clock::now() + timeouts.rendezvous;
+  const Watchdog watchdog(
+      timeouts.rendezvous + kWatchdogGrace,
+      RankError(world.rank,
+                first_contact_failure(world, master, timeouts.rendezvous,
+                                      fmt::format("no answer from the store within {} s",
+                                                  (timeouts.rendezvous + kWatchdogGrace).count())))
+          .what());
+  c10::intrusive_ptr<c10d::TCPStore> served;
   try {
-    const Watchdog watchdog(
-        timeouts.rendezvous + kWatchdogGrace,
-        RankError(world.rank, first_contact_failure(
-                                  world, master, timeouts.rendezvous,
-                                  fmt::format("no answer from the store within {} s",
-                                              (timeouts.rendezvous + kWatchdogGrace).count())))
-            .what());
-    store = c10::make_intrusive<c10d::TCPStore>(world.master_address, options);
+    served = c10::make_intrusive<c10d::TCPStore>(world.master_address, options);
   } catch (const std::exception& e) {
     if (serving && port_taken(world.master_port))
       throw Error(
@@ -188,10 +191,26 @@ c10::intrusive_ptr<c10d::Store> rendezvous_store(const World& world, const JoinT
     throw RankError(world.rank,
                     first_contact_failure(world, master, timeouts.rendezvous, reason_of(e)));
   }
-  store->setTimeout(timeouts.collective);
-  if (!world.agent_store) return store;
-  return c10::make_intrusive<c10d::PrefixStore>(fmt::format("/worker/attempt_{}", world.restart),
-                                                store);
+  c10::intrusive_ptr<c10d::Store> store = served;
+  if (world.agent_store)
+    store = c10::make_intrusive<c10d::PrefixStore>(fmt::format("/worker/attempt_{}", world.restart),
+                                                   served);
+  // Every rank announces itself and waits for the others' announcements, in what is left of the
+  // bound: the first contact ends with every rank there, or with the sentence.
+  std::vector<std::string> joined;
+  for (int rank = 0; rank < world.size; ++rank)
+    joined.push_back(fmt::format("wscsl/joined/{}", rank));
+  try {
+    store->set(joined[static_cast<std::size_t>(world.rank)], {1});
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    store->wait(joined, std::max(left, std::chrono::milliseconds(1)));
+  } catch (const std::exception& e) {
+    throw RankError(world.rank,
+                    first_contact_failure(world, master, timeouts.rendezvous, reason_of(e)));
+  }
+  served->setTimeout(timeouts.collective);
+  return store;
 }
 
 }  // namespace wscsl::host
