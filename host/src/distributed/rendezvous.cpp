@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <c10/util/Exception.h>
+#include <c10/util/Logging.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -135,6 +137,24 @@ class Watchdog {
   std::thread thread_;  // last: it starts once the members it uses exist
 };
 
+// Quiets LibTorch's log while this rank makes first contact: PyTorch 2's store client logs every
+// failed try, and then the failure, with a C++ backtrace (hundreds of lines in a few seconds
+// against another PyTorch's store); the failure is reported once, in one sentence with LibTorch's
+// reason, when the bound passes.
+class QuietLibTorchLog {
+ public:
+  QuietLibTorchLog() : level_(FLAGS_caffe2_log_level) {
+    FLAGS_caffe2_log_level = std::max(level_, kFatalLevel);
+  }
+  ~QuietLibTorchLog() { FLAGS_caffe2_log_level = level_; }
+  QuietLibTorchLog(const QuietLibTorchLog&) = delete;
+  QuietLibTorchLog& operator=(const QuietLibTorchLog&) = delete;
+
+ private:
+  static constexpr int kFatalLevel = 3;  // c10's INFO 0, WARNING 1, ERROR 2, FATAL 3
+  int level_;
+};
+
 // The grace the store's own timeout has before the watchdog ends the process.
 constexpr std::chrono::seconds kWatchdogGrace{5};
 
@@ -181,6 +201,7 @@ c10::intrusive_ptr<c10d::Store> rendezvous_store(const World& world, const JoinT
           .what());
   c10::intrusive_ptr<c10d::TCPStore> served;
   try {
+    const QuietLibTorchLog quiet;
     served = c10::make_intrusive<c10d::TCPStore>(world.master_address, options);
   } catch (const std::exception& e) {
     if (serving && port_taken(world.master_port))
@@ -201,7 +222,7 @@ c10::intrusive_ptr<c10d::Store> rendezvous_store(const World& world, const JoinT
   for (int rank = 0; rank < world.size; ++rank)
     joined.push_back(fmt::format("wscsl/joined/{}", rank));
   try {
-    store->set(joined[static_cast<std::size_t>(world.rank)], {1});
+    store->set(joined[static_cast<std::size_t>(world.rank)], std::vector<std::uint8_t>{1});
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     store->wait(joined, std::max(left, std::chrono::milliseconds(1)));
