@@ -114,7 +114,6 @@ std::vector<std::int64_t> ImageDataset::usable(const std::vector<std::int64_t>& 
 
 SplitData ImageDataset::load_split(Split split) {
   const ImageList& list = image_list();
-  const std::int64_t bad_before = bad_.count();
   SplitData data = read_split(split, list, bad_);
   const at::Tensor flat = data.triplets.reshape({-1}).contiguous();
   std::vector<std::int64_t> ids(flat.data_ptr<std::int64_t>(),
@@ -137,11 +136,14 @@ SplitData ImageDataset::load_split(Split split) {
     if (data.conditions.defined()) data.conditions = data.conditions.index_select(0, rows);
     if (data.reversed.defined()) data.reversed = data.reversed.index_select(0, rows);
   }
-  if (bad_.count() > bad_before || dropped > 0)
-    fmt::print(stderr, "wscsl: warning: {}: split '{}': {}{}\n", label(), split_name(split),
-               bad_.summary(),
-               dropped ? fmt::format("; dropped {} triplets that use a skipped image", dropped)
-                       : std::string());
+  // Rows skipped while the dataset was made (its constructor reads its files) are told here too,
+  // once its label is set.
+  for (const std::string& warning : bad_.unreported())
+    fmt::print(stderr, "wscsl: warning: {}: {}\n", label(), warning);
+  if (dropped > 0)
+    fmt::print(stderr,
+               "wscsl: warning: {}: split '{}': dropped {} triplet{} that use a skipped image\n",
+               label(), split_name(split), dropped, dropped == 1 ? "" : "s");
   return data;
 }
 

@@ -331,6 +331,7 @@ SplitData OutfitDataset::read_split(Split split, const ImageList& images, BadRow
   data.outfits = std::move(o);
   data.texts[kTitleField] = catalog_->titles;
   data.texts[kCategoryField] = catalog_->categories;
+  data.files = {{src.file}, src.compatibility, src.blanks};
   samplers_[split] = std::move(sampler);
   return data;
 }

@@ -1,7 +1,9 @@
 // What a run will read, read before it trains: every split of the dataset is loaded (an image
 // dataset opens or builds its image store, so every image of every split is opened), and every
-// evaluator's declared need of table rows (Contract::table_rows) is held against the images of
-// each split it will evaluate. `wscsl check` and `wscsl train` run it before any step.
+// evaluator's declared need of table rows (Contract::table_rows) and of split content (triplets,
+// compatibility lines of both labels, questions: Resource::SplitTriplets ...) is held against
+// each split it will evaluate, naming the files the split was read from (SplitData::files).
+// `wscsl check` and `wscsl train` run it before any step.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +20,8 @@ struct SplitSize {
 };
 
 // Loads every split and checks the evaluators against them; throws ConfigError naming each
-// evaluator table whose settings the splits cannot meet, or the dataset's own error (naming the
-// file) for a split that cannot be read.
+// evaluator table whose settings or needs the splits cannot meet, or the dataset's own error
+// (naming the file) for a split that cannot be read.
 std::vector<SplitSize> check_splits(Pipeline& pipeline);
 
 }  // namespace wscsl::host

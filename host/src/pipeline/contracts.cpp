@@ -96,6 +96,8 @@ void check_contracts(const BuiltPipeline& built, const Registry& registry,
         check_item_type(need.name, site, p.dataset->info().item_types, diagnostics);
         continue;
       }
+      // Held against the loaded splits (check_splits), not against the other components.
+      if (is_split_content(need.resource)) continue;
       if (offered.count({need.resource, need.name}) || provided_by_trainer(need.resource)) continue;
       if (need.met_by_conditioned_module && identity_alignment_applies(p)) continue;
       diagnostics.error(

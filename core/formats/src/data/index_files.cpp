@@ -1,5 +1,6 @@
 #include "wscsl/data/index_files.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -24,12 +25,21 @@ void BadRows::reject(const fs::path& file, std::int64_t line, const std::string&
                                 count() + 1, limit_));
   }
   messages_.push_back(message);
+  auto it =
+      std::find_if(files_.begin(), files_.end(), [&](const FileRows& f) { return f.file == file; });
+  if (it == files_.end()) it = files_.insert(files_.end(), FileRows{file, 0, 0, message});
+  ++it->count;
 }
 
-std::string BadRows::summary() const {
-  if (messages_.empty()) return {};
-  return fmt::format("skipped {} bad row{} (max_bad_rows = {}); the first: {}", count(),
-                     count() == 1 ? "" : "s", limit_, messages_.front());
+std::vector<std::string> BadRows::unreported() {
+  std::vector<std::string> out;
+  for (FileRows& f : files_) {
+    if (f.count == f.reported) continue;
+    out.push_back(fmt::format("skipped {} bad row{} of {} (max_bad_rows = {}); the first: {}",
+                              f.count, f.count == 1 ? "" : "s", f.file.string(), limit_, f.first));
+    f.reported = f.count;
+  }
+  return out;
 }
 
 void FileProblems::throw_if_any() const {

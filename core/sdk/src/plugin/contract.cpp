@@ -32,6 +32,14 @@ std::string resource_name(Resource resource) {
       return "pair_scores";
     case Resource::ItemType:
       return "item_type";
+    case Resource::SplitTriplets:
+      return "split_triplets";
+    case Resource::ConditionTriplets:
+      return "condition_triplets";
+    case Resource::CompatibilityLines:
+      return "compatibility_lines";
+    case Resource::BlankQuestions:
+      return "blank_questions";
   }
   return "unknown";
 }
@@ -66,8 +74,28 @@ std::string describe_resource(Resource resource, const std::string& name) {
       return "the scores of pairs of items";
     case Resource::ItemType:
       return fmt::format("the item type '{}'", name);
+    case Resource::SplitTriplets:
+      return "triplets in the split it evaluates";
+    case Resource::ConditionTriplets:
+      return "triplets of every condition in the validation split and the split it evaluates";
+    case Resource::CompatibilityLines:
+      return "compatibility lines of both labels in the split it evaluates";
+    case Resource::BlankQuestions:
+      return "fill-in-the-blank questions in the split it evaluates";
   }
   return "an unknown resource";
+}
+
+bool is_split_content(Resource resource) {
+  switch (resource) {
+    case Resource::SplitTriplets:
+    case Resource::ConditionTriplets:
+    case Resource::CompatibilityLines:
+    case Resource::BlankQuestions:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool Contract::provides_resource(Resource resource, const std::string& name) const {

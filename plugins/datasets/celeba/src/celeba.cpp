@@ -264,9 +264,11 @@ ImageList Celeba::read_image_list(BadRows& bad) {
 SplitData Celeba::read_split(Split split, const ImageList&, BadRows&) {
   const std::int64_t total =
       per_split(split, options_.train_triplets, options_.val_triplets, options_.test_triplets);
-  return labelled_.draw_split(
-      usable(labelled_.members.at(split)), total,
-      mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(split)));
+  SplitData data =
+      labelled_.draw_split(usable(labelled_.members.at(split)), total,
+                           mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(split)));
+  data.files.triplets = {root_ / kPartitionFile, root_ / kAttributeFile};
+  return data;
 }
 
 std::optional<SplitAttributes> Celeba::load_attributes(Split split) {

@@ -131,6 +131,15 @@ TEST_F(CelebaTest, PartitionRowsAreChecked) {
       << error();
   auto d = build("max_bad_rows = 1");
   EXPECT_EQ(d->attributes(Split::Train)->members.numel(), 9);  // the skipped row's image is in none
+  // The partition is read when the dataset is made; the warning comes with the first split.
+  ::testing::internal::CaptureStderr();
+  d->split(Split::Train);
+  const std::string warned = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warned.find(fmt::format("skipped 1 bad row of {} (max_bad_rows = 1); the first: "
+                                    "{}:3: image '999999.jpg' is not in",
+                                    partition().string(), partition().string())),
+            std::string::npos)
+      << warned;
 }
 
 TEST_F(CelebaTest, TruncatedImageNamesTheAttributeLine) {

@@ -225,8 +225,10 @@ SplitData ImageFolder::read_split(Split split, const ImageList& images, BadRows&
       per_split(split, options_.train_triplets, options_.val_triplets, options_.test_triplets);
   const std::vector<std::int64_t> members = usable(labelled_.members.at(split));
   try {
-    return labelled_.draw_split(
+    SplitData data = labelled_.draw_split(
         members, total, mix_seed(static_cast<std::uint64_t>(options_.seed), split_index(split)));
+    data.files.triplets = {options_.attributes};
+    return data;
   } catch (const DataError& e) {
     throw DataError(fmt::format("{}: the {} split (its rows of column '{}'): {}",
                                 options_.attributes, split_name(split), options_.split_column,
@@ -248,8 +250,10 @@ SplitData ImageFolder::read_triplet_files(Split split, const ImageList& images, 
     if (it != id_of.end()) local[i] = it->second;
   }
   std::vector<Triplet> triplets;
+  std::vector<fs::path> files;
   for (std::size_t k = 0; k < conditions_.size(); ++k) {
     const fs::path file = csn_triplet_file(dir, conditions_[k], split_name(split), false);
+    files.push_back(file);
     for (const CsnTriplet& t :
          read_csn_triplets(file, static_cast<std::int64_t>(listed.size()), list_file, false, bad)) {
       const std::int64_t ids[3] = {local[static_cast<std::size_t>(t.anchor)],
@@ -272,6 +276,7 @@ SplitData ImageFolder::read_triplet_files(Split split, const ImageList& images, 
   data.num_images = static_cast<std::int64_t>(images.entries.size());
   std::tie(data.triplets, data.conditions) = triplet_tensors(triplets);
   data.factors = labelled_.factors();
+  data.files.triplets = std::move(files);
   return data;
 }
 

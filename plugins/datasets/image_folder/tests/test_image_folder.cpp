@@ -125,10 +125,19 @@ TEST_F(ImageFolderTest, UnreadableImageNamesTheCsvLine) {
 TEST_F(ImageFolderTest, SkippedRowsAreCounted) {
   append("b/x.png,train,red\nb/y.png,nope,red,1\n");
   auto d = build("max_bad_rows = 2");
+  ::testing::internal::CaptureStderr();
   EXPECT_EQ(d->split(Split::Train).num_images, 24);
+  const std::string warned = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(dynamic_cast<ImageDataset&>(*d).bad_rows().count(), 2);
-  EXPECT_NE(dynamic_cast<ImageDataset&>(*d).bad_rows().summary().find("skipped 2 bad rows"),
-            std::string::npos);
+  // The user is told, once, with the count and the first skipped row.
+  EXPECT_NE(warned.find(fmt::format(
+                "skipped 2 bad rows of {} (max_bad_rows = 2); the first: {}:26: ", csv().string(),
+                csv().string())),
+            std::string::npos)
+      << warned;
+  ::testing::internal::CaptureStderr();
+  d->split(Split::Test);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr().find("bad row"), std::string::npos);
 }
 
 namespace {

@@ -89,9 +89,11 @@ SplitData UtZappos::read_split(Split split, const ImageList& images, BadRows& ba
   const auto num_images = static_cast<std::int64_t>(images.entries.size());
   std::vector<CsnTriplet> pooled;
   std::vector<std::int64_t> pooled_conditions;
+  std::vector<fs::path> files;
   for (std::size_t k = 0; k < options_.conditions.size(); ++k) {
     const fs::path file =
         csn_triplet_file(root_, options_.conditions[k], split_name(split), options_.half_reverse);
+    files.push_back(file);
     for (const CsnTriplet& t :
          read_csn_triplets(file, num_images, images.index, options_.half_reverse, bad)) {
       pooled.push_back(t);
@@ -111,6 +113,7 @@ SplitData UtZappos::read_split(Split split, const ImageList& images, BadRows& ba
   const auto count = static_cast<std::int64_t>(order.size());
   SplitData data;
   data.num_images = num_images;
+  data.files.triplets = std::move(files);
   data.triplets = at::empty({count, 3}, at::kLong);
   data.conditions = at::empty({count}, at::kLong);
   if (options_.half_reverse) data.reversed = at::empty({count}, at::kBool);

@@ -227,9 +227,25 @@ TEST_F(UtZapposTest, BadRowsAreSkippedUpToTheLimit) {
   append(list("closure_tripletlist_train.txt"), "1 2 99\n");
   fs::remove(image_path(1));  // image 0 is in several triplets
   auto d = build("train_triplets = 0\nmax_bad_rows = 3");
+  ::testing::internal::CaptureStderr();
   const SplitData& s = d->split(Split::Train);
+  const std::string warned = ::testing::internal::GetCapturedStderr();
   const auto* image_dataset = dynamic_cast<ImageDataset*>(d.get());
   EXPECT_EQ(image_dataset->bad_rows().count(), 3);
+  // One warning per file, with its count and its first skipped row.
+  for (const auto& [file, line] :
+       {std::pair{list("class_tripletlist_train.txt"), 7},
+        std::pair{list("closure_tripletlist_train.txt"), 7}, std::pair{dir_ / "filenames.json", 1}})
+    EXPECT_NE(warned.find(fmt::format(
+                  "skipped 1 bad row of {} (max_bad_rows = 3); the first: {}:{}: ", file.string(),
+                  file.string(), line)),
+              std::string::npos)
+        << warned;
+  // Told once: loading another split repeats none of them.
+  ::testing::internal::CaptureStderr();
+  d->split(Split::Val);
+  const std::string again = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(again.find("bad row"), std::string::npos) << again;
   EXPECT_EQ((s.triplets == 0).sum().item<std::int64_t>(), 0);  // no triplet uses image 0
   EXPECT_LT(s.triplets.size(0), 24);
   const std::string e = load_error("max_bad_rows = 2");

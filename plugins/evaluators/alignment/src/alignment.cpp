@@ -139,7 +139,7 @@ Contract Alignment::contract_of(const Options&) {
   Contract c;
   for (const auto& strategy : aligned::strategy_choices())
     c.provides.push_back({Resource::Alignment, strategy.spelling});
-  c.needs = {{Resource::TripletConditions}};
+  c.needs = {{Resource::TripletConditions}, {Resource::ConditionTriplets}};
   c.metrics = {{"gr_accuracy", "GR"},
                {"ot_accuracy", "OT"},
                {"exact_accuracy"},

@@ -183,6 +183,8 @@ TEST(Alignment, ProvidesEveryStrategyAndNeedsTheTripletsConditions) {
   for (const char* strategy : {"ot", "exact", "greedy"})
     EXPECT_TRUE(e->contract().provides_resource(Resource::Alignment, strategy)) << strategy;
   EXPECT_TRUE(e->contract().needs_resource(Resource::TripletConditions));
+  // A split lacking a condition's triplets is refused by `wscsl check`.
+  EXPECT_TRUE(e->contract().needs_resource(Resource::ConditionTriplets));
   const Diagnostics d =
       wscsl::testing::bind_diagnostics(Kind::Evaluator, "alignment", "greedy_fit = \"val\"");
   EXPECT_NE(d.format().find("valid choices: target, fit"), std::string::npos) << d.format();

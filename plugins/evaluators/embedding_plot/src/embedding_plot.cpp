@@ -74,6 +74,7 @@ const EnumChoices<Projection>& projection_choices() {
 Contract EmbeddingPlot::contract_of(const Options& options) {
   Contract c;
   c.needs = {{Resource::ImageFactors}, aligned::alignment_need(options.alignment)};
+  c.table_rows = {{2, "the projection's two points"}};
   return c;
 }
 

@@ -132,3 +132,10 @@ TEST(EmbeddingPlot, WritesADecodablePngWithOnePanelPerEmbedding) {
   EXPECT_EQ(plot::Canvas::read_png(r.artifacts.at(0)).height(), 30 + 2 * 150);
   fs::remove_all(dir);
 }
+
+// Declared, so that `wscsl check` refuses a split of fewer than two images before anything trains.
+TEST(EmbeddingPlot, NeedsTwoImagesInTheSplit) {
+  const auto e = wscsl::testing::build<Evaluator>("embedding_plot");
+  ASSERT_EQ(e->contract().table_rows.size(), 1u);
+  EXPECT_EQ(e->contract().table_rows[0].rows, 2);
+}

@@ -162,7 +162,7 @@ Schema<FillInTheBlankOptions> FillInTheBlank::schema() {
 
 Contract FillInTheBlank::contract_of(const Options& options) {
   Contract c;
-  c.needs = {{Resource::Outfits}, {Resource::PairScores}};
+  c.needs = {{Resource::Outfits}, {Resource::PairScores}, {Resource::BlankQuestions}};
   c.metrics = {{"accuracy", "FITB"}};
   for (const std::string& t : options.types) {
     c.metrics.push_back({"accuracy/" + t, "FITB " + t});

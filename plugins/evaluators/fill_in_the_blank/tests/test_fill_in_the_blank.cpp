@@ -226,6 +226,10 @@ TEST(FillInTheBlank, RefusesWhatItCannotScoreInOneSentence) {
   EXPECT_TRUE(wscsl::testing::build<Evaluator>("fill_in_the_blank")
                   ->contract()
                   .needs_resource(Resource::PairScores));
+  // So is a split without questions (test_outfit_releases.cpp runs `check` on one).
+  EXPECT_TRUE(wscsl::testing::build<Evaluator>("fill_in_the_blank")
+                  ->contract()
+                  .needs_resource(Resource::BlankQuestions));
   const Diagnostics d = wscsl::testing::bind_diagnostics(
       Kind::Evaluator, "fill_in_the_blank", "types = [\"a\", \"a\"]\nfile = \"x/y.tsv\"");
   EXPECT_EQ(d.error_count(), 2u) << d.format();

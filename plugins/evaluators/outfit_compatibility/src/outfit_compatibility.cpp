@@ -27,7 +27,7 @@ Schema<OutfitCompatibilityOptions> OutfitCompatibility::schema() {
 
 Contract OutfitCompatibility::contract_of(const Options&) {
   Contract c;
-  c.needs = {{Resource::Outfits}, {Resource::PairScores}};
+  c.needs = {{Resource::Outfits}, {Resource::PairScores}, {Resource::CompatibilityLines}};
   c.metrics = {{"auc", "compat. AUC"}};
   return c;
 }

@@ -154,6 +154,8 @@ TEST(OutfitCompatibility, RefusesWhatItCannotScoreInOneSentence) {
   auto e = wscsl::testing::build<Evaluator>("outfit_compatibility");
   // A module that cannot score pairs is refused by `wscsl check`, before anything trains.
   EXPECT_TRUE(e->contract().needs_resource(Resource::PairScores));
+  // So is a split without lines of both labels (test_outfit_releases.cpp runs `check` on them).
+  EXPECT_TRUE(e->contract().needs_resource(Resource::CompatibilityLines));
   ConditionPicker conditioned(6, 2);
   wscsl::testing::TableModule weak(6, 2, {1, 0, 0, 0, 0, 0});
   const auto message = [&](ConditionModule& m, std::optional<OutfitData> o) {

@@ -33,6 +33,8 @@ Contract RetrievalGrid::contract_of(const Options& options) {
   Contract c;
   c.needs = {{Resource::ImageFactors}, aligned::alignment_need(options.alignment)};
   c.metrics = {{"shown_matching/{condition}"}};
+  c.table_rows = {{options.queries + options.k,
+                   fmt::format("queries = {} and k = {}", options.queries, options.k)}};
   return c;
 }
 

@@ -55,6 +55,10 @@ TEST(RetrievalGrid, NeedsEnoughImagesAndAnArtefactDirectory) {
       {aligned::condition_of_embedding_key(aligned::Strategy::Ot), torch::tensor({0})}};
   wscsl::testing::TableModule module(1, 1, {1.0});
   auto e = wscsl::testing::build<Evaluator>("retrieval_grid", "queries = 2\nk = 3");
+  // Declared, so that `wscsl check` refuses a split with fewer images before anything trains.
+  ASSERT_EQ(e->contract().table_rows.size(), 1u);
+  EXPECT_EQ(e->contract().table_rows[0].rows, 5);
+  EXPECT_EQ(e->contract().table_rows[0].because, "queries = 2 and k = 3");
   EXPECT_THROW(wscsl::testing::run_evaluator(*e, module, t, t, wscsl::testing::dataset_info({"a"}),
                                              &shared, fs::temp_directory_path()),
                Error);

@@ -67,6 +67,7 @@ Schema<ReversedTripletsOptions> ReversedTriplets::schema() {
 Contract ReversedTriplets::contract_of(const Options& options) {
   Contract c;
   c.needs = prediction_needs(options.mode);
+  c.needs.push_back({Resource::SplitTriplets});
   c.metrics = {{"original_valid"},
                {"reversed_valid", "reversed valid"},
                {"original_valid/{condition}"},

@@ -73,6 +73,13 @@ TEST(ReversedTriplets, ProportionsOfOriginalAndReversedTripletsPredictedValid) {
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(r, "reversed_valid/size"), 0.25);
 }
 
+// A split without triplets is refused by `wscsl check` (host/src/evaluation/split_check.cpp).
+TEST(ReversedTriplets, NeedsTripletsInTheSplitsItEvaluates) {
+  EXPECT_TRUE(wscsl::testing::build<Evaluator>("reversed_triplets")
+                  ->contract()
+                  .needs_resource(Resource::SplitTriplets));
+}
+
 TEST(ReversedTriplets, ALazyModuleCallsReversedTripletsValidToo) {
   // ψ1 is the line (0, 1, 3, 3), ψ2 another line (0, 3, 1, 6) that orders most pairs the other
   // way. Close minus far, (ψ1, ψ2), for each triplet and its reversed version:

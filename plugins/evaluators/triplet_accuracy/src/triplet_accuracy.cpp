@@ -17,6 +17,7 @@ Schema<TripletAccuracyOptions> TripletAccuracy::schema() {
 Contract TripletAccuracy::contract_of(const Options& options) {
   Contract c;
   c.needs = prediction_needs(options.mode);
+  c.needs.push_back({Resource::SplitTriplets});
   c.metrics = {{"accuracy", "triplet accuracy"}, {"accuracy/{condition}"}};
   return c;
 }

@@ -67,6 +67,13 @@ TEST(TripletAccuracy, UsesTheModulesOwnFusedPrediction) {
   EXPECT_DOUBLE_EQ(wscsl::testing::metric(run_accuracy(*e, collapsed, table), "accuracy"), 0.5);
 }
 
+// A split without triplets is refused by `wscsl check` (host/src/evaluation/split_check.cpp).
+TEST(TripletAccuracy, NeedsTripletsInTheSplitsItEvaluates) {
+  EXPECT_TRUE(wscsl::testing::build<Evaluator>("triplet_accuracy")
+                  ->contract()
+                  .needs_resource(Resource::SplitTriplets));
+}
+
 TEST(TripletAccuracy, ConditionGivenNeedsConditions) {
   auto e = wscsl::testing::build<Evaluator>("triplet_accuracy", "mode = \"condition_given\"");
   wscsl::testing::TableModule module(1, 1, {1.0});

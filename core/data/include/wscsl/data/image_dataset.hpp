@@ -68,8 +68,9 @@ void add_image_options(Schema<O>& s) {
           "it.")
       .min(0);
   s.field("max_bad_rows", static_cast<std::int64_t O::*>(&B::max_bad_rows),
-          "Bad rows of the index files (and unusable images) to skip, with a warning that counts "
-          "them, before stopping with an error; 0 stops at the first.")
+          "Bad rows of the index files (and unusable images) to skip, with a warning per file "
+          "that counts them and shows the first, before stopping with an error; 0 stops at the "
+          "first.")
       .min(0);
   s.field("max_image_pixels", static_cast<std::int64_t O::*>(&B::max_image_pixels),
           "Largest width × height accepted, checked in the file header before decoding (PIL's "
@@ -97,7 +98,9 @@ class ImageDataset : public Dataset {
  public:
   ~ImageDataset() override;
 
-  // The rows skipped so far (index-file rows and unusable images).
+  // The rows skipped so far (index-file rows and unusable images). Each load of a split warns on
+  // stderr about the files whose skipped rows grew since (BadRows::unreported), those read when
+  // the dataset was made included.
   const BadRows& bad_rows() const { return bad_; }
   // Images this process decoded into the store: 0 when the store was built already.
   std::int64_t decoded_images() const { return store_ ? store_->decoded_images() : 0; }

@@ -28,12 +28,21 @@ class BadRows {
   std::int64_t limit() const { return limit_; }
   // Every skipped row's "file:line: reason", in the order met.
   const std::vector<std::string>& messages() const { return messages_; }
-  // "skipped 2 bad rows (max_bad_rows = 5); the first: file:line: reason"; empty when none.
-  std::string summary() const;
+  // The warnings not yet given, one per file whose skipped rows grew since the last call: "skipped
+  // 2 bad rows of file (max_bad_rows = 5); the first: file:line: reason". A file is warned about
+  // once, and again only if more of its rows are skipped later.
+  std::vector<std::string> unreported();
 
  private:
+  struct FileRows {
+    std::filesystem::path file;
+    std::int64_t count = 0;
+    std::int64_t reported = 0;
+    std::string first;  // its first skipped row's message
+  };
   std::int64_t limit_;
   std::vector<std::string> messages_;
+  std::vector<FileRows> files_;  // in the order first met
 };
 
 // The problems met reading a dataset's files, one sentence each, reported together so that one

@@ -52,7 +52,22 @@ enum class Resource {
   // A named coarse item type of an outfit dataset (DatasetInfo::item_types): checked against the
   // dataset's types when the pipeline is built (`wscsl check`); no component provides it.
   ItemType,
+  // What a split must hold for an evaluator's metric. `wscsl check` and `wscsl train` (before its
+  // first step) hold them against the dataset's splits the evaluator reads: the test split, and
+  // the validation split if it runs during validation. No component provides them.
+  // At least one triplet.
+  SplitTriplets,
+  // At least one triplet of every condition, in the validation split too (alignments are fitted
+  // on it).
+  ConditionTriplets,
+  // Compatibility lines of both labels, compatible and not (an AUC needs both).
+  CompatibilityLines,
+  // At least one fill-in-the-blank question.
+  BlankQuestions,
 };
+
+// Whether a need is one of what a split must hold (SplitTriplets ... BlankQuestions).
+bool is_split_content(Resource resource);
 
 // "aux_term", "alignment", ...: the resource's name in `wscsl describe --json`.
 std::string resource_name(Resource resource);

@@ -57,6 +57,16 @@ struct DatasetInfo {
   bool has_split(Split split) const;
 };
 
+// The files a split's parts were read from, for messages about what they hold: a split that lacks
+// what an evaluator needs (Resource::SplitTriplets ...) is refused naming them. Empty where the
+// dataset generates the part or has none.
+struct SplitFiles {
+  // The triplet lists, or the files the triplets are drawn from (outfits, attributes).
+  std::vector<std::filesystem::path> triplets;
+  std::filesystem::path compatibility;  // the compatibility lines
+  std::filesystem::path blanks;         // the fill-in-the-blank questions
+};
+
 // Triplets use one order everywhere in wscsl: (anchor, close, far) — the anchor is more similar
 // to `close` than to `far` under the triplet's condition. Dataset plugins convert file formats
 // (CSN's "anchor far close") into this order.
@@ -75,6 +85,7 @@ struct SplitData {
   // Per text field of DatasetInfo::text_fields: the text of every image id ([N] strings; "" = the
   // item has none).
   std::map<std::string, std::vector<std::string>> texts;
+  SplitFiles files;
 };
 
 // A split's per-image attributes and files, read without decoding any image: what
