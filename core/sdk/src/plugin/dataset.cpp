@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <set>
 
+#include <ATen/TensorOperators.h>
+
 #include "checks.hpp"
 #include "wscsl/plugin/dataset.hpp"
 
