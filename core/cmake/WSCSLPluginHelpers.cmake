@@ -62,9 +62,7 @@ function(wscsl_add_plugin name)
     endif()
     add_dependencies(${name}_tests ${name})
     add_test(NAME plugin.${name} COMMAND ${name}_tests)
-    # The image stores its tests build stay in the build tree, out of the user's cache.
-    set_tests_properties(plugin.${name} PROPERTIES ENVIRONMENT
-      "WSCSL_PLUGIN_PATH=$<TARGET_FILE_DIR:${name}>;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test_cache")
+    wscsl_plugin_test_environment(${name})
   endif()
 
   if(ARG_LOADER_TESTS AND (NOT DEFINED WSCSL_BUILD_TESTS OR WSCSL_BUILD_TESTS))
@@ -80,6 +78,13 @@ function(wscsl_add_plugin name)
     endif()
     install(TARGETS ${name} LIBRARY DESTINATION "${destination}")
   endif()
+endfunction()
+
+# plugin.<name> runs with WSCSL_PLUGIN_PATH at the built plugin, and the image stores its tests build
+# stay in the build tree, out of the user's cache.
+function(wscsl_plugin_test_environment name)
+  set_tests_properties(plugin.${name} PROPERTIES ENVIRONMENT
+    "WSCSL_PLUGIN_PATH=$<TARGET_FILE_DIR:${name}>;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test_cache")
 endfunction()
 
 # Records a plugin's loader tests for wscsl_add_loader_test_program(), which runs once, when the
@@ -134,8 +139,7 @@ function(wscsl_add_loader_test_program)
   foreach(name IN LISTS plugins)
     get_property(filter GLOBAL PROPERTY WSCSL_LOADER_TEST_FILTER_${name})
     add_test(NAME plugin.${name} COMMAND wscsl_plugin_loader_tests --gtest_filter=${filter})
-    set_tests_properties(plugin.${name} PROPERTIES ENVIRONMENT
-      "WSCSL_PLUGIN_PATH=$<TARGET_FILE_DIR:${name}>;XDG_CACHE_HOME=${CMAKE_BINARY_DIR}/test_cache")
+    wscsl_plugin_test_environment(${name})
   endforeach()
 endfunction()
 
