@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <thread>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -306,10 +307,10 @@ TEST(Pipeline, TrainerDeviceAcceptsItsFormsAndNamesThemWhenMisspelled) {
     EXPECT_EQ(p.resolved.find("trainer")->find("device")->as_string(), spelled);
   }
   const Pipeline cpu = test::built_pipeline(with_device("\"cpu\"").first);
-  EXPECT_EQ(cpu.trainer.resolved_device(), torch::Device(torch::kCPU));
+  EXPECT_EQ(resolve_device(cpu.trainer.device), torch::Device(torch::kCPU));
   const Pipeline automatic = test::built_pipeline(test::tiny_pipeline());
   EXPECT_EQ(automatic.trainer.device.kind, DeviceKind::Auto);
-  EXPECT_EQ(automatic.trainer.resolved_device().type(),
+  EXPECT_EQ(resolve_device(automatic.trainer.device).type(),
             torch::cuda::is_available() ? torch::kCUDA : torch::kCPU);
 
   TrainerOptions second_gpu;
@@ -342,18 +343,18 @@ TEST(Pipeline, AnUnavailableGpuIsOneDiagnosticAtTheDeviceKey) {
 TEST(Pipeline, TheCollectiveBackendFollowsTheDevice) {
   TrainerOptions o;
   o.device = {DeviceKind::Cpu, -1};
-  EXPECT_EQ(o.resolved_collective_backend(), CollectiveBackend::Gloo);
+  EXPECT_EQ(place(o, World{}).collective_backend, CollectiveBackend::Gloo);
   o.collective_backend = CollectiveBackendSetting::Gloo;
-  EXPECT_EQ(o.resolved_collective_backend(), CollectiveBackend::Gloo);
+  EXPECT_EQ(place(o, World{}).collective_backend, CollectiveBackend::Gloo);
   o.collective_backend = CollectiveBackendSetting::Nccl;
-  EXPECT_EQ(o.resolved_collective_backend(), CollectiveBackend::Nccl);
+  EXPECT_EQ(place(o, World{}).collective_backend, CollectiveBackend::Nccl);
   if (torch::cuda::device_count() == 0) return;
   o.device = {DeviceKind::Cuda, 0};
   o.collective_backend = CollectiveBackendSetting::Auto;
-  EXPECT_EQ(o.resolved_collective_backend(),
+  EXPECT_EQ(place(o, World{}).collective_backend,
             nccl_built_in() ? CollectiveBackend::Nccl : CollectiveBackend::Gloo);
   o.collective_backend = CollectiveBackendSetting::Gloo;
-  EXPECT_EQ(o.resolved_collective_backend(), CollectiveBackend::Gloo);
+  EXPECT_EQ(place(o, World{}).collective_backend, CollectiveBackend::Gloo);
 }
 
 // The processes of one machine share its cores and, where the device names no GPU, take GPU
@@ -367,7 +368,9 @@ TEST(Placement, ResolvedOnceFromTheTrainerAndTheJob) {
   two.rank = two.local_rank = 1;
   const Placement shared = place(o, two);
   EXPECT_EQ(shared.processes, 2);
-  EXPECT_EQ(shared.threads, std::max(1, o.resolved_threads() / 2));
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(shared.cores, std::max(1, hardware / 2));
+  EXPECT_EQ(shared.threads, shared.cores);
   EXPECT_EQ(shared.device, torch::Device(torch::kCPU));
   EXPECT_EQ(o.threads, 0);
   o.threads = 3;

@@ -133,18 +133,19 @@ TEST(Text, EncodersAreNamedAfterTheirFieldUnlessNamed) {
 
 TEST(Text, ATrainingStepEncodesEachRolesTextsAndTrainsTheEncoders) {
   Pipeline p = build(text_pipeline(kTwoEncoders));
-  TrainingData data(p, torch::kCPU, 0, 1);
-  const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
-  const TripletBatch batch = data.read(rows, 0);
+  TrainingData data(p, Placement{}, 0);
+  data.start_epoch(0);
+  const TripletBatch batch = data.batch(0, 0).batch;
   ASSERT_EQ(batch.texts.anchor.size(), 2u);  // one entry per field read
   const SplitData& train = p.dataset->split(Split::Train);
-  ASSERT_EQ(batch.texts.anchor.at("category").size(), static_cast<std::size_t>(rows.size(0)));
+  ASSERT_EQ(batch.texts.anchor.at("category").size(),
+            static_cast<std::size_t>(p.trainer.batch_size));
   // Each role's texts are its items' texts of the field.
   for (const std::string& text : batch.texts.close.at("category"))
     EXPECT_NE(std::find(train.texts.at("category").begin(), train.texts.at("category").end(), text),
               train.texts.at("category").end());
 
-  TrainingModel model(p, p.trainer.resolved_device());
+  TrainingModel model(p, resolve_device(p.trainer.device));
   TrainingStep step(p, model.optimizer());
   test::UnsharedLoss alone;
   step.take(batch, alone);
@@ -273,12 +274,12 @@ field = "title"
                                                (scratch.path() / "model.pt").string()));
   text.replace(text.find("embedding_dim = 8"), 17, "embedding_dim = 6");
   Pipeline p = build(text);
-  TrainingData data(p, torch::kCPU, 0, 1);
-  const torch::Tensor rows = data.batch_rows(data.start_epoch(0), 0);
-  TrainingModel model(p, p.trainer.resolved_device());
+  TrainingData data(p, Placement{}, 0);
+  data.start_epoch(0);
+  TrainingModel model(p, resolve_device(p.trainer.device));
   TrainingStep step(p, model.optimizer());
   test::UnsharedLoss alone;
-  step.take(data.read(rows, 0), alone);
+  step.take(data.batch(0, 0).batch, alone);
   EXPECT_GT(gradient_mass(*p.text_encoders[0].encoder), 0.0);
   const EmbeddingTable table = embed_split(p, Split::Test, 64);
   EXPECT_EQ(table.items.texts.at("label").features.size(1), 6);

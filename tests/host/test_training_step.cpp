@@ -36,8 +36,11 @@ Pipeline tiny_sgd(const std::string& trainer = "") {
 
 // The first batch of the first epoch, whole, on `device`.
 TripletBatch first_batch(const Pipeline& pipeline, torch::Device device) {
-  TrainingData data(pipeline, device, 0, 1);
-  return data.read(data.batch_rows(data.start_epoch(0), 0), 0);
+  Placement placement;
+  placement.device = device;
+  TrainingData data(pipeline, placement, 0);
+  data.start_epoch(0);
+  return data.batch(0, 0).batch;
 }
 
 // Differentiates `factor` times the loss and reports `reported` as the batch's loss.
@@ -125,7 +128,7 @@ std::size_t expect_sgd_step(const std::vector<torch::Tensor>& before,
 
 TEST(TrainingStep, DescendsTheGradientOfThePipelinesWeightedLoss) {
   const Pipeline p = tiny_sgd();
-  TrainingModel model(p, p.trainer.resolved_device());
+  TrainingModel model(p, resolve_device(p.trainer.device));
   const TripletBatch batch = first_batch(p, model.device());
   model.module().train();
   // Batch norm normalises a training batch by its own statistics: the forward pass here and the
@@ -144,12 +147,12 @@ TEST(TrainingStep, DescendsTheGradientOfThePipelinesWeightedLoss) {
 // sum (up to float32 rounding of that sum: a few ulp of the largest term).
 TEST(TrainingStep, ReportsEachLossTermUnweightedUnderItsLossName) {
   const Pipeline single = tiny_sgd();
-  TrainingModel single_model(single, single.trainer.resolved_device());
+  TrainingModel single_model(single, resolve_device(single.trainer.device));
   const std::string text = test::tiny_pipeline() +
                            "optimizer = \"sgd\"\nmomentum = 0.0\n\n[[losses]]\nname = \"wide\"\n"
                            "type = \"margin\"\nmargin = 0.5\nweight = 0.25\n";
   const Pipeline two = test::built_pipeline(text);
-  TrainingModel two_model(two, two.trainer.resolved_device());
+  TrainingModel two_model(two, resolve_device(two.trainer.device));
   const TripletBatch batch = first_batch(single, single_model.device());
   test::UnsharedLoss alone, alone_too;
   const StepLosses reference = TrainingStep(single, single_model.optimizer()).take(batch, alone);
@@ -189,8 +192,8 @@ TEST(TrainingStep, Bf16MixedStaysWithinBfloat16RoundingOfTheFloat32StepAndKeepsF
   const Pipeline float32 = tiny_sgd();
   const Pipeline bf16 = tiny_sgd("precision = \"bf16-mixed\"\n");
   ASSERT_EQ(bf16.trainer.precision, Precision::Bf16Mixed);
-  TrainingModel float32_model(float32, float32.trainer.resolved_device());
-  TrainingModel bf16_model(bf16, bf16.trainer.resolved_device());
+  TrainingModel float32_model(float32, resolve_device(float32.trainer.device));
+  TrainingModel bf16_model(bf16, resolve_device(bf16.trainer.device));
   const TripletBatch batch = first_batch(float32, float32_model.device());
   float32_model.module().train();
   const ByHand in = input_by_hand(float32, batch);
@@ -214,7 +217,7 @@ TEST(TrainingStep, Bf16MixedStaysWithinBfloat16RoundingOfTheFloat32StepAndKeepsF
 
 TEST(TrainingStep, DifferentiatesTheLossItsSharingReturnsAndReportsTheBatchLossItGives) {
   const Pipeline p = tiny_sgd();
-  TrainingModel model(p, p.trainer.resolved_device());
+  TrainingModel model(p, resolve_device(p.trainer.device));
   const TripletBatch batch = first_batch(p, model.device());
   model.module().train();
   const std::vector<torch::Tensor> gradients =
@@ -228,7 +231,7 @@ TEST(TrainingStep, DifferentiatesTheLossItsSharingReturnsAndReportsTheBatchLossI
 
 TEST(TrainingStep, AStepWhoseBatchLossIsNotFiniteLeavesTheParametersAsTheyWere) {
   const Pipeline p = tiny_sgd();
-  TrainingModel model(p, p.trainer.resolved_device());
+  TrainingModel model(p, resolve_device(p.trainer.device));
   const TripletBatch batch = first_batch(p, model.device());
   const std::vector<torch::Tensor> before = copies(model.parameters());
   TrainingStep step(p, model.optimizer());
@@ -262,15 +265,18 @@ TEST(DataParallel, ShardsOfABatchTileItInRankOrder) {
 // one after another, are the batch one process reads alone, augmentation included.
 TEST(DataParallel, TheProcessesShardsOfABatchAreTheWholeBatch) {
   const Pipeline pipeline = tiny_sgd();
-  TrainingData alone(pipeline, torch::kCPU, 0, 1);
-  const torch::Tensor rows = alone.batch_rows(alone.start_epoch(0), 0);
-  const TripletBatch whole = alone.read(rows, 3);
+  TrainingData alone(pipeline, Placement{}, 0);
+  alone.start_epoch(0);
+  const TripletBatch whole = alone.batch(0, 3).batch;
+  Placement three;
+  three.processes = 3;
   std::vector<torch::Tensor> anchors, fars;
   for (int rank = 0; rank < 3; ++rank) {
-    TrainingData data(pipeline, torch::kCPU, rank, 3);
+    TrainingData data(pipeline, three, rank);
     data.start_epoch(0);
-    const TripletBatch part = data.read(rows, 3);
-    EXPECT_EQ(part.images.anchor.size(0), data.shard(rows.size(0)).size()) << "rank " << rank;
+    const auto [part, share] = data.batch(0, 3);
+    EXPECT_EQ(share.total, whole.images.anchor.size(0));
+    EXPECT_EQ(part.images.anchor.size(0), share.size()) << "rank " << rank;
     anchors.push_back(part.images.anchor);
     fars.push_back(part.images.far);
   }
@@ -278,14 +284,48 @@ TEST(DataParallel, TheProcessesShardsOfABatchAreTheWholeBatch) {
   EXPECT_TRUE(torch::equal(torch::cat(fars), whole.images.far));
 }
 
+// A batch is read ahead on a background thread only where the step leaves that thread a core:
+// beside a step that takes every core of the process its parallel regions would wait for one
+// another (docs/benchmarks.md). Read ahead or not, the batches are the same.
+TEST(DataParallel, ABatchIsReadAheadOnlyWhereTheStepLeavesACore) {
+  const Pipeline pipeline = tiny_sgd();
+  Placement placement;
+  placement.cores = 2;
+  placement.threads = 1;
+  TrainingData ahead(pipeline, placement, 0);
+  EXPECT_TRUE(ahead.reads_ahead());
+  placement.threads = 2;
+  TrainingData every_core(pipeline, placement, 0);
+  EXPECT_FALSE(every_core.reads_ahead());
+  placement.device = torch::Device(torch::kCUDA, 0);  // the step computes on the GPU
+  EXPECT_TRUE(TrainingData(pipeline, placement, 0).reads_ahead());
+  Pipeline asked_not = tiny_sgd();
+  asked_not.trainer.read_ahead = false;
+  EXPECT_FALSE(TrainingData(asked_not, placement, 0).reads_ahead());
+
+  ASSERT_GE(ahead.steps_per_epoch(), 2);
+  for (std::int64_t epoch = 0; epoch < 2; ++epoch) {
+    ahead.start_epoch(epoch);
+    every_core.start_epoch(epoch);
+    for (std::int64_t step = 0; step < ahead.steps_per_epoch(); ++step) {
+      const std::int64_t global_step = epoch * ahead.steps_per_epoch() + step;
+      const ShardBatch read_ahead = ahead.batch(step, global_step);
+      const ShardBatch read_now = every_core.batch(step, global_step);
+      EXPECT_TRUE(torch::equal(read_ahead.batch.images.anchor, read_now.batch.images.anchor));
+      EXPECT_TRUE(torch::equal(read_ahead.batch.images.close, read_now.batch.images.close));
+      EXPECT_EQ(read_ahead.share.total, read_now.share.total);
+    }
+  }
+}
+
 // The trainer always steps through DataParallel: in a world of one process its collectives do
 // nothing, and the step is the bare step's, bit for bit.
 TEST(DataParallel, OneProcessTakesTheStepOfTheTrainingStepAloneBitForBit) {
   const Pipeline bare_pipeline = tiny_sgd();
-  TrainingModel bare(bare_pipeline, bare_pipeline.trainer.resolved_device());
+  TrainingModel bare(bare_pipeline, resolve_device(bare_pipeline.trainer.device));
   TrainingStep bare_step(bare_pipeline, bare.optimizer());
   const Pipeline shared_pipeline = tiny_sgd();
-  TrainingModel shared(shared_pipeline, shared_pipeline.trainer.resolved_device());
+  TrainingModel shared(shared_pipeline, resolve_device(shared_pipeline.trainer.device));
   TrainingStep shared_step(shared_pipeline, shared.optimizer());
   const auto one = Communicator::single();
   const TripletBatch batch = first_batch(bare_pipeline, bare.device());

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""The host's layout rules hold: no file of host/ is longer than 300 lines, and the folders of
+"""The host's layout rules hold: no file of host/ is longer than 300 lines, the folders of
 host/src include one another without a cycle (a folder's `#include "other/…"` is an edge from it to
-other/; a cycle means neither can be understood, built or tested without the other).
+other/; a cycle means neither can be understood, built or tested without the other), and LibTorch's
+thread counts are set in one place, host/src/distributed/placement.cpp (use_threads: once per
+process, from its placement, which shares the machine's cores among its local processes).
 
 Prints each broken rule as one sentence naming the file or the folders, and exits 1 if any.
 
@@ -60,9 +62,33 @@ def cycles(edges):
     return found
 
 
+THREAD_SETTERS = re.compile(r"\b(?:at|torch)::set_num(?:_interop)?_threads\b|\bomp_set_num_threads\b")
+THREADS_HOME = os.path.join("host", "src", "distributed", "placement.cpp")
+
+
+def thread_setters(root):
+    """Every place of host/ that sets a thread count, as (path, line number), and the problems."""
+    found = []
+    for folder, _, files in os.walk(os.path.join(root, "host")):
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    if THREAD_SETTERS.search(line.split("//")[0]):
+                        found.append((os.path.relpath(path, root), number))
+    problems = [f"{path}:{number} sets a thread count; the host sets it in {THREADS_HOME} alone "
+                f"(use_threads with the process's placement)"
+                for path, number in found if path != THREADS_HOME]
+    if len([f for f in found if f[0] == THREADS_HOME]) != 1:
+        problems.append(f"{THREADS_HOME} should set LibTorch's thread count exactly once "
+                        f"(use_threads)")
+    return problems
+
+
 def main():
     root = sys.argv[1]
     problems = long_files(root)
+    problems += thread_setters(root)
     for cycle in cycles(include_edges(os.path.join(root, "host", "src"))):
         problems.append("host/src/" + " → host/src/".join(cycle + [cycle[0]]) +
                         ": the folders include one another in a cycle")

@@ -7,6 +7,7 @@
 
 #include "bench_pool.hpp"
 #include "bench_tables.hpp"
+#include "distributed/placement.hpp"
 #include "evaluation/split_check.hpp"
 #include "pipeline/pipeline.hpp"
 #include "pipeline/session.hpp"
@@ -142,7 +143,7 @@ int run_bench(const GlobalOptions& global, const BenchArgs& args, const std::str
     try {
       const Pipeline p = build_pipeline(roots[m], suite.methods[m].pipeline, session.registry());
       resolved.push_back(p.resolved);
-      const std::string t = std::to_string(p.trainer.resolved_threads());
+      const std::string t = std::to_string(place(p.trainer, World{}).threads);
       std::string& threads = provenance.threads;
       if (threads.find(t) == std::string::npos) threads += (threads.empty() ? "" : ", ") + t;
       declared.push_back(declared_metrics(p));
@@ -235,7 +236,7 @@ int tabulate_runs(const GlobalOptions& global, const BenchArgs& args,
     const Pipeline p =
         build_pipeline(roots[r], RunDirectory(runs[r].directory).resolved(), session.registry());
     declared.push_back(declared_metrics(p));
-    const std::string t = std::to_string(p.trainer.resolved_threads());
+    const std::string t = std::to_string(place(p.trainer, World{}).threads);
     std::string& threads = provenance.threads;
     if (threads.find(t) == std::string::npos) threads += (threads.empty() ? "" : ", ") + t;
   }

@@ -1,7 +1,5 @@
 #include "rank_job.hpp"
 
-#include <ATen/Parallel.h>
-
 #include <chrono>
 #include <cstdlib>
 
@@ -27,7 +25,7 @@ RankJob::RankJob(const GlobalOptions& global, const World& world, JobWork work,
 void RankJob::join() {
   const TrainerOptions& trainer = opened_.pipeline.trainer;
   placement_ = place(trainer, world_);
-  at::set_num_threads(placement_.threads);
+  use_threads(placement_);
   comm_ = Communicator::join(world_,
                              {std::chrono::seconds(trainer.rendezvous_timeout_s),
                               std::chrono::seconds(trainer.collective_timeout_s)},

@@ -164,7 +164,8 @@ int run_search(const GlobalOptions& global, const SearchArgs& args) {
   const search::SearchTarget target = search::search_target(args.index, args.run);
   search::IndexSearcher searcher(global, target.index, target.run);
   const bool by_item = args.query.empty();
-  const ItemFeatures query = by_item ? searcher.item(args.item) : searcher.embed_query(args.query);
+  const ItemFeatures query =
+      by_item ? searcher.item(args.item) : searcher.embed_query(args.query, args.query.string());
   const std::vector<search::ConditionNeighbours> results =
       searcher.search(query, args.options, by_item ? args.item : -1);
   const std::string query_label =
@@ -204,9 +205,10 @@ int run_search(const GlobalOptions& global, const SearchArgs& args) {
   }
   if (!args.picture.empty()) {
     const torch::Tensor query_picture =
-        by_item
-            ? searcher.picture(args.item)
-            : search::read_query_pixels(searcher.model(), args.query)[0].to(torch::kFloat).div(255);
+        by_item ? searcher.picture(args.item)
+                : search::read_query_pixels(searcher.model(), args.query, args.query.string())[0]
+                      .to(torch::kFloat)
+                      .div(255);
     std::vector<plot::NeighbourBlock> blocks;
     for (const search::ConditionNeighbours& r : results) {
       plot::NeighbourRow row;

@@ -47,7 +47,7 @@ class Builder {
     bind_plugins();
     bind_trainer();
     Pipeline& p = built_.pipeline;
-    // Parameters are initialised while components are built: seed and threads come first.
+    // Parameters are initialised while components are built: the seed comes first.
     if (!diagnostics_.has_errors()) apply_determinism(p.trainer);
     if (auto c = component(Kind::Dataset, "dataset")) {
       p.dataset = std::static_pointer_cast<Dataset>(c);

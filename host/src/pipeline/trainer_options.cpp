@@ -1,7 +1,6 @@
 #include "trainer_options.hpp"
 
 #include <ATen/Context.h>
-#include <ATen/Parallel.h>
 #include <torch/cuda.h>
 #include <torch/utils.h>
 
@@ -11,7 +10,6 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <thread>
 
 #include <fmt/format.h>
 
@@ -78,8 +76,9 @@ Schema<TrainerOptions> TrainerOptions::schema() {
   s.field("batch_size", &O::batch_size, "Triplets per step.").min(1);
   s.field("drop_last", &O::drop_last, "Skip the last, smaller batch of an epoch.");
   s.field("read_ahead", &O::read_ahead,
-          "Read the next batch on a background thread while the step trains on this one (the "
-          "batches are the same either way).");
+          "Read the next batch on a background thread while the step trains on this one, where "
+          "the step leaves that thread a core: it trains on a GPU, or on fewer threads than the "
+          "process's share of the cores (the batches are the same either way).");
   s.field("optimizer", &O::optimizer, "Optimiser.",
           EnumChoices<OptimizerKind>{
               {OptimizerKind::Adam, "adam", "Adam with beta1, beta2 and L2 weight decay"},
@@ -205,7 +204,7 @@ Schema<TrainerOptions> TrainerOptions::schema() {
                               "it was configured; use \"gloo\" or \"auto\" "
                               "(docs/distributed.md)",
                               WSCSL_TORCH_IDENTITY));
-    else if (!o.resolved_device().is_cuda())
+    else if (!trains_on_gpu(o.device))
       check.error("collective_backend",
                   "\"nccl\" reduces tensors on a GPU, and the model trains on the CPU here "
                   "(trainer.device); use \"gloo\" or \"auto\"");
@@ -225,34 +224,16 @@ double TrainerOptions::lr_at(std::int64_t epoch) const {
   return lr;
 }
 
-int TrainerOptions::resolved_threads() const {
-  if (threads > 0) return static_cast<int>(threads);
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
-torch::Device TrainerOptions::resolved_device() const {
+bool trains_on_gpu(const DeviceSetting& device) {
   switch (device.kind) {
     case DeviceKind::Auto:
-      return torch::cuda::is_available() ? torch::kCUDA : torch::kCPU;
+      return torch::cuda::is_available();
     case DeviceKind::Cpu:
-      return torch::kCPU;
+      return false;
     case DeviceKind::Cuda:
-      return {torch::kCUDA, static_cast<c10::DeviceIndex>(device.index)};
+      return true;
   }
-  return torch::kCPU;
-}
-
-CollectiveBackend TrainerOptions::resolved_collective_backend() const {
-  switch (collective_backend) {
-    case CollectiveBackendSetting::Auto:
-      return nccl_built_in() && resolved_device().is_cuda() ? CollectiveBackend::Nccl
-                                                            : CollectiveBackend::Gloo;
-    case CollectiveBackendSetting::Gloo:
-      return CollectiveBackend::Gloo;
-    case CollectiveBackendSetting::Nccl:
-      return CollectiveBackend::Nccl;
-  }
-  return CollectiveBackend::Gloo;
+  return false;
 }
 
 std::string TrainerOptions::batch_size_problem(std::optional<std::int64_t> train_triplets,
@@ -282,7 +263,6 @@ bool TrainerOptions::improves(double value, double best) const {
 
 void apply_determinism(const TrainerOptions& options) {
   torch::manual_seed(static_cast<std::uint64_t>(options.seed));
-  at::set_num_threads(options.resolved_threads());
 }
 
 void set_trainer_device(ConfigNode& root, const DeviceSetting& device, const std::string& why) {

@@ -5,8 +5,6 @@
 #include <optional>
 #include <string>
 
-#include <torch/types.h>
-
 #include "wscsl/config/schema.hpp"
 
 namespace wscsl::host {
@@ -73,20 +71,16 @@ struct TrainerOptions {
                                  int processes = 1) const;
   // The learning rate of epoch `epoch` (0-based) under the schedule.
   double lr_at(std::int64_t epoch) const;
-  // The thread count the trainer uses: `threads`, or all hardware threads when 0.
-  int resolved_threads() const;
-  // Where the model trains and embeds: `device`, with "auto" resolved to CUDA when LibTorch has
-  // it and a GPU is visible, else the CPU. The schema has checked that it exists.
-  torch::Device resolved_device() const;
-  // The backend of the collectives of CUDA tensors: "auto" is NCCL where the resolved device is a
-  // GPU and NCCL is built in, else Gloo. The schema has checked that NCCL can run.
-  CollectiveBackend resolved_collective_backend() const;
   // Whether `value` is better than `best` under select_mode (anything beats NaN).
   bool improves(double value, double best) const;
 };
 
-// Seeds LibTorch with `seed` and sets the thread count: parameters are initialised while the
-// components are built, so this comes first.
+// Whether the model trains on a GPU where `device` says: "cuda" and "cuda:N", and "auto" when
+// LibTorch has CUDA and a GPU is visible. (place() resolves the device itself.)
+bool trains_on_gpu(const DeviceSetting& device);
+
+// Seeds LibTorch with `seed`: parameters are initialised while the components are built, so this
+// comes first. (The thread count is the placement's: use_threads, distributed/placement.hpp.)
 void apply_determinism(const TrainerOptions& options);
 
 // Sets the [trainer] device of the pipeline tree `root` to `device`, for a command that computes

@@ -1,6 +1,5 @@
 #include "run_model.hpp"
 
-#include <ATen/Parallel.h>
 #include <torch/utils.h>
 
 #include <fmt/format.h>
@@ -64,7 +63,7 @@ std::unique_ptr<RunModel> open_run_model(const GlobalOptions& global, const fs::
   model->opened = open_pipeline(global, model->run.resolved(), {});
   Pipeline& pipeline = model->pipeline();
   const Placement placement = place(pipeline.trainer, World{});
-  at::set_num_threads(placement.threads);
+  use_threads(placement);
   model->device = placement.device;
   model->pixels = pixel_preparation(pipeline);
   model_from_root(pipeline, model->device, model->checkpoint, *Communicator::single());
@@ -88,17 +87,17 @@ torch::Tensor model_input(const RunModel& model, const torch::Tensor& pixels) {
   return x.to(model.device);
 }
 
-torch::Tensor read_query_pixels(const RunModel& model, const fs::path& file) {
+torch::Tensor read_query_pixels(const RunModel& model, const fs::path& file,
+                                const std::string& named) {
   std::error_code ec;
   if (fs::is_directory(file, ec))
     throw DataError(
         fmt::format("{} is a folder; a query is one JPEG or PNG image file (the images of a "
                     "folder are searched once indexed: `wscsl index RUN --images {}`)",
-                    file.string(), file.string()));
+                    named, file.string()));
   const DecodedImage decoded = read_image_file(file, model.pixels.max_image_pixels);
   if (!decoded.problem.empty())
-    throw DataError(
-        fmt::format("{}: {}; expected a JPEG or PNG image", file.string(), decoded.problem));
+    throw DataError(fmt::format("{}: {}; expected a JPEG or PNG image", named, decoded.problem));
   const std::int64_t size = model.pixels.image_size;
   torch::Tensor pixels = torch::empty({1, 3, size, size}, torch::kUInt8);
   resize_and_center_crop(decoded.image, static_cast<int>(size), pixels.data_ptr<std::uint8_t>());

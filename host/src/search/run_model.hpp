@@ -56,9 +56,11 @@ void require_same_run(const IndexManifest& manifest, const RunModel& model,
 torch::Tensor model_input(const RunModel& model, const torch::Tensor& pixels);
 
 // One image file as uint8 [1, 3, S, S], prepared as the store prepares images. Throws DataError
-// naming the file when it is a folder, is not a JPEG or PNG, is damaged, or announces more than
-// max_image_pixels pixels (checked in its header before anything is decoded).
-torch::Tensor read_query_pixels(const RunModel& model, const std::filesystem::path& file);
+// calling the file `named` (its path, or what it stands for, as "the dropped image" for an upload
+// written to a temporary file) when it is a folder, is not a JPEG or PNG, is damaged, or announces
+// more than max_image_pixels pixels (checked in its header before anything is decoded).
+torch::Tensor read_query_pixels(const RunModel& model, const std::filesystem::path& file,
+                                const std::string& named);
 
 // φ, ψ and every text encoder's features of `pixels` (uint8 [B, 3, S, S]), in eval mode without
 // gradients, on the CPU. Images from files have no text: each text encoder sees "" (no text).

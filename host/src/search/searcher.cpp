@@ -11,6 +11,7 @@
 #include "hnsw_graphs.hpp"
 #include "wscsl/data/image_dataset.hpp"
 #include "wscsl/error.hpp"
+#include "wscsl/util/clock.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;
@@ -20,11 +21,6 @@ namespace {
 
 // Pairs the module scores at once.
 constexpr std::int64_t kScoreBatch = 4096;
-
-double milliseconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 }  // namespace
 
@@ -89,8 +85,8 @@ std::pair<std::size_t, std::int64_t> IndexSearcher::locate(std::int64_t row) con
   return {chunk, row - offsets_[chunk]};
 }
 
-ItemFeatures IndexSearcher::embed_query(const fs::path& image) {
-  return embed_pixels(*model_, read_query_pixels(*model_, image));
+ItemFeatures IndexSearcher::embed_query(const fs::path& image, const std::string& named) {
+  return embed_pixels(*model_, read_query_pixels(*model_, image, named));
 }
 
 ItemFeatures IndexSearcher::item(std::int64_t row) const {
@@ -108,7 +104,7 @@ IndexedImage IndexSearcher::image(std::int64_t row) {
 torch::Tensor IndexSearcher::picture(std::int64_t row) {
   const IndexedImage where = image(row);
   if (!where.file.empty())
-    return read_query_pixels(*model_, where.file)[0].to(torch::kFloat).div_(255);
+    return read_query_pixels(*model_, where.file, where.file)[0].to(torch::kFloat).div_(255);
   Split split{};
   if (!parse_split(where.split, split))
     throw DataError(

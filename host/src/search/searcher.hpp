@@ -82,9 +82,9 @@ class IndexSearcher {
   std::int64_t rows() const { return manifest_.rows(); }
   RunModel& model() { return *model_; }
 
-  // The features of a query image file, through the run (throws DataError naming a file that is
-  // not a usable image).
-  ItemFeatures embed_query(const std::filesystem::path& image);
+  // The features of a query image file, through the run (throws DataError calling a file that is
+  // not a usable image `named`: read_query_pixels).
+  ItemFeatures embed_query(const std::filesystem::path& image, const std::string& named);
   // The features of row `row` of the index (throws Error when there is no such row).
   ItemFeatures item(std::int64_t row) const;
   // Where row `row` came from.

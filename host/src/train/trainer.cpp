@@ -1,7 +1,5 @@
 #include "trainer.hpp"
 
-#include <ATen/Parallel.h>
-
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -70,7 +68,7 @@ class Loop {
         checkpoints_(pipeline, run, *writer_, model_),
         state_(checkpoints_.start(request.resume, placement, request.out)),
         model_on_device_(on_device(pipeline, model_.device())),
-        data_(pipeline, model_.device(), comm.rank(), comm.size()),
+        data_(pipeline, placement, comm.rank()),
         parallel_(comm, model_, data_.last_batch_size(), o_.sync_batch_norm),
         step_(pipeline, model_.optimizer()) {}
 
@@ -80,7 +78,7 @@ class Loop {
     while (state_.epoch < o_.epochs) {
       const double lr = o_.lr_at(state_.epoch);
       model_.set_lr(lr);
-      const std::vector<std::int64_t> order = data_.start_epoch(state_.epoch);
+      data_.start_epoch(state_.epoch);
       model_.module().train();
       const auto epoch_start = std::chrono::steady_clock::now();
       epoch_data_seconds_ = 0;
@@ -89,13 +87,13 @@ class Loop {
                         o_.log_every, request_.out);
       while (state_.step < steps) {
         const auto step_start = std::chrono::steady_clock::now();
-        const torch::Tensor rows = data_.batch_rows(order, state_.step);
-        const StepOutcome outcome = step(rows);
+        std::int64_t triplets = 0;
+        const StepOutcome outcome = step(triplets);
         const double step_seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
         ++state_.step;
         ++state_.global_step;
-        writer_->log_step(state_, {lr, outcome.losses, rows.size(0), step_seconds});
+        writer_->log_step(state_, {lr, outcome.losses, triplets, step_seconds});
         progress.update(state_.step, outcome.losses.total);
         const bool stop_now =
             outcome.stop_requested ||
@@ -127,22 +125,20 @@ class Loop {
   }
 
  private:
-  // The step on the batch of `rows`, of which this process reads its share.
-  StepOutcome step(const torch::Tensor& rows) {
+  // The step on this process's share of the epoch's batch state_.step; `triplets` is set to the
+  // whole batch's.
+  StepOutcome step(std::int64_t& triplets) {
     return parallel_.naming_failures(state_, [&] {
       const auto wait_start = std::chrono::steady_clock::now();
-      const TripletBatch batch = data_.read(rows, state_.global_step);
+      const ShardBatch shard = data_.batch(state_.step, state_.global_step);
       epoch_data_seconds_ +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - wait_start).count();
       if (!batch_checked_) {
-        require_on_device(batch, model_.device());
+        require_on_device(shard.batch, model_.device());
         batch_checked_ = true;
       }
-      // The next batch of the epoch is read while this step trains.
-      if (o_.read_ahead && state_.step + 1 < data_.steps_per_epoch())
-        data_.read_ahead(state_.step + 1, state_.global_step + 1);
-      const StepOutcome outcome =
-          parallel_.step(step_, batch, data_.shard(rows.size(0)), stop_requested);
+      triplets = shard.share.total;
+      const StepOutcome outcome = parallel_.step(step_, shard.batch, shard.share, stop_requested);
       const double loss = outcome.losses.total;
       if (!std::isfinite(loss))
         throw Error(
@@ -230,12 +226,13 @@ void install_stop_handlers() {
 
 TrainResult train(Pipeline& pipeline, const Placement& placement, const RunDirectory& run,
                   const TrainRequest& request, const Communicator& comm) {
-  at::set_num_threads(placement.threads);
   return Loop(pipeline, placement, run, request, comm).run();
 }
 
 TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request) {
-  return train(pipeline, place(pipeline.trainer, World{}), run, request, *Communicator::single());
+  const Placement placement = place(pipeline.trainer, World{});
+  use_threads(placement);
+  return train(pipeline, placement, run, request, *Communicator::single());
 }
 
 }  // namespace wscsl::host

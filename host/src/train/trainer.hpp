@@ -28,14 +28,14 @@ struct TrainResult {
   std::optional<EvaluationResult> test;  // the final evaluation, when the run finished
 };
 
-// Trains `pipeline` in `run`, this process placed at `placement`. A stop (stop_after_steps or a
-// signal) writes the `last` checkpoint and returns; `--resume` then continues exactly where it
-// stopped. With several processes (`comm`), each trains on its share of every batch with the data
-// order of one process; rank 0 alone writes into `run`, and only rank 0's result holds the test
-// evaluation.
+// Trains `pipeline` in `run`, this process placed at `placement` (its threads already in use). A
+// stop (stop_after_steps or a signal) writes the `last` checkpoint and returns; `--resume` then
+// continues exactly where it stopped. With several processes (`comm`), each trains on its share of
+// every batch with the data order of one process; rank 0 alone writes into `run`, and only rank 0's
+// result holds the test evaluation.
 TrainResult train(Pipeline& pipeline, const Placement& placement, const RunDirectory& run,
                   const TrainRequest& request, const Communicator& comm);
-// One process, placed as [trainer] says.
+// One process, placed as [trainer] says, on the placement's threads.
 TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request);
 
 // Asks a running train() to checkpoint and return at the next step boundary (signal-safe).

@@ -18,7 +18,7 @@ constexpr std::uint64_t kNegativeStream = 0x6e65676174697665;  // "negative"
 
 }  // namespace
 
-TrainingData::TrainingData(const Pipeline& pipeline, torch::Device device, int rank, int processes)
+TrainingData::TrainingData(const Pipeline& pipeline, const Placement& placement, int rank)
     : pipeline_(pipeline),
       split_(pipeline.dataset->split(Split::Train)),
       count_(split_.triplets.size(0)),
@@ -26,9 +26,11 @@ TrainingData::TrainingData(const Pipeline& pipeline, torch::Device device, int r
       steps_(pipeline.trainer.drop_last ? count_ / batch_size_
                                         : (count_ + batch_size_ - 1) / batch_size_),
       conditioned_(pipeline.condition_module->supervision() == Supervision::Conditioned),
-      device_(device),
+      device_(placement.device),
       rank_(rank),
-      processes_(processes) {
+      processes_(placement.processes),
+      reads_ahead_(pipeline.trainer.read_ahead &&
+                   (placement.device.is_cuda() || placement.threads < placement.cores)) {
   if (const std::string problem = pipeline.trainer.batch_size_problem(count_); !problem.empty())
     throw Error(problem);
   if (conditioned_ && !split_.conditions.defined())
@@ -44,21 +46,19 @@ std::int64_t TrainingData::last_batch_size() const {
   return count_ - (steps_ - 1) * batch_size_;
 }
 
-std::vector<std::int64_t> TrainingData::start_epoch(std::int64_t epoch) {
+void TrainingData::start_epoch(std::int64_t epoch) {
   drop_ahead();
   const auto seed = static_cast<std::uint64_t>(pipeline_.trainer.seed);
   epoch_triplets_ =
       pipeline_.dataset->epoch_triplets(Split::Train, epoch, mix_seed(seed, kNegativeStream));
   order_ = seeded_permutation(
       mix_seed(mix_seed(seed, kOrderStream), static_cast<std::uint64_t>(epoch)), count_);
-  return order_;
 }
 
-torch::Tensor TrainingData::batch_rows(const std::vector<std::int64_t>& order,
-                                       std::int64_t step) const {
+torch::Tensor TrainingData::batch_rows(std::int64_t step) const {
   const std::int64_t begin = step * batch_size_;
   const std::int64_t end = std::min(count_, begin + batch_size_);
-  return torch::from_blob(const_cast<std::int64_t*>(order.data()) + begin, {end - begin},
+  return torch::from_blob(const_cast<std::int64_t*>(order_.data()) + begin, {end - begin},
                           torch::kLong)
       .clone();
 }
@@ -67,25 +67,24 @@ Shard TrainingData::shard(std::int64_t batch_size) const {
   return Shard::of(batch_size, rank_, processes_);
 }
 
-TripletBatch TrainingData::read(const torch::Tensor& rows, std::int64_t global_step) {
-  const bool ahead =
-      ahead_.batch.valid() && ahead_.global_step == global_step && ahead_.rows.equal(rows);
-  if (!ahead) {
+ShardBatch TrainingData::batch(std::int64_t step, std::int64_t global_step) {
+  TripletBatch batch;
+  if (ahead_.batch.valid() && ahead_.step == step && ahead_.global_step == global_step) {
+    batch = ahead_.batch.get();  // rethrows what reading it threw
+    ahead_ = Ahead{};
+  } else {
     drop_ahead();
-    return read_now(rows, global_step).to(device_);
+    batch = read_now(step, global_step);
   }
-  TripletBatch batch = ahead_.batch.get();  // rethrows what reading it threw
-  ahead_ = Ahead{};
-  return batch.to(device_);
-}
-
-void TrainingData::read_ahead(std::int64_t step, std::int64_t global_step) {
-  drop_ahead();
-  ahead_.rows = batch_rows(order_, step);
-  ahead_.global_step = global_step;
-  ahead_.batch = std::async(std::launch::async, [this, rows = ahead_.rows, global_step] {
-    return read_now(rows, global_step);
-  });
+  if (reads_ahead_ && step + 1 < steps_) {
+    ahead_.step = step + 1;
+    ahead_.global_step = global_step + 1;
+    ahead_.batch = std::async(std::launch::async, [this, step, global_step] {
+      return read_now(step + 1, global_step + 1);
+    });
+  }
+  const std::int64_t begin = step * batch_size_;
+  return {batch.to(device_), shard(std::min(count_, begin + batch_size_) - begin)};
 }
 
 void TrainingData::drop_ahead() {
@@ -93,7 +92,8 @@ void TrainingData::drop_ahead() {
   ahead_ = Ahead{};
 }
 
-TripletBatch TrainingData::read_now(const torch::Tensor& rows, std::int64_t global_step) const {
+TripletBatch TrainingData::read_now(std::int64_t step, std::int64_t global_step) const {
+  const torch::Tensor rows = batch_rows(step);
   const Shard share = shard(rows.size(0));
   const torch::Tensor shared_rows = rows.slice(0, share.first, share.last);
   const torch::Tensor triplets = epoch_triplets_.index_select(0, shared_rows);

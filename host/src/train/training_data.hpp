@@ -10,49 +10,59 @@
 #include <future>
 #include <vector>
 
+#include "distributed/placement.hpp"
 #include "distributed/shard.hpp"
 #include "pipeline/pipeline.hpp"
 #include "training_step.hpp"
 
 namespace wscsl::host {
 
+// A batch as one process trains on it: its share of the triplets, on the device, and which share
+// of the whole batch that is.
+struct ShardBatch {
+  TripletBatch batch;
+  Shard share;
+};
+
 class TrainingData {
  public:
-  // The data of process `rank` of a job of `processes`, which reads its shard of every batch and
-  // returns it on `device` (for a GPU it is read into page-locked memory first). Throws Error when
-  // trainer.batch_size exceeds the split, or when the condition module trains with conditions and
-  // the split has none.
-  TrainingData(const Pipeline& pipeline, torch::Device device, int rank, int processes);
+  // The data of process `rank` of the job `placement` describes, which reads its shard of every
+  // batch and returns it on the placement's device (for a GPU it is read into page-locked memory
+  // first). Throws Error when trainer.batch_size exceeds the split, or when the condition module
+  // trains with conditions and the split has none.
+  TrainingData(const Pipeline& pipeline, const Placement& placement, int rank);
   // Waits for a batch being read ahead.
   ~TrainingData();
 
   std::int64_t steps_per_epoch() const { return steps_; }
   // The triplets of an epoch's last batch, its smallest.
   std::int64_t last_batch_size() const;
+  // Whether the next batch is read on a background thread while the step trains on this one:
+  // trainer.read_ahead, where the step leaves that thread a core — it computes on a GPU, or on
+  // fewer threads than the process's cores. A reading thread beside a step that takes every core
+  // makes the step's threads wait for one another at each parallel region (docs/benchmarks.md).
+  bool reads_ahead() const { return reads_ahead_; }
 
-  // The rows of the split in the order of `epoch`; read() then reads the triplets of that epoch
-  // (Dataset::epoch_triplets: the same every epoch unless the dataset draws negatives afresh).
-  std::vector<std::int64_t> start_epoch(std::int64_t epoch);
-  // The rows of batch `step` of an epoch in `order`.
-  torch::Tensor batch_rows(const std::vector<std::int64_t>& order, std::int64_t step) const;
-  // This process's shard of a batch of `batch_size` triplets.
-  Shard shard(std::int64_t batch_size) const;
-  // This process's shard of the batch of `rows`, for global step `global_step` (which seeds its
-  // augmentation), on the device: the batch read ahead when it is this one, else read now.
-  TripletBatch read(const torch::Tensor& rows, std::int64_t global_step);
-  // Starts reading this process's shard of batch `step` of the epoch started last, for global step
-  // `global_step`, on a background thread. The dataset must not be used otherwise meanwhile: the
-  // trainer reads ahead only within an epoch, and the next read() or start_epoch() takes it.
-  void read_ahead(std::int64_t step, std::int64_t global_step);
+  // Starts epoch `epoch`: its order of the split depends on the seed and the epoch only, and its
+  // triplets are Dataset::epoch_triplets (the same every epoch unless the dataset draws
+  // negatives afresh).
+  void start_epoch(std::int64_t epoch);
+  // This process's shard of batch `step` of the epoch started last, for global step `global_step`
+  // (which seeds its augmentation), on the device: the batch read ahead when it is this one, else
+  // read now. Where it reads ahead, it then starts reading the epoch's next batch.
+  ShardBatch batch(std::int64_t step, std::int64_t global_step);
 
  private:
   struct Ahead {
-    torch::Tensor rows;
+    std::int64_t step = -1;
     std::int64_t global_step = -1;
     std::future<TripletBatch> batch;
   };
 
-  TripletBatch read_now(const torch::Tensor& rows, std::int64_t global_step) const;
+  // The rows of batch `step` of the epoch started last.
+  torch::Tensor batch_rows(std::int64_t step) const;
+  Shard shard(std::int64_t batch_size) const;
+  TripletBatch read_now(std::int64_t step, std::int64_t global_step) const;
   // Waits for the batch read ahead, if any, and forgets it.
   void drop_ahead();
 
@@ -68,6 +78,7 @@ class TrainingData {
   torch::Device device_;
   int rank_;
   int processes_;
+  bool reads_ahead_;
 };
 
 }  // namespace wscsl::host
