@@ -26,6 +26,7 @@
 #include "search/index_format.hpp"
 #include "search/l2_distance.hpp"
 #include "search/searcher.hpp"
+#include "wscsl/util/clock.hpp"
 
 namespace fs = std::filesystem;
 namespace search = wscsl::host::search;
@@ -52,11 +53,6 @@ double rss_anon_mib() {
   for (std::string line; std::getline(status, line);)
     if (line.rfind("RssAnon:", 0) == 0) return std::stod(line.substr(8)) / 1024.0;
   return 0.0;
-}
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
 }
 
 int synthesize(const std::map<std::string, std::string>& o) {
@@ -123,13 +119,13 @@ int measure(const std::map<std::string, std::string>& o) {
     const wscsl::ItemFeatures query = searcher.item(q);
     auto start = std::chrono::steady_clock::now();
     truths.push_back(searcher.search(query, exact, q));
-    all_ms += ms_since(start);
+    all_ms += wscsl::milliseconds_since(start);
     for (std::size_t c = 0; c < conditions; ++c) {
       search::SearchOptions one = exact;
       one.conditions = {m.conditions[c].name};
       start = std::chrono::steady_clock::now();
       searcher.search(query, one, q);
-      exact_ms[c] += ms_since(start);
+      exact_ms[c] += wscsl::milliseconds_since(start);
     }
   }
   // The approximate searches of each condition one after another, as hnswlib's Python package is
@@ -144,7 +140,7 @@ int measure(const std::map<std::string, std::string>& o) {
       const wscsl::ItemFeatures query = searcher.item(q);
       const auto start = std::chrono::steady_clock::now();
       const auto found = searcher.search(query, one, q);
-      approx_ms[c] += ms_since(start);
+      approx_ms[c] += wscsl::milliseconds_since(start);
       candidate_ms[c] += found[0].candidate_ms;
       std::int64_t hits = 0;
       const auto& truth = truths[static_cast<std::size_t>(q)][c].neighbours;
@@ -164,7 +160,7 @@ int measure(const std::map<std::string, std::string>& o) {
     for (const torch::Tensor& v : vectors)
       graphs->library_search(e, v.data_ptr<float>(), exact.pool + 1,
                              std::max(exact.hnsw_ef, exact.pool));
-    library_ms[c] += ms_since(start);
+    library_ms[c] += wscsl::milliseconds_since(start);
   }
   const auto per_query = [&](double total) { return total / static_cast<double>(queries); };
   fmt::print("rows={} arrays_mib={:.1f} exact_all_ms={:.2f}", m.rows(), arrays_mib,

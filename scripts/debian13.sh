@@ -85,18 +85,9 @@ if [ "$print_packages" -eq 1 ]; then  # docs/reference/systems.md lists them
   exit 0
 fi
 
-# debootstrap, chroot and mount need root; the script installs nothing on this machine but
-# debootstrap, and refuses rather than asking for a password halfway.
-[ "$(id -u)" -eq 0 ] || fail "this command must run as root (it makes a Debian 13 root with debootstrap and mounts the checkout into it)"
-case "$root" in
-  /*) ;;
-  *) fail "$root_variable must be an absolute path, got '$root'" ;;
-esac
-case "$root/" in
-  "$checkout"/*) fail "the Debian 13 root ($root) must lie outside the checkout ($checkout)" ;;
-esac
-
+# The script installs nothing on this machine but debootstrap.
 source "$checkout/scripts/debootstrap-root.sh"
+check_root_place "$checkout" "$root_variable" "a Debian 13 root"
 mirror="${WSCSL_DEBIAN13_MIRROR:-$(host_mirror)}"
 take_root
 make_root trixie "$mirror" --components="$components"

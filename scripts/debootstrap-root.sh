@@ -5,6 +5,22 @@
 
 seconds_since() { echo $(($(date +%s) - $1)); }
 
+# check_root_place <checkout> <variable naming the root> <what the root holds>: refuses, before
+# anything is made or mounted, a caller that is not root (debootstrap, chroot and mount need it:
+# the legs refuse rather than ask for a password halfway), and a root path that is relative or
+# inside the checkout.
+check_root_place() {
+  local checkout=$1 variable=$2 what=$3
+  [ "$(id -u)" -eq 0 ] || fail "this command must run as root (it makes $what with debootstrap and mounts the checkout into it)"
+  case "$root" in
+    /*) ;;
+    *) fail "$variable must be an absolute path, got '$root'" ;;
+  esac
+  case "$root/" in
+    "$checkout"/*) fail "the root ($root) must lie outside the checkout ($checkout)" ;;
+  esac
+}
+
 # The host's own mirror (deb.debian.org unless apt is configured otherwise) serves every release.
 host_mirror() {
   local uri

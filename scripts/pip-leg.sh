@@ -74,14 +74,8 @@ build_dir=build-pip
 # Fashion-MNIST: the images of the embedded benchmarks).
 packages=(g++ make ccache binutils python3 python3-venv dataset-fashion-mnist)
 
-[ "$(id -u)" -eq 0 ] || fail "this command must run as root (it makes a Debian 12 root with debootstrap and mounts the checkout into it)"
-case "$root" in
-  /*) ;;
-  *) fail "WSCSL_PIP_ROOT must be an absolute path, got '$root'" ;;
-esac
-case "$root/" in
-  "$checkout"/*) fail "the root ($root) must lie outside the checkout ($checkout)" ;;
-esac
+source "$checkout/scripts/debootstrap-root.sh"
+check_root_place "$checkout" WSCSL_PIP_ROOT "a Debian 12 root"
 [ -f "$requirements" ] || fail "$requirements is missing"
 if [ -n "$cuda" ]; then
   [ -x "$cuda/bin/nvcc" ] ||
@@ -89,7 +83,6 @@ if [ -n "$cuda" ]; then
   cuda="$(realpath "$cuda")"
 fi
 
-source "$checkout/scripts/debootstrap-root.sh"
 mirror="${WSCSL_PIP_MIRROR:-$(host_mirror)}"
 mkdir -p "$wheels"
 take_root
@@ -144,20 +137,8 @@ if [ -n "$screenshot" ]; then
       fail "installing Debian's chromium in the root failed (log: $root.apt.log)"
     in_root apt-get clean
   fi
-  # The scalars of the suite's four runs, the validation metrics first; Chromium as root needs
-  # --no-sandbox, and the page renders with its script (the virtual time lets it finish).
-  in_root bash -c "set -euo pipefail
-    port=\$($venv/bin/python -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])')
-    $venv/bin/tensorboard --logdir $suite --host 127.0.0.1 --port \$port >/tmp/tensorboard.log 2>&1 &
-    server=\$!
-    trap 'kill \$server' EXIT
-    for i in \$(seq 60); do
-      $venv/bin/python -c \"import urllib.request; urllib.request.urlopen('http://127.0.0.1:\$port/data/runs')\" 2>/dev/null && break
-      sleep 1
-    done
-    chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1600,1000 \
-      --virtual-time-budget=20000 --screenshot=/tmp/tensorboard.png \
-      \"http://127.0.0.1:\$port/?darkMode=false#timeseries&tagFilter=val%2F\" >/tmp/chromium.log 2>&1"
+  # The scalars of the suite's four runs, the validation metrics first.
+  in_root bash /wscsl/scripts/pip-leg/screenshot.sh "$venv" "$suite"
   cp "$root/tmp/tensorboard.png" "$screenshot"
   echo "$leg: TensorBoard's page in $screenshot"
   exit 0
@@ -188,40 +169,5 @@ if [ -n "$run_command" ]; then
   "${in_build_environment[@]}" bash -c "cd /wscsl && $run_command"
   exit
 fi
-phase_start=$(date +%s)
-jobs="$(nproc)"
-"${in_build_environment[@]}" bash -c "set -euo pipefail
-    cd /wscsl
-    mkdir -p $build_dir
-    scripts/build.sh --torch python --deps /opt/wscsl-deps --build-dir $build_dir 2>&1 |
-      tee $build_dir/build.log
-    echo \"$leg: built in \$((\$(date +%s) - $phase_start)) s, \$(grep -c 'warning:' $build_dir/build.log || true) warning lines\"
-
-    echo '$leg: where the libraries came from (CMakeCache.txt):'
-    grep -E '^((Torch|Caffe2|OpenCV|Boost|boost_headers|tomlplusplus|GTest|nlohmann_json|CLI11)_DIR|Protobuf_(INCLUDE_DIR|LIBRARY_RELEASE|PROTOC_EXECUTABLE)|ZLIB_LIBRARY_RELEASE|CMAKE_(CXX|CUDA)_COMPILER):' \
-      $build_dir/CMakeCache.txt | sed 's/^/  /'
-    echo \"  fmt (header-only): \$(readlink $build_dir/wscsl_torch_fmt/fmt)\"
-    readlink $build_dir/wscsl_torch_fmt/fmt | grep -q '^$venv/' ||
-      { echo '$leg: the build did not take fmt from the wheel' >&2; exit 1; }
-    for found in OpenCV_DIR Boost_DIR GTest_DIR tomlplusplus_DIR Protobuf_INCLUDE_DIR; do
-      grep -q \"^\$found:[A-Z]*=/opt/wscsl-deps/\" $build_dir/CMakeCache.txt ||
-        { echo \"$leg: the build did not take \$found from the dependency prefix\" >&2; exit 1; }
-    done
-    grep -q '^Torch_DIR:PATH=$venv/lib/python3[.0-9]*/site-packages/torch/' $build_dir/CMakeCache.txt ||
-      { echo '$leg: the build did not take LibTorch from the virtual environment' >&2; exit 1; }
-    echo '$leg: what bin/wscsl loads (ldd):'
-    ldd $build_dir/bin/wscsl | sed 's/^\s*/  /'
-    if ldd $build_dir/bin/wscsl | grep -E 'opencv|boost|fmt|gtest|protobuf|torch|nccl' | grep -v '$venv/'; then
-      echo '$leg: bin/wscsl loads the libraries above from outside the virtual environment' >&2
-      exit 1
-    fi
-
-    start=\$(date +%s)
-    (cd $build_dir && ctest --output-on-failure -j $jobs)
-    echo \"$leg: tests ran in \$((\$(date +%s) - start)) s\"
-
-    start=\$(date +%s)
-    rm -rf $build_dir/gpu-run-cpu
-    scripts/gpu_run.sh $build_dir/gpu-run-cpu --device cpu --quick --build-dir $build_dir \
-      --deps /opt/wscsl-deps --work /tmp/wscsl-gpu-run-cpu
-    echo \"$leg: the GPU run's CPU rehearsal ran in \$((\$(date +%s) - start)) s\""
+"${in_build_environment[@]}" bash -c 'cd /wscsl && exec scripts/pip-leg/build-and-test.sh "$@"' \
+  build-and-test "$venv" "$build_dir" "$(nproc)"

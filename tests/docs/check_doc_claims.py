@@ -20,6 +20,10 @@
 * The legs' status — README's "Supported systems" status column and docs/platforms.md's table of
   last runs — is what scripts/legs.py generates from the record docs/legs.tsv; no page says "this
   machine" for the project's machine.
+* What a change says of a leg stays true: no CHANGELOG entry says a leg (`scripts/test.sh --X`)
+  has not yet run when the CHANGELOG lists a run of it.
+* A time of the search's exact stage names the index format it was measured in ("format N"):
+  the format changes the stage's memory layout, and a time without it reads as today's.
 * README.md, the front door, stays short: at most 120 lines, no sentence (or table cell) of its
   prose over 40 words.
 
@@ -377,6 +381,38 @@ def legs_problems(root):
     return problems
 
 
+def changelog_problems(root):
+    """CHANGELOG entries that say a leg has not yet run, where the CHANGELOG lists its runs."""
+    text = read(root, "CHANGELOG.md")
+    ran = set(re.findall(r"^\*\*[^\n]*\*\* \(`scripts/test\.sh (--[\w-]+)`\):", text, re.M))
+    problems, entry, first = [], "", 0
+    for number, line in enumerate(text.split("\n") + ["- "], 1):
+        if line.startswith("- ") or not line.strip():
+            for leg in re.findall(r"`scripts/test\.sh (--[\w-]+)`", entry):
+                if leg in ran and re.search(r"not (yet )?(been )?run", entry):
+                    problems.append(f"CHANGELOG.md:{first}: says the leg `scripts/test.sh {leg}` "
+                                    "has not run, and the CHANGELOG lists its runs")
+            entry, first = line, number
+        else:
+            entry += " " + line.strip()
+    return problems
+
+
+def exact_stage_problems(root):
+    """Sentences of the documents that time the search's exact stage without naming the index
+    format they were measured in."""
+    problems = []
+    for document in documents(root):
+        for paragraph in re.split(r"\n\s*\n", read(root, document)):
+            for sentence in re.split(r"(?<=[.:;])\s+", " ".join(paragraph.split())):
+                if (re.search(r"exact stage (takes|took|answers|spends)", sentence) and
+                        re.search(r"\d\s*ms\b", sentence) and
+                        not re.search(r"\bformat \d", sentence)):
+                    problems.append(f"{document}: \"{sentence[:80]}…\" times the exact stage "
+                                    "without naming the index format it was measured in")
+    return problems
+
+
 def main():
     root = sys.argv[1]
     flags, fallthrough = command_reference(root)
@@ -423,6 +459,8 @@ def main():
     problems += file_table_problems(root)
     problems += readme_problems(root)
     problems += legs_problems(root)
+    problems += changelog_problems(root)
+    problems += exact_stage_problems(root)
     for problem in problems:
         print(problem)
     print(f"{commands} command lines, {names} option names, {quotes} quoted numbers checked; "

@@ -128,7 +128,7 @@ def check_hostile(fx, port):
         (b"POST /api/neighbours HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n" +
          b"x" * 65536, 413, "16777216 bytes"),
         (b"POST /api/neighbours HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", 415,
-         "the uploaded image: "),
+         "the dropped image: "),
         (b"POST /api/neighbours HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 400, "body"),
     ]
     # A PNG whose header announces 10⁵ × 10⁵ pixels: refused before anything is decoded.

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "web_assets.hpp"
 #include "wscsl/error.hpp"
+#include "wscsl/util/atomic_file.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -70,13 +70,6 @@ std::string_view type_of(const fs::path& file) {
   return {};
 }
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
 }  // namespace
 
 json summaries(const std::vector<search::ExploreSource*>& sources) {
@@ -86,22 +79,28 @@ json summaries(const std::vector<search::ExploreSource*>& sources) {
   return {{"sides", sides}};
 }
 
-json neighbours_everywhere(const std::vector<search::ExploreSource*>& sources, std::int64_t row,
-                           std::int64_t k, const std::vector<std::string>& conditions) {
-  json sides = json::array();
-  sides.push_back(sources[0]->neighbours_of_row(row, k, conditions));
+EverywhereAnswer neighbours_everywhere(const std::vector<search::ExploreSource*>& sources,
+                                       std::int64_t row, std::int64_t k,
+                                       const std::vector<std::string>& conditions) {
+  EverywhereAnswer out{{{"sides", json::array()}}, {}};
+  const auto add = [&out](search::ExploreAnswer answer) {
+    out.body["sides"].push_back(std::move(answer.body));
+    out.rows.push_back(std::move(answer.rows));
+  };
+  add(sources[0]->neighbours_of_row(row, k, conditions));
   const std::string label = sources[0]->label(row);
   for (std::size_t i = 1; i < sources.size(); ++i) {
     search::ExploreSource& other = *sources[i];
     if (const auto same = other.find_row(label))
-      sides.push_back(other.neighbours_of_row(*same, k, {}));
+      add(other.neighbours_of_row(*same, k, {}));
     else if (fs::is_regular_file(label))
-      sides.push_back(other.neighbours_of_file(label, label, k, {}));
+      add(other.neighbours_of_file(label, label, k, {}));
     else
-      sides.push_back({{"error", fmt::format("{} does not hold {}, and it is no file to embed",
-                                             other.index().string(), label)}});
+      add({{{"error", fmt::format("{} does not hold {}, and it is no file to embed",
+                                  other.index().string(), label)}},
+           {}});
   }
-  return {{"sides", sides}};
+  return out;
 }
 
 ExploreRoutes::ExploreRoutes(std::vector<search::ExploreSource*> sources)
@@ -156,7 +155,8 @@ HttpResponse ExploreRoutes::api(const HttpRequest& request) {
     if (row < 0) throw Refusal{400, "/api/neighbours needs row=N, or an image POSTed"};
     return json_response(neighbours_everywhere(sources_, row,
                                                number(request, "k", 10, 1, kMaxNeighbours),
-                                               conditions(request, *sources_[0])));
+                                               conditions(request, *sources_[0]))
+                             .body);
   }
   if (what == "image") {
     HttpResponse r;
@@ -189,15 +189,12 @@ HttpResponse ExploreRoutes::upload(const HttpRequest& request) {
   json sides = json::array();
   try {
     for (std::size_t i = 0; i < sources_.size(); ++i)
-      sides.push_back(sources_[i]->neighbours_of_file(
-          file, "the dropped image", k, i == 0 ? wanted : std::vector<std::string>{}));
+      sides.push_back(sources_[i]
+                          ->neighbours_of_file(file, "the dropped image", k,
+                                               i == 0 ? wanted : std::vector<std::string>{})
+                          .body);
   } catch (const DataError& e) {
-    // The sentence names the upload, not the temporary file it was written to.
-    std::string sentence = e.what();
-    for (std::size_t at = sentence.find(file.string()); at != std::string::npos;
-         at = sentence.find(file.string()))
-      sentence.replace(at, file.string().size(), "the uploaded image");
-    throw Refusal{415, sentence};
+    throw Refusal{415, e.what()};  // naming the upload as shown, not its temporary file
   }
   return json_response({{"sides", sides}});
 }
@@ -226,7 +223,7 @@ HttpResponse ExploreRoutes::run_file(const std::string& rest) {
   if (r != root.end() || !fs::is_regular_file(real) || type_of(real).empty()) throw refuse();
   HttpResponse response;
   response.content_type = std::string(type_of(real));
-  response.body = read_file(real);
+  response.body = read_file(real);  // bounded: a file over its bound is a DataError (415)
   return response;
 }
 

@@ -23,9 +23,15 @@ inline constexpr std::int64_t kMaxGalleryPage = 500;
 // The neighbours of one query in every source: side 0 is queried by `row` (or the image file);
 // another side by the row holding the same image, else by embedding that image's file through its
 // run, else it answers why it cannot.
-nlohmann::json neighbours_everywhere(const std::vector<search::ExploreSource*>& sources,
-                                     std::int64_t row, std::int64_t k,
-                                     const std::vector<std::string>& conditions);
+// `body` is {sides: [answer of each source]}; `rows[side]` the rows whose pictures that side's
+// answer shows.
+struct EverywhereAnswer {
+  nlohmann::json body;
+  std::vector<std::vector<std::int64_t>> rows;
+};
+EverywhereAnswer neighbours_everywhere(const std::vector<search::ExploreSource*>& sources,
+                                       std::int64_t row, std::int64_t k,
+                                       const std::vector<std::string>& conditions);
 // {sides: [summary of each source]}
 nlohmann::json summaries(const std::vector<search::ExploreSource*>& sources);
 

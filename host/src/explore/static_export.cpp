@@ -59,19 +59,11 @@ void write_static(const std::vector<search::ExploreSource*>& sources, const Stat
   json gallery = json::array();
   std::vector<std::vector<std::int64_t>> shown(sources.size());
   for (std::int64_t row : request.queries) {
-    json answer = neighbours_everywhere(sources, row, request.k, request.conditions);
-    shown[0].push_back(row);
-    for (std::size_t side = 0; side < sources.size(); ++side) {
-      const json& a = answer["sides"][side];
-      if (a.contains("query") && a["query"]["row"].is_number())
-        shown[side].push_back(a["query"]["row"].get<std::int64_t>());
-      if (a.contains("conditions"))
-        for (const json& c : a["conditions"])
-          for (const json& n : c["neighbours"])
-            shown[side].push_back(n["row"].get<std::int64_t>());
-    }
-    gallery.push_back(answer["sides"][0]["query"]);
-    queries[std::to_string(row)] = std::move(answer);
+    EverywhereAnswer answer = neighbours_everywhere(sources, row, request.k, request.conditions);
+    for (std::size_t side = 0; side < sources.size(); ++side)
+      shown[side].insert(shown[side].end(), answer.rows[side].begin(), answer.rows[side].end());
+    gallery.push_back(answer.body["sides"][0]["query"]);
+    queries[std::to_string(row)] = std::move(answer.body);
   }
   std::vector<std::pair<fs::path, std::string>> images;
   for (std::size_t side = 0; side < sources.size(); ++side) {

@@ -10,6 +10,7 @@
 
 #include "item_forward.hpp"
 #include "wscsl/nn/device.hpp"
+#include "wscsl/util/clock.hpp"
 #include "wscsl/util/tensor_text.hpp"
 
 namespace wscsl::host {
@@ -185,8 +186,7 @@ ProbeReport probe_pipeline(const Pipeline& pipeline, const std::set<Kind>& skip)
   const auto start = std::chrono::steady_clock::now();
   ProbeReport report;
   report.ran = Prober(pipeline, skip).run();
-  report.milliseconds =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  report.milliseconds = milliseconds_since(start);
   return report;
 }
 

@@ -14,6 +14,7 @@
 #include "searcher.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/plot/canvas.hpp"
+#include "wscsl/util/clock.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -53,8 +54,9 @@ struct ExploreSource::State {
         if (!(*values)[f].empty()) out[dataset_conditions[f]] = (*values)[f];
     return out;
   }
-  json neighbours(const ItemFeatures& query, const std::vector<std::string>* query_values,
-                  std::int64_t k, const std::vector<std::string>& conditions, std::int64_t exclude);
+  ExploreAnswer neighbours(const ItemFeatures& query, const std::vector<std::string>* query_values,
+                           std::int64_t k, const std::vector<std::string>& conditions,
+                           std::int64_t exclude);
 };
 
 void ExploreSource::State::read_labels() {
@@ -66,16 +68,18 @@ void ExploreSource::State::read_labels() {
   }
 }
 
-json ExploreSource::State::neighbours(const ItemFeatures& query,
-                                      const std::vector<std::string>* query_values, std::int64_t k,
-                                      const std::vector<std::string>& conditions,
-                                      std::int64_t exclude) {
+ExploreAnswer ExploreSource::State::neighbours(const ItemFeatures& query,
+                                               const std::vector<std::string>* query_values,
+                                               std::int64_t k,
+                                               const std::vector<std::string>& conditions,
+                                               std::int64_t exclude) {
   const auto start = std::chrono::steady_clock::now();
   SearchOptions options;
   options.k = k;
   options.pool = std::max(kDefaultPool, k);
   options.conditions = conditions;
   const std::vector<ConditionNeighbours> found = searcher->search(query, options, exclude);
+  ExploreAnswer answer;
   json columns = json::array();
   for (const ConditionNeighbours& c : found) {
     const auto f = std::find(dataset_conditions.begin(), dataset_conditions.end(), c.condition);
@@ -88,6 +92,7 @@ json ExploreSource::State::neighbours(const ItemFeatures& query,
       if (labelled && query_values && values && !(*query_values)[at].empty() &&
           !(*values)[at].empty())
         same = (*query_values)[at] == (*values)[at];
+      answer.rows.push_back(n.row);
       list.push_back({{"row", n.row},
                       {"label", labels[static_cast<std::size_t>(n.row)]},
                       {"distance", n.distance},
@@ -95,9 +100,8 @@ json ExploreSource::State::neighbours(const ItemFeatures& query,
     }
     columns.push_back({{"condition", c.condition}, {"labelled", labelled}, {"neighbours", list}});
   }
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return {{"conditions", columns}, {"server_ms", ms}};
+  answer.body = {{"conditions", columns}, {"server_ms", milliseconds_since(start)}};
+  return answer;
 }
 
 ExploreSource::ExploreSource(const GlobalOptions& global, const fs::path& target,
@@ -208,28 +212,30 @@ json ExploreSource::gallery(std::int64_t offset, std::int64_t limit, const std::
   return {{"total", rows()}, {"matches", found}, {"offset", offset}, {"items", items}};
 }
 
-json ExploreSource::neighbours_of_row(std::int64_t row, std::int64_t k,
-                                      const std::vector<std::string>& conditions) {
+ExploreAnswer ExploreSource::neighbours_of_row(std::int64_t row, std::int64_t k,
+                                               const std::vector<std::string>& conditions) {
   State& s = *state_;
   if (row < 0 || row >= rows())
     throw Error(
         fmt::format("{} has no row {}: it holds rows 0 to {}", index().string(), row, rows() - 1));
   s.read_labels();
-  json out = s.neighbours(s.searcher->item(row), s.attributes_of(row), k, conditions, row);
-  out["query"] = {{"row", row},
-                  {"label", s.labels[static_cast<std::size_t>(row)]},
-                  {"attributes", s.attributes_json(row)}};
+  ExploreAnswer out = s.neighbours(s.searcher->item(row), s.attributes_of(row), k, conditions, row);
+  out.rows.push_back(row);
+  out.body["query"] = {{"row", row},
+                       {"label", s.labels[static_cast<std::size_t>(row)]},
+                       {"attributes", s.attributes_json(row)}};
   return out;
 }
 
-json ExploreSource::neighbours_of_file(const fs::path& file, const std::string& shown,
-                                       std::int64_t k, const std::vector<std::string>& conditions) {
+ExploreAnswer ExploreSource::neighbours_of_file(const fs::path& file, const std::string& shown,
+                                                std::int64_t k,
+                                                const std::vector<std::string>& conditions) {
   State& s = *state_;
   s.read_labels();
   const auto known = s.attributes.find(fs::weakly_canonical(file).string());
   const std::vector<std::string>* values = known == s.attributes.end() ? nullptr : &known->second;
-  json out = s.neighbours(s.searcher->embed_query(file), values, k, conditions, -1);
-  out["query"] = {{"row", nullptr}, {"label", shown}, {"attributes", json::object()}};
+  ExploreAnswer out = s.neighbours(s.searcher->embed_query(file, shown), values, k, conditions, -1);
+  out.body["query"] = {{"row", nullptr}, {"label", shown}, {"attributes", json::object()}};
   return out;
 }
 

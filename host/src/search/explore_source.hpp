@@ -20,6 +20,13 @@ struct GlobalOptions;
 
 namespace wscsl::host::search {
 
+// An answer of the explorer as the browser reads it, and the rows whose pictures it shows (the
+// query's, when it is a row, and every neighbour's), for whoever keeps those pictures.
+struct ExploreAnswer {
+  nlohmann::json body;
+  std::vector<std::int64_t> rows;
+};
+
 class ExploreSource {
  public:
   // `target` is an index directory, or a run directory whose index is RUN/index (search_target);
@@ -44,12 +51,12 @@ class ExploreSource {
   // {query, conditions: [{condition, labelled, neighbours: [{row, label, distance, same}]}],
   // server_ms}; `same` is whether the neighbour shares the query's value of that dataset
   // condition, null where either is unknown. Throws Error naming a row out of range.
-  nlohmann::json neighbours_of_row(std::int64_t row, std::int64_t k,
-                                   const std::vector<std::string>& conditions);
-  // The same for an image file (`shown` names it in the answer); throws DataError for a file
-  // that is not a usable image.
-  nlohmann::json neighbours_of_file(const std::filesystem::path& file, const std::string& shown,
-                                    std::int64_t k, const std::vector<std::string>& conditions);
+  ExploreAnswer neighbours_of_row(std::int64_t row, std::int64_t k,
+                                  const std::vector<std::string>& conditions);
+  // The same for an image file (`shown` names it in the answer and in the DataError thrown for a
+  // file that is not a usable image).
+  ExploreAnswer neighbours_of_file(const std::filesystem::path& file, const std::string& shown,
+                                   std::int64_t k, const std::vector<std::string>& conditions);
   // The row holding the image labelled `label`, if any.
   std::optional<std::int64_t> find_row(const std::string& label);
   std::string label(std::int64_t row);
