@@ -296,6 +296,15 @@ def check_static_queries(fx, photo):
                           env=fx.env, capture_output=True, text=True, timeout=120)
     expect(done.returncode != 0 and "holds 2 files of that name" in done.stderr and
            "x/a/3.png" in done.stderr, f"an ambiguous name: {done.returncode} {done.stderr}")
+    notes = os.path.join(fx.work, "notes.txt")
+    with open(notes, "w") as f:
+        f.write("not an image\n")
+    for query, words in (("nope.png", "neither a row"), (notes, "notes.txt")):
+        done = subprocess.run([fx.wscsl, "explore", fx.index, "--query", query], env=fx.env,
+                              capture_output=True, text=True, timeout=120)
+        expect(done.returncode != 0 and words in done.stderr and
+               done.stderr.strip().count("\n") == 0,
+               f"--query {query} was not refused in one sentence: {done.returncode} {done.stderr}")
 
 
 def main(wscsl, plugins, work):

@@ -38,6 +38,8 @@ QueryNames::QueryNames(search::ExploreSource& first, const std::vector<std::stri
         given_.push_back({std::to_string(*row), *row, {}});
       else
         given_.push_back({file.string(), -1, file});
+      // A file that is no usable image is refused now, not when the page asks for it.
+      if (given_.back().row < 0) first.file_png(file);
     } else {
       given_.push_back(in_index(name, "--query " + name, "an image file"));
     }

@@ -23,7 +23,8 @@ class QueryNames {
  public:
   // `given`: the command line's --query arguments, each a row, a file of the index (by path, or
   // the end of its path), or an image file. Throws Error naming an argument that is none of
-  // these, or one that names several files of the index.
+  // these, or one that names several files of the index, and DataError naming an image file
+  // that is not usable.
   QueryNames(search::ExploreSource& first, const std::vector<std::string>& given);
 
   // The command line's queries, in its order.
