@@ -248,7 +248,8 @@ def check_split_and_compare(fx):
     """An index of the test split names its rows by file and frames them by the CSV; compared
     with the folder's index, both answer the chosen conditions in the first one's order."""
     split = fx.split_index()
-    with fx.serve(split, "--compare", fx.index) as server:
+    train_image = os.path.join(fx.folder, "images", "a", "1.png")  # of the train split
+    with fx.serve(split, "--compare", fx.index, "--query", train_image) as server:
         status, body, _ = get(server.port, "/api/gallery?limit=100")
         items = json.loads(body)["items"]
         expect(0 < len(items) <= 8 and all(i["label"] in fx.labels and i["attributes"] for i in items),
@@ -269,6 +270,13 @@ def check_split_and_compare(fx):
                         truth = fx.labels[n["label"]][c["condition"]] == query[c["condition"]]
                         expect(n["same"] is truth, f"{c['condition']}, {n['label']}: framed "
                                f"{n['same']}, the CSV says {truth}")
+        # An image of the dataset outside the split: its attributes known, its neighbours framed.
+        answer = json.loads(get(server.port, "/api/neighbours?query=a/1.png&k=3")[1])
+        query = answer["sides"][0]["query"]
+        expect(query["row"] is None and query["attributes"] == fx.labels[os.path.realpath(
+            train_image)], f"the train image as a query of the test split's index: {query}")
+        expect(all(n["same"] is not None for c in answer["sides"][0]["conditions"]
+                   for n in c["neighbours"]), "the train image's neighbours are not framed")
         links = [s["link"] for s in json.loads(get(server.port, "/api/summary")[1])["sides"]]
         expect(len(set(links)) == 2 and all(l.startswith("discovernet.") for l in links),
                f"two indexes of one run have the links {links}")

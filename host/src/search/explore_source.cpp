@@ -53,9 +53,9 @@ struct ExploreSource::State {
     const auto it = dataset.attributes.find(labels[static_cast<std::size_t>(row)]);
     return it == dataset.attributes.end() ? nullptr : &it->second;
   }
-  json attributes_json(std::int64_t row) {
+  json attributes_json(const std::vector<std::string>* values) {
     json out = json::object();
-    if (const auto* values = attributes_of(row))
+    if (values)
       for (std::size_t f = 0; f < values->size(); ++f)
         if (!(*values)[f].empty()) out[dataset_conditions[f]] = (*values)[f];
     return out;
@@ -219,7 +219,7 @@ json ExploreSource::gallery(std::int64_t offset, std::int64_t limit, const std::
     if (found >= offset && found < offset + limit)
       items.push_back({{"row", row},
                        {"label", s.labels[static_cast<std::size_t>(row)]},
-                       {"attributes", s.attributes_json(row)}});
+                       {"attributes", s.attributes_json(s.attributes_of(row))}});
     ++found;
   }
   return {{"total", rows()}, {"matches", found}, {"offset", offset}, {"items", items}};
@@ -235,7 +235,7 @@ json ExploreSource::neighbours_of_row(std::int64_t row, std::int64_t k,
   json out = s.neighbours(s.searcher->item(row), s.attributes_of(row), k, conditions, row);
   out["query"] = {{"row", row},
                   {"label", s.labels[static_cast<std::size_t>(row)]},
-                  {"attributes", s.attributes_json(row)}};
+                  {"attributes", s.attributes_json(s.attributes_of(row))}};
   return out;
 }
 
@@ -247,7 +247,7 @@ json ExploreSource::neighbours_of_file(const fs::path& file, const std::string& 
   const std::vector<std::string>* values =
       known == s.dataset.attributes.end() ? nullptr : &known->second;
   json out = s.neighbours(s.searcher->embed_query(file), values, k, conditions, -1);
-  out["query"] = {{"row", nullptr}, {"label", shown}, {"attributes", json::object()}};
+  out["query"] = {{"row", nullptr}, {"label", shown}, {"attributes", s.attributes_json(values)}};
   return out;
 }
 
