@@ -17,9 +17,12 @@ bool provided_by_trainer(Resource resource) {
   return resource == Resource::ReversedScores || resource == Resource::TrainingImages;
 }
 
+// As aligned_embeddings() without a published alignment: embedding k for condition k of a
+// supervised module with one per condition, or the one embedding of a module that has one.
 bool identity_alignment_applies(const Pipeline& p) {
-  return p.condition_module->supervision() == Supervision::Conditioned &&
-         p.condition_module->num_embeddings() == p.dataset->info().num_conditions();
+  const std::int64_t embeddings = p.condition_module->num_embeddings();
+  return embeddings == 1 || (p.condition_module->supervision() == Supervision::Conditioned &&
+                             embeddings == p.dataset->info().num_conditions());
 }
 
 std::string table_of(Kind kind) {
