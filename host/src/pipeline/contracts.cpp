@@ -66,7 +66,9 @@ std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
           fmt::format("a {} type that provides it: {}", table_of(kind), join(types, ", ")));
   }
   if (need.met_by_conditioned_module)
-    notes.push_back("or use a conditioned condition module with one embedding per condition");
+    notes.push_back(
+        "or use a conditioned condition module with one embedding per condition, or one with "
+        "a single embedding");
   return notes;
 }
 

@@ -22,7 +22,7 @@ struct AttributeTable {
   std::vector<std::string> names;
   std::vector<std::int64_t> values;  // value count of each attribute
   // The value names of each attribute; empty where the release numbers them without names.
-  std::vector<std::vector<std::string>> value_names;
+  std::vector<std::vector<std::string>> value_names = {};
 };
 // The table of a built-in benchmark.
 AttributeTable benchmark_table(Benchmark benchmark);

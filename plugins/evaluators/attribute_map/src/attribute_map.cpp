@@ -100,14 +100,15 @@ EvalReport AttributeMap::evaluate_impl(EvalContext& context) {
     double sum = 0.0;
     if (q > 0 && n > 0) {
       const torch::Tensor psi_candidates =
-          table.items.psi.index_select(0, table.rows_of(candidates.select(1, 0)));
+          table.items.psi.index_select(0, table.rows_of(candidates.select(1, 0).contiguous()));
       const torch::Tensor candidate_values = candidates.select(1, 2);
       const std::int64_t block =
           std::max<std::int64_t>(1, options_.block_elements / (n * embeddings));
       for (std::int64_t q0 = 0; q0 < q; q0 += block) {
         const torch::Tensor chunk = queries.slice(0, q0, std::min(q, q0 + block));
         const torch::Tensor distances = cross_distances(
-            context.module, table.items.psi.index_select(0, table.rows_of(chunk.select(1, 0))),
+            context.module,
+            table.items.psi.index_select(0, table.rows_of(chunk.select(1, 0).contiguous())),
             psi_candidates);
         const torch::Tensor ranked = rank_database(distances.select(2, k));
         const torch::Tensor relevant =

@@ -63,10 +63,10 @@ struct DatasetInfo {
 struct SplitFiles {
   // The triplet lists, or the files the triplets are drawn from (outfits, attributes).
   std::vector<std::filesystem::path> triplets;
-  std::filesystem::path compatibility;  // the compatibility lines
-  std::filesystem::path blanks;         // the fill-in-the-blank questions
-  std::filesystem::path queries;        // the attribute-retrieval query lines
-  std::filesystem::path candidates;     // the attribute-retrieval candidate lines
+  std::filesystem::path compatibility;    // the compatibility lines
+  std::filesystem::path blanks;           // the fill-in-the-blank questions
+  std::filesystem::path queries = {};     // the attribute-retrieval query lines
+  std::filesystem::path candidates = {};  // the attribute-retrieval candidate lines
 };
 
 // Attribute-specific retrieval (the protocol of ASEN and its successors): lines "image condition
