@@ -2,10 +2,10 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <numeric>
 
 #include <fmt/format.h>
 
