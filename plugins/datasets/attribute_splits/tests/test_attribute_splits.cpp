@@ -16,6 +16,7 @@ namespace {
 
 // Ten images: 0-5 train, 6-7 valid, 8-9 test; attributes color (3 values) and shape (2 values).
 void attribute_splits_write_layout(const fs::path& dir) {
+  fs::create_directories(dir / "images");
   for (int i = 0; i < 10; ++i)
     write_image_file(dir / "images" / fmt::format("{}.png", i),
                      wscsl::testing::pattern_image(12, 10, static_cast<std::uint64_t>(i + 1)));

@@ -87,8 +87,10 @@ double attribute_map_naive(const torch::Tensor& psi, const torch::Tensor& querie
   return count ? sum / static_cast<double>(count) : 0.0;
 }
 
-// Random lines: `images` images, attribute and value drawn per line.
-torch::Tensor attribute_map_lines(std::int64_t lines, std::int64_t first_image, std::int64_t images,
+// Random lines: an attribute and a value drawn per line; line i shows image first_image + i, so
+// that no two candidates are the same image at the same distance (a tie each library may break
+// its own way).
+torch::Tensor attribute_map_lines(std::int64_t lines, std::int64_t first_image,
                                   const std::vector<std::int64_t>& values,
                                   torch::Generator& generator) {
   torch::Tensor out = torch::empty({lines, 3}, torch::kLong);
@@ -96,7 +98,7 @@ torch::Tensor attribute_map_lines(std::int64_t lines, std::int64_t first_image, 
     const std::int64_t a =
         torch::randint(0, static_cast<std::int64_t>(values.size()), {1}, generator)
             .item<std::int64_t>();
-    out[i][0] = first_image + torch::randint(0, images, {1}, generator).item<std::int64_t>();
+    out[i][0] = first_image + i;
     out[i][1] = a;
     out[i][2] =
         torch::randint(0, values[static_cast<std::size_t>(a)], {1}, generator).item<std::int64_t>();
@@ -136,10 +138,10 @@ TEST(AttributeMap, AveragePrecisionOfAHandComputedRanking) {
 TEST(AttributeMap, EqualsTheReleasedDefinitionAndWeighsAttributesByQueries) {
   torch::Generator generator = at::detail::createCPUGenerator(3);
   const std::vector<std::int64_t> values = {3, 5, 2};
-  // Images 0-29 hold the queries, 30-89 the candidates; continuous ψ, so no distances tie.
-  const torch::Tensor psi = torch::randn({90, 3, 4}, generator);
-  const torch::Tensor queries = attribute_map_lines(40, 0, 30, values, generator);
-  const torch::Tensor candidates = attribute_map_lines(150, 30, 60, values, generator);
+  // Images 0-39 are the queries, 40-189 the candidates; continuous ψ, so no distances tie.
+  const torch::Tensor psi = torch::randn({190, 3, 4}, generator);
+  const torch::Tensor queries = attribute_map_lines(40, 0, values, generator);
+  const torch::Tensor candidates = attribute_map_lines(150, 40, values, generator);
   AttributeMapSetup s = attribute_map_setup(psi, queries, candidates, values);
   wscsl::testing::TableModule module(3, 4, {1.0, 1.0, 1.0}, Supervision::Conditioned);
   for (std::int64_t top_k : {0, 7}) {
@@ -185,10 +187,10 @@ TEST(AttributeMap, PmlParity) {
     GTEST_SKIP() << "WSCSL_PML_PYTHON is not set (ctest's plugin.attribute_map.pml sets it)";
   torch::Generator generator = at::detail::createCPUGenerator(11);
   const std::vector<std::int64_t> values = {3, 2};
-  const torch::Tensor psi = torch::randn({120, 2, 5}, generator);
-  const torch::Tensor queries = attribute_map_lines(30, 0, 40, values, generator);
+  const torch::Tensor psi = torch::randn({130, 2, 5}, generator);
+  const torch::Tensor queries = attribute_map_lines(30, 0, values, generator);
   // Every value of every attribute among the candidates: no query lacks a relevant one.
-  torch::Tensor candidates = attribute_map_lines(100, 40, 80, values, generator);
+  torch::Tensor candidates = attribute_map_lines(100, 30, values, generator);
   for (std::int64_t v = 0; v < 3; ++v) {
     candidates[v][1] = 0, candidates[v][2] = v;
     candidates[3 + v][1] = 1, candidates[3 + v][2] = v % 2;
