@@ -100,7 +100,7 @@ void ImageDataset::check_images(const std::vector<std::int64_t>& ids) {
     const auto i = static_cast<std::size_t>(id);
     if (reported_[i] || !unusable(id)) continue;
     reported_[i] = true;
-    bad_.reject(list.index, list.entries[i].line, store_->problem(id));
+    bad_.reject(list.listing(i), list.entries[i].line, store_->problem(id));
   }
 }
 
@@ -156,7 +156,7 @@ at::Tensor ImageDataset::load_images(Split, const at::Tensor& ids, const ImageRe
   for (std::int64_t id : wanted)
     if (unusable(id))
       throw DataError(fmt::format("image {} ({}:{}) is unusable and was skipped", id,
-                                  list.index.string(),
+                                  list.listing(static_cast<std::size_t>(id)).string(),
                                   list.entries[static_cast<std::size_t>(id)].line));
   at::Tensor batch = store_->gather(wanted);
   if (request.augment && options_.flip) {

@@ -17,9 +17,12 @@ bool provided_by_trainer(Resource resource) {
   return resource == Resource::ReversedScores || resource == Resource::TrainingImages;
 }
 
+// As aligned_embeddings() without a published alignment: embedding k for condition k of a
+// supervised module with one per condition, or the one embedding of a module that has one.
 bool identity_alignment_applies(const Pipeline& p) {
-  return p.condition_module->supervision() == Supervision::Conditioned &&
-         p.condition_module->num_embeddings() == p.dataset->info().num_conditions();
+  const std::int64_t embeddings = p.condition_module->num_embeddings();
+  return embeddings == 1 || (p.condition_module->supervision() == Supervision::Conditioned &&
+                             embeddings == p.dataset->info().num_conditions());
 }
 
 std::string table_of(Kind kind) {
@@ -63,7 +66,9 @@ std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
           fmt::format("a {} type that provides it: {}", table_of(kind), join(types, ", ")));
   }
   if (need.met_by_conditioned_module)
-    notes.push_back("or use a conditioned condition module with one embedding per condition");
+    notes.push_back(
+        "or use a conditioned condition module with one embedding per condition, or one with "
+        "a single embedding");
   return notes;
 }
 

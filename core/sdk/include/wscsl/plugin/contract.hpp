@@ -26,6 +26,9 @@ enum class Resource {
   ImageFactors,
   // Outfits (SplitData::outfits): item types, compatibility lines, fill-in-the-blank questions.
   Outfits,
+  // Attribute-retrieval query and candidate lines (SplitData::attribute_queries): a dataset
+  // provides them.
+  AttributeQueries,
   // Triplet conditions that are the type pairs of anchor and close
   // (OutfitData::type_pair_conditions),
   // which a type-aware module looks up for any pair of items.
@@ -64,9 +67,11 @@ enum class Resource {
   CompatibilityLines,
   // At least one fill-in-the-blank question.
   BlankQuestions,
+  // At least one attribute-retrieval query line with a candidate line of its condition.
+  QueryLines,
 };
 
-// Whether a need is one of what a split must hold (SplitTriplets ... BlankQuestions).
+// Whether a need is one of what a split must hold (SplitTriplets ... QueryLines).
 bool is_split_content(Resource resource);
 
 // "aux_term", "alignment", ...: the resource's name in `wscsl describe --json`.
