@@ -92,22 +92,44 @@ TEST(Items, GatherCopiesRowsWithoutBlocksOrWithoutALayout) {
   EXPECT_TRUE(same_values.third.phi.equal(t.roles[2].phi));
 }
 
-TEST(Items, ScoreRefusesRowsTheRoleLayoutDoesNotName) {
+TEST(Items, ScoreRefusesRowsReplacedUnderTheRoleLayout) {
+  // The layout is trusted without reading a row; rows set by hand on laid-out comparisons are
+  // refused even when their values are the ones it names.
   const ByRole t = by_role();
   testing::TableModule module(1, 3, {1.0});
   Comparisons swapped = t.triplets;
   swapped.first = torch::tensor({1, 0}, torch::kLong);
-  try {
-    module.score(t.items, swapped);
-    FAIL() << "anchor rows out of the layout's order were accepted";
-  } catch (const ComponentError& e) {
-    EXPECT_NE(std::string(e.what()).find("first rows are not rows [0, 2) of the items"),
-              std::string::npos)
-        << e.what();
+  Comparisons same_values = t.triplets;
+  same_values.third = t.triplets.third.clone();
+  for (const Comparisons& replaced : {swapped, same_values}) {
+    try {
+      module.score(t.items, replaced);
+      FAIL() << "rows replaced under the role layout were accepted";
+    } catch (const ComponentError& e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    "rows are not the ones their role layout was declared with (blocks 0, 1, 2 "
+                    "from row 0)"),
+                std::string::npos)
+          << e.what();
+    }
   }
   ItemFeatures two_blocks = t.items;
   two_blocks.blocks.pop_back();
   EXPECT_THROW(module.score(two_blocks, t.triplets), ComponentError);
+}
+
+TEST(Comparisons, ReversedSlicedAndMovedKeepTheirLayoutWithTheirRows) {
+  const Comparisons c = Comparisons::triplets_by_role(4, torch::kCPU);
+  ASSERT_TRUE(c.roles.declared());
+  for (const Comparisons& kept : {c, c.reversed(), c.slice(1, 3), c.reversed().slice(2, 9),
+                                  c.without_conditions(), c.to(torch::kCPU)})
+    EXPECT_TRUE(kept.roles.holds_rows_of(kept));
+  const Comparisons r = c.reversed().slice(1, 3);
+  EXPECT_EQ(r.roles.second(), 2);
+  EXPECT_EQ(r.roles.third(), 1);
+  EXPECT_EQ(r.roles.begin(), 1);
+  EXPECT_FALSE(c.roles.holds_rows_of(c.reversed()));
+  EXPECT_FALSE(Comparisons::triplets(torch::zeros({2, 3}, torch::kLong)).roles.declared());
 }
 
 TEST(Comparisons, TripletsByRoleIndexTheRoleBlocks) {

@@ -286,7 +286,7 @@ const std::string& ExploreSource::png(std::int64_t row) {
 }
 
 std::string ExploreSource::file_png(const fs::path& file) {
-  return png_of(read_query_pixels(state_->searcher->model(), file)[0].to(torch::kFloat).div(255));
+  return png_of(file_picture(state_->searcher->model(), file));
 }
 
 }  // namespace wscsl::host::search

@@ -12,6 +12,7 @@
 #include <ATen/core/Tensor.h>
 
 #include "wscsl/plugin/component.hpp"
+#include "wscsl/plugin/image_preparation.hpp"
 #include "wscsl/plugin/outfits.hpp"
 
 namespace wscsl {
@@ -39,6 +40,10 @@ struct DatasetInfo {
   std::int64_t channels = 0;
   std::int64_t height = 0;
   std::int64_t width = 0;
+  // How an image becomes model input (image_preparation.hpp): tools that bring image files of
+  // their own prepare them so, and undo it to show pictures. A dataset that generates its images
+  // declares FilePreparation::None and the normalisation of what images() returns.
+  ImagePreparation images;
   std::vector<Split> splits;  // e.g. {Split::Train, Split::Val, Split::Test}
   // Triplets per split where the dataset knows them without loading the split (a generated
   // count); a split it does not name is counted when it loads.
