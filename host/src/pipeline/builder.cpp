@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "contracts.hpp"
 #include "host_keys.hpp"
 #include "plugins_section.hpp"
 #include "wscsl/util/text.hpp"
@@ -63,6 +64,9 @@ class Builder {
     if (auto c = component(Kind::Backbone, "backbone")) {
       p.backbone = std::static_pointer_cast<Backbone>(c);
       establish(facts::backbone_embedding_dim, p.backbone->embedding_dim(), *p.backbone);
+      if (p.backbone->contract().provides_resource(Resource::FeatureMap, ""))
+        establish(facts::backbone_feature_map_channels, p.backbone->feature_map_channels(),
+                  *p.backbone);
     }
     component_list(Kind::TextEncoder, "text_encoders", false);
     if (auto c = component(Kind::ConditionModule, "condition_module")) {
@@ -151,6 +155,16 @@ class Builder {
     std::shared_ptr<const void> options = entry->factory.bind(table, scope);
     if (diagnostics_.error_count() != errors_before) return nullptr;
     if (!scope.missing_facts.empty()) {
+      // A module that needs the feature map takes its channels, which a backbone without one
+      // leaves unestablished: the unmet need is what to report.
+      if (const ComponentSite* backbone = site_of(Kind::Backbone);
+          backbone && !diagnostics_.has_errors() &&
+          entry->factory.contract(options.get()).needs_resource(Resource::FeatureMap) &&
+          !backbone->component->contract().provides_resource(Resource::FeatureMap, "")) {
+        refuse_missing_feature_map(where, entry->describe(), table.location(), *backbone, registry_,
+                                   diagnostics_);
+        return nullptr;
+      }
       // Upstream errors leave facts unestablished; only a schema that asks for a later
       // component's fact is this table's own problem.
       if (!diagnostics_.has_errors())
@@ -174,6 +188,12 @@ class Builder {
       diagnostics_.error(table.location(), e.what());
       return nullptr;
     }
+  }
+
+  const ComponentSite* site_of(Kind kind) const {
+    for (const ComponentSite& site : built_.sites)
+      if (site.kind == kind) return &site;
+    return nullptr;
   }
 
   static ConfigNode resolved_component(Kind kind, TablePlace place, const HostKeys& keys,

@@ -12,8 +12,10 @@ namespace {
 
 using Offer = std::pair<Resource, std::string>;
 
-// The trainer hands these to the losses that declare the need.
-bool provided_by_trainer(Resource resource) {
+// The host hands these to the components that declare the need: the triplets' images and the
+// reversed scores to losses, the items' images to condition modules.
+bool provided_by_host(Resource resource, Kind to) {
+  if (resource == Resource::ItemImages) return to == Kind::ConditionModule;
   return resource == Resource::ReversedScores || resource == Resource::TrainingImages;
 }
 
@@ -50,10 +52,7 @@ std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
         "before line {}",
         need.name, site.location.line));
   for (Kind kind : kAllKinds) {
-    std::vector<std::string> types;
-    for (const RegisteredComponent* c : registry.of_kind(kind))
-      if (c->factory.default_contract.provides_resource(need.resource, need.name))
-        types.push_back(c->factory.type);
+    const std::vector<std::string> types = providers(kind, need.resource, need.name, registry);
     if (types.empty()) continue;
     if (kind == Kind::Loss || kind == Kind::Evaluator)
       notes.push_back(fmt::format("add {} type = \"{}\" before line {}", table_of(kind),
@@ -82,14 +81,39 @@ void check_item_type(const std::string& type, const ComponentSite& site,
                     notes);
 }
 
+// The types of `kind` whose contract with default options provides the resource.
+std::vector<std::string> providers(Kind kind, Resource resource, const std::string& name,
+                                   const Registry& registry) {
+  std::vector<std::string> types;
+  for (const RegisteredComponent* c : registry.of_kind(kind))
+    if (c->factory.default_contract.provides_resource(resource, name))
+      types.push_back(c->factory.type);
+  return types;
+}
+
 }  // namespace
+
+void refuse_missing_feature_map(const std::string& where, const std::string& described,
+                                const SourceLocation& location, const ComponentSite& backbone,
+                                const Registry& registry, Diagnostics& diagnostics) {
+  const std::vector<std::string> types =
+      providers(Kind::Backbone, Resource::FeatureMap, "", registry);
+  diagnostics.error(
+      location,
+      fmt::format("{} ({}) needs {}, and {} ({}) provides none", where, described,
+                  describe_resource(Resource::FeatureMap, ""), backbone.where, backbone.described),
+      {fmt::format("use a [backbone] type that provides it: {}",
+                   types.empty() ? std::string("none is registered") : join(types, ", "))});
+}
 
 void check_contracts(const BuiltPipeline& built, const Registry& registry,
                      Diagnostics& diagnostics) {
   const Pipeline& p = built.pipeline;
   if (!p.dataset || !p.condition_module) return;  // already reported
   std::set<Offer> offered;
+  const ComponentSite* backbone = nullptr;
   for (const ComponentSite& site : built.sites) {
+    if (site.kind == Kind::Backbone) backbone = &site;
     const Contract& contract = site.component->contract();
     for (const Need& need : contract.needs) {
       if (need.resource == Resource::ItemType) {
@@ -98,8 +122,14 @@ void check_contracts(const BuiltPipeline& built, const Registry& registry,
       }
       // Held against the loaded splits (check_splits), not against the other components.
       if (is_split_content(need.resource)) continue;
-      if (offered.count({need.resource, need.name}) || provided_by_trainer(need.resource)) continue;
+      if (offered.count({need.resource, need.name}) || provided_by_host(need.resource, site.kind))
+        continue;
       if (need.met_by_conditioned_module && identity_alignment_applies(p)) continue;
+      if (need.resource == Resource::FeatureMap && backbone) {
+        refuse_missing_feature_map(site.where, site.described, site.location, *backbone, registry,
+                                   diagnostics);
+        continue;
+      }
       diagnostics.error(
           site.location,
           fmt::format("{} ({}) needs {}, which no component before it provides", site.where,

@@ -11,6 +11,12 @@ namespace wscsl::host {
 void check_contracts(const BuiltPipeline& built, const Registry& registry,
                      Diagnostics& diagnostics);
 
+// A component (`where`, `described`, at `location`) that needs the backbone's feature map, in a
+// pipeline whose backbone provides none: one sentence naming both, and the backbones that do.
+void refuse_missing_feature_map(const std::string& where, const std::string& described,
+                                const SourceLocation& location, const ComponentSite& backbone,
+                                const Registry& registry, Diagnostics& diagnostics);
+
 void check_select_metric(const Pipeline& pipeline, const ConfigNode& root,
                          Diagnostics& diagnostics);
 
