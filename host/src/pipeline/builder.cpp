@@ -155,22 +155,9 @@ class Builder {
     std::shared_ptr<const void> options = entry->factory.bind(table, scope);
     if (diagnostics_.error_count() != errors_before) return nullptr;
     if (!scope.missing_facts.empty()) {
-      // A module that needs the feature map takes its channels, which a backbone without one
-      // leaves unestablished: the unmet need is what to report.
-      if (const ComponentSite* backbone = site_of(Kind::Backbone);
-          backbone && !diagnostics_.has_errors() &&
-          entry->factory.contract(options.get()).needs_resource(Resource::FeatureMap) &&
-          !backbone->component->contract().provides_resource(Resource::FeatureMap, "")) {
-        refuse_missing_feature_map(where, entry->describe(), table.location(), *backbone, registry_,
-                                   diagnostics_);
-        return nullptr;
-      }
-      // Upstream errors leave facts unestablished; only a schema that asks for a later
-      // component's fact is this table's own problem.
-      if (!diagnostics_.has_errors())
-        diagnostics_.error(table.location(),
-                           fmt::format("{} ({}) takes {}, which no earlier table establishes",
-                                       where, entry->describe(), join(scope.missing_facts, ", ")));
+      report_missing_facts({kind, where, table.location(), nullptr, entry->describe()},
+                           entry->factory.contract(options.get()), scope.missing_facts,
+                           built_.sites, registry_, diagnostics_);
       return nullptr;
     }
     resolved_table = resolved_component(kind, place, keys, entry->factory.to_config(options.get()));
@@ -188,12 +175,6 @@ class Builder {
       diagnostics_.error(table.location(), e.what());
       return nullptr;
     }
-  }
-
-  const ComponentSite* site_of(Kind kind) const {
-    for (const ComponentSite& site : built_.sites)
-      if (site.kind == kind) return &site;
-    return nullptr;
   }
 
   static ConfigNode resolved_component(Kind kind, TablePlace place, const HostKeys& keys,

@@ -42,6 +42,16 @@ std::string table_of(Kind kind) {
   return "";
 }
 
+// The types of `kind` whose contract with default options provides the resource.
+std::vector<std::string> providers(Kind kind, Resource resource, const std::string& name,
+                                   const Registry& registry) {
+  std::vector<std::string> types;
+  for (const RegisteredComponent* c : registry.of_kind(kind))
+    if (c->factory.default_contract.provides_resource(resource, name))
+      types.push_back(c->factory.type);
+  return types;
+}
+
 // "add [[evaluators]] type = "alignment" before line 29", or the types that could be used instead.
 std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
                                   const Registry& registry) {
@@ -81,29 +91,40 @@ void check_item_type(const std::string& type, const ComponentSite& site,
                     notes);
 }
 
-// The types of `kind` whose contract with default options provides the resource.
-std::vector<std::string> providers(Kind kind, Resource resource, const std::string& name,
-                                   const Registry& registry) {
-  std::vector<std::string> types;
-  for (const RegisteredComponent* c : registry.of_kind(kind))
-    if (c->factory.default_contract.provides_resource(resource, name))
-      types.push_back(c->factory.type);
-  return types;
-}
-
-}  // namespace
-
-void refuse_missing_feature_map(const std::string& where, const std::string& described,
-                                const SourceLocation& location, const ComponentSite& backbone,
+// A component that needs the backbone's feature map, in a pipeline whose backbone provides none:
+// one sentence naming both, and the backbones that do.
+void refuse_missing_feature_map(const ComponentSite& site, const ComponentSite& backbone,
                                 const Registry& registry, Diagnostics& diagnostics) {
   const std::vector<std::string> types =
       providers(Kind::Backbone, Resource::FeatureMap, "", registry);
   diagnostics.error(
-      location,
-      fmt::format("{} ({}) needs {}, and {} ({}) provides none", where, described,
+      site.location,
+      fmt::format("{} ({}) needs {}, and {} ({}) provides none", site.where, site.described,
                   describe_resource(Resource::FeatureMap, ""), backbone.where, backbone.described),
       {fmt::format("use a [backbone] type that provides it: {}",
                    types.empty() ? std::string("none is registered") : join(types, ", "))});
+}
+
+const ComponentSite* backbone_of(const std::vector<ComponentSite>& sites) {
+  for (const ComponentSite& site : sites)
+    if (site.kind == Kind::Backbone) return &site;
+  return nullptr;
+}
+
+}  // namespace
+
+void report_missing_facts(const ComponentSite& site, const Contract& contract,
+                          const std::vector<std::string>& missing,
+                          const std::vector<ComponentSite>& earlier, const Registry& registry,
+                          Diagnostics& diagnostics) {
+  if (diagnostics.has_errors()) return;
+  const ComponentSite* backbone = backbone_of(earlier);
+  if (backbone && contract.needs_resource(Resource::FeatureMap) &&
+      !backbone->component->contract().provides_resource(Resource::FeatureMap, ""))
+    return refuse_missing_feature_map(site, *backbone, registry, diagnostics);
+  diagnostics.error(site.location,
+                    fmt::format("{} ({}) takes {}, which no earlier table establishes", site.where,
+                                site.described, join(missing, ", ")));
 }
 
 void check_contracts(const BuiltPipeline& built, const Registry& registry,
@@ -126,8 +147,7 @@ void check_contracts(const BuiltPipeline& built, const Registry& registry,
         continue;
       if (need.met_by_conditioned_module && identity_alignment_applies(p)) continue;
       if (need.resource == Resource::FeatureMap && backbone) {
-        refuse_missing_feature_map(site.where, site.described, site.location, *backbone, registry,
-                                   diagnostics);
+        refuse_missing_feature_map(site, *backbone, registry, diagnostics);
         continue;
       }
       diagnostics.error(
