@@ -668,10 +668,11 @@ TEST(Cli, EveryExamplePipelineChecksAndTrains) {
   }
   // default.toml (DiscoverNet-Set), one pipeline per other method, the released 3-pair
   // DiscoverNet-Tra, DiscoverNet with the logistic loss, UT-Zappos, Celeb-A, a TorchScript
-  // backbone, an image folder and attribute-specific retrieval with the triplet network and CSN
-  // (the paper-variant pipelines are in paper/, run by
+  // backbone, an image folder, attribute-specific retrieval with the triplet network and CSN, and
+  // ASEN on the convnet and on the released ResNet-50 trunk (the paper-variant pipelines are in
+  // paper/, run by
   // Cli.EveryPipelineAndSuiteOfTheReproductionGuideRuns)
-  EXPECT_EQ(count, 21u);
+  EXPECT_EQ(count, 23u);
   fs::remove_all(dir);
 }
 

@@ -106,12 +106,56 @@ void check_input(const ConditionModule& m, const ItemFeatures& items, const Comp
 
 }  // namespace
 
-torch::Tensor ConditionModule::embed(const torch::Tensor& phi) {
+namespace {
+
+// φ, and each further input exactly when the module's contract needs it, of one batch.
+void check_embed_input(const ConditionModule& m, const EmbedInput& input) {
+  const torch::Tensor& phi = input.phi;
   if (!phi.defined() || phi.dim() != 2)
-    throw ComponentError(fmt::format("{}: expected φ [B, D], got {}", who(*this), shape_of(phi)));
-  torch::Tensor psi = guarded(*this, "embed", [&] { return embed_impl(phi); });
-  expect_floating(*this, "ψ", psi, {phi.size(0), num_embeddings(), output_dim()});
+    throw ComponentError(fmt::format("{}: expected φ [B, D], got {}", who(m), shape_of(phi)));
+  const auto expect = [&](Resource resource, const torch::Tensor& t, const char* shape) {
+    const bool needed = m.contract().needs_resource(resource);
+    if (needed && (!t.defined() || t.dim() != 4 || t.size(0) != phi.size(0)))
+      throw ComponentError(fmt::format("{} needs {} {} of the {} images, and was given {}", who(m),
+                                       describe_resource(resource, ""), shape, phi.size(0),
+                                       shape_of(t)));
+    if (!needed && t.defined())
+      throw ComponentError(fmt::format("{} was given {}, which its contract does not need", who(m),
+                                       describe_resource(resource, "")));
+  };
+  expect(Resource::FeatureMap, input.feature_map, "[B, C, h, w]");
+  expect(Resource::ItemImages, input.images, "[B, channels, H, W]");
+}
+
+}  // namespace
+
+torch::Tensor ConditionModule::embed(const EmbedInput& input) {
+  check_embed_input(*this, input);
+  torch::Tensor psi = guarded(*this, "embed", [&] { return embed_impl(input); });
+  expect_floating(*this, "ψ", psi, {input.phi.size(0), num_embeddings(), output_dim()});
   return psi;
+}
+
+torch::Tensor ConditionModule::embed(const torch::Tensor& phi) {
+  return embed(EmbedInput{phi});
+}
+
+torch::Tensor ConditionModule::attention_maps(const EmbedInput& input) {
+  if (!contract().provides_resource(Resource::AttentionMaps, ""))
+    throw ComponentError(fmt::format("{} was asked for {}, which its contract does not provide",
+                                     who(*this), describe_resource(Resource::AttentionMaps, "")));
+  check_embed_input(*this, input);
+  if (!input.feature_map.defined())
+    broke_contract(*this, "it provides attention maps and does not need the feature map");
+  torch::Tensor maps = guarded(*this, "attention_maps", [&] { return attention_maps_impl(input); });
+  expect_floating(
+      *this, "the attention maps", maps,
+      {input.phi.size(0), num_embeddings(), input.feature_map.size(2), input.feature_map.size(3)});
+  return maps;
+}
+
+torch::Tensor ConditionModule::attention_maps_impl(const EmbedInput&) {
+  broke_contract(*this, "its contract provides attention maps and it computes none");
 }
 
 ComparisonScores ConditionModule::score(const ItemFeatures& items, const Comparisons& comparisons) {

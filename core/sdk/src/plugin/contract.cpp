@@ -28,6 +28,12 @@ std::string resource_name(Resource resource) {
       return "reversed_scores";
     case Resource::TrainingImages:
       return "training_images";
+    case Resource::FeatureMap:
+      return "feature_map";
+    case Resource::ItemImages:
+      return "item_images";
+    case Resource::AttentionMaps:
+      return "attention_maps";
     case Resource::Alignment:
       return "alignment";
     case Resource::PairScores:
@@ -74,6 +80,12 @@ std::string describe_resource(Resource resource, const std::string& name) {
       return "the scores of the reversed triplets";
     case Resource::TrainingImages:
       return "the triplets' images";
+    case Resource::FeatureMap:
+      return "the backbone's feature map";
+    case Resource::ItemImages:
+      return "the images of the items it embeds";
+    case Resource::AttentionMaps:
+      return "per-condition attention maps over the feature map";
     case Resource::Alignment:
       return fmt::format("the alignment of embeddings with conditions ({})", name);
     case Resource::PairScores:

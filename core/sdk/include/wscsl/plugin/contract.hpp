@@ -46,6 +46,15 @@ enum class Resource {
   ReversedScores,
   // The triplet's images (the trainer passes them to losses that need them).
   TrainingImages,
+  // The backbone's last feature map [B, C, h, w] beside φ (Backbone::embed_with_map): a backbone
+  // provides it; a condition module that needs it gets it in EmbedInput::feature_map.
+  FeatureMap,
+  // The images of the items a condition module embeds (EmbedInput::images), for a module that
+  // looks at them again (ASEN++'s local branch crops them): the host passes them.
+  ItemImages,
+  // Per-condition attention maps over the feature map's positions
+  // (ConditionModule::attention_maps), [B, K, h, w]: a condition module provides them.
+  AttentionMaps,
   // The condition ↔ embedding alignment of one strategy ("ot", "exact", "greedy"), published in
   // EvalContext::shared by an earlier evaluator.
   Alignment,
