@@ -3,6 +3,10 @@
 reads (LibTorch cannot rebuild an OrderedDict, nor read files saved before PyTorch 1.6).
 
     scripts/convert-weights.py resnet18-5c106cde.pth resnet18-torchvision.pt
+    scripts/convert-weights.py resnet50-19c8e357.pth resnet50-torchvision.pt
+
+The first is what backbone/resnet18_trunk's `weights` reads, the second backbone/resnet50_trunk's
+(the file the ASEN and ASEN++ releases load).
 
 IN is anything torch.load opens that holds a state dict: torchvision's published files, a
 model.state_dict() saved with torch.save, or a training checkpoint with a "state_dict" entry

@@ -1,7 +1,9 @@
 // The explorer's page: a gallery of the index, the neighbours of a query under every condition
-// side by side, and the runs' alignment, results and curves. One module, no build step. Served by
-// `wscsl explore` it asks the server's /api; written by --static it reads the answers embedded in
-// the page (#wscsl-data) and its images from images/.
+// side by side (with --compare, the two runs' columns in pairs, condition by condition), and the
+// runs' alignment, results and curves. One module, no build step. Served by `wscsl explore` it
+// asks the server's /api; written by --static it reads the answers embedded in the page
+// (#wscsl-data) and its images from images/. A query is named as a link names it: a row of the
+// first index, a file it holds (or the end of its path), or an image given on the command line.
 const embedded = document.getElementById('wscsl-data');
 const data = embedded ? JSON.parse(embedded.textContent) : null;
 const $ = (id) => document.getElementById(id);
@@ -13,8 +15,12 @@ async function fetchJson(url, options) {
   return response.json();
 }
 
+// --static: the query a name means (as the server resolves it), among those the page holds.
+const held = (key) => data.gallery.find((i) => i.key === key || String(i.row) === key ||
+  i.label === key || i.label.endsWith(`/${key}`));
+
 const api = data ? {
-  summary: async () => data.summary,
+  summary: async () => ({ ...data.summary, conditions: data.conditions, queries: [] }),
   gallery: async (offset, limit, q) => {
     const words = q.toLowerCase().split(/\s+/).filter((w) => w);
     const text = (item) => [item.label, ...Object.entries(item.attributes).map(([c, v]) => `${c}=${v}`)]
@@ -22,31 +28,37 @@ const api = data ? {
     const items = data.gallery.filter((item) => words.every((w) => text(item).includes(w)));
     return { total: data.gallery.length, matches: items.length, offset, items: items.slice(offset, offset + limit) };
   },
-  neighbours: async (row) => {
-    const answer = data.neighbours[String(row)];
-    if (!answer) throw new Error(`This page holds no neighbours of row ${row}.`);
-    return answer;
+  neighbours: async (key, k, conditions) => {
+    const item = held(key);
+    if (!item) throw new Error(`This page holds no view of ${key}; its queries are those of the gallery.`);
+    const answer = data.neighbours[item.key];
+    const shown = (c) => !conditions.length || conditions.includes(c);
+    return { ...answer, conditions: answer.conditions.filter(shown),
+      sides: answer.sides.map((side) => side.error ? side : { ...side, conditions: side.conditions
+        .filter((c) => shown(c.condition)).map((c) => ({ ...c, neighbours: c.neighbours.slice(0, k) })) }) };
   },
   upload: null,
   image: (side, row) => `images/${side}-${row}.png`,
+  queryImage: (key) => held(key).picture,
   runFile: null,
 } : {
   summary: () => fetchJson('/api/summary'),
   gallery: (offset, limit, q) =>
     fetchJson(`/api/gallery?offset=${offset}&limit=${limit}&q=${encodeURIComponent(q)}`),
-  neighbours: (row, k, conditions) =>
-    fetchJson(`/api/neighbours?row=${row}&k=${k}&conditions=${encodeURIComponent(conditions.join(','))}`),
+  neighbours: (key, k, conditions) => fetchJson(`/api/neighbours?query=${encodeURIComponent(key)}` +
+    `&k=${k}&conditions=${encodeURIComponent(conditions.join(','))}`),
   upload: (file, k, conditions) =>
     fetchJson(`/api/neighbours?k=${k}&conditions=${encodeURIComponent(conditions.join(','))}`,
       { method: 'POST', body: file }),
   image: (side, row) => `/api/image?side=${side}&row=${row}`,
+  queryImage: (key) => `/api/image?query=${encodeURIComponent(key)}`,
   runFile: (side, path) => `/run/${side}/${path}`,
 };
 
 // The view's state, read from and written to the URL so that a view can be shared.
 const url = new URLSearchParams(location.search);
 const state = {
-  query: url.has('query') ? Number(url.get('query')) : null,
+  query: url.get('query'),
   k: Number(url.get('k')) || (data ? data.k : 10),
   conditions: url.get('conditions') ? url.get('conditions').split(',') : [],
   filter: url.get('filter') || '',
@@ -56,7 +68,7 @@ let summary = null;
 
 function saveState() {
   const p = new URLSearchParams();
-  p.set('run', summary.sides.map((s) => s.name).join(','));
+  p.set('run', summary.sides.map((s) => s.link).join(','));
   if (state.query !== null) p.set('query', state.query);
   p.set('k', state.k);
   if (state.conditions.length) p.set('conditions', state.conditions.join(','));
@@ -75,8 +87,8 @@ function element(tag, attributes = {}, ...children) {
 
 function say(text) { $('message').textContent = text; }
 
-function picture(side, row, label) {
-  const img = element('img', { src: api.image(side, row), alt: label, title: label, loading: 'lazy' });
+function picture(side, row, label, src = api.image(side, row)) {
+  const img = element('img', { src, alt: label, title: label, loading: 'lazy' });
   img.dataset.row = row;
   return img;
 }
@@ -86,11 +98,12 @@ async function showGallery() {
   const gallery = $('gallery');
   gallery.replaceChildren();
   for (const item of answer.items) {
-    const img = picture(0, item.row, item.label);
+    const img = picture(0, item.row, item.label, item.picture || api.image(0, item.row));
     img.className = 'thumb';
-    img.title = [item.label, ...Object.entries(item.attributes).map(([c, v]) => `${c}: ${v}`)].join('\n');
-    if (item.row === state.query) img.classList.add('selected');
-    img.addEventListener('click', () => { state.query = item.row; query(); });
+    img.title = [item.label, item.row === null ? 'not in the index' : `row ${item.row}`,
+      ...Object.entries(item.attributes).map(([c, v]) => `${c}: ${v}`)].join('\n');
+    if ((item.key ?? String(item.row)) === state.query) img.classList.add('selected');
+    img.addEventListener('click', () => { state.query = item.key ?? String(item.row); query(); });
     gallery.append(img);
   }
   const pages = Math.max(1, Math.ceil(answer.matches / pageSize));
@@ -105,32 +118,38 @@ function frame(same) {
   return 'unlabelled';
 }
 
-function showNeighbours(answer, queryPicture) {
-  const results = $('results');
-  results.replaceChildren();
-  answer.sides.forEach((side, i) => {
-    const box = element('div', { class: 'side', 'data-side': i }, element('h2', {}, summary.sides[i].name));
-    results.append(box);
-    if (side.error) { box.append(element('p', {}, side.error)); return; }
-    const q = side.query;
-    const attributes = Object.entries(q.attributes).map(([c, v]) => `${c}: ${v}`).join(', ');
-    box.append(element('div', { class: 'query' }, queryPicture(i, q),
-      ` query ${q.label}${attributes ? ` (${attributes})` : ''} — ${side.server_ms.toFixed(1)} ms`));
-    const columns = element('div', { class: 'columns' });
-    for (const c of side.conditions) {
-      const column = element('div', { class: 'column', 'data-condition': c.condition },
-        element('h3', {}, c.condition));
-      for (const n of c.neighbours) {
+// The neighbours under each condition, in the answer's order; with two runs each condition holds
+// a pair of columns, run A | run B. A column's head holds its run's name (and is where a picture
+// about that column would go, above its neighbours).
+function showNeighbours(answer, queryImage) {
+  const q = answer.sides[0].query;
+  const attributes = Object.entries(q.attributes).map(([c, v]) => `${c}: ${v}`).join(', ');
+  const times = answer.sides.map((side, i) =>
+    `${summary.sides[i].name}: ${side.error ?? `${side.server_ms.toFixed(1)} ms`}`).join(' | ');
+  const grid = element('div', { class: 'conditions' });
+  for (const condition of answer.conditions) {
+    const pair = element('div', { class: 'pair' });
+    answer.sides.forEach((side, i) => {
+      const head = element('div', { class: 'column-head' });
+      if (answer.sides.length > 1) head.append(element('h4', {}, summary.sides[i].name));
+      const column = element('div', { class: 'column', 'data-side': i, 'data-condition': condition }, head);
+      const found = (side.conditions || []).find((c) => c.condition === condition);
+      if (!found) column.append(element('p', { class: 'missing' },
+        side.error ? '—' : `${summary.sides[i].name} has no condition ${condition}`));
+      for (const n of found ? found.neighbours : []) {
         const entry = element('div', { class: `neighbour ${frame(n.same)}`, 'data-row': n.row,
           'data-label': n.label, 'data-same': String(n.same) },
         picture(i, n.row, n.label), element('span', {}, n.distance.toFixed(3)));
-        if (i === 0) entry.firstChild.addEventListener('click', () => { state.query = n.row; query(); });
+        entry.firstChild.addEventListener('click', () => { state.query = i === 0 ? String(n.row) : n.label; query(); });
         column.append(entry);
       }
-      columns.append(column);
-    }
-    box.append(columns);
-  });
+      pair.append(column);
+    });
+    grid.append(element('div', { class: 'condition', 'data-condition': condition },
+      element('h3', {}, condition), pair));
+  }
+  $('results').replaceChildren(element('div', { class: 'query' }, queryImage,
+    ` query ${q.label}${attributes ? ` (${attributes})` : ''} — ${times}`), grid);
 }
 
 async function query() {
@@ -140,7 +159,9 @@ async function query() {
   try {
     const answer = await api.neighbours(state.query, state.k, state.conditions);
     say('');
-    showNeighbours(answer, (side, q) => picture(side, q.row, q.label));
+    const q = answer.sides[0].query;
+    showNeighbours(answer, picture(0, q.row, q.label, q.row !== null ? api.image(0, q.row) : api.queryImage(answer.key)));
+    if (q.row !== null) $('gallery').querySelector(`img.thumb[data-row="${q.row}"]`)?.classList.add('selected');
   } catch (e) { say(e.message); }
 }
 
@@ -149,8 +170,7 @@ async function upload(file) {
   try {
     const answer = await api.upload(file, state.k, state.conditions);
     say('');
-    const shown = URL.createObjectURL(file);
-    showNeighbours(answer, () => element('img', { src: shown, alt: 'the dropped image' }));
+    showNeighbours(answer, element('img', { src: URL.createObjectURL(file), alt: 'the dropped image' }));
   } catch (e) { say(e.message); }
 }
 
@@ -197,27 +217,40 @@ function showRuns() {
 
 function conditionPicks() {
   const picks = $('condition-picks');
-  for (const c of summary.sides[0].alignment.conditions) {
-    const box = element('input', { type: 'checkbox', value: c.condition });
-    box.checked = !state.conditions.length || state.conditions.includes(c.condition);
+  for (const c of summary.conditions) {
+    const box = element('input', { type: 'checkbox', value: c });
+    box.checked = !state.conditions.length || state.conditions.includes(c);
     box.addEventListener('change', () => {
       const all = [...picks.querySelectorAll('input')];
       const on = all.filter((b) => b.checked).map((b) => b.value);
       state.conditions = on.length === all.length ? [] : on;
       query();
     });
-    picks.append(element('label', {}, box, c.condition));
+    picks.append(element('label', {}, box, c));
   }
 }
 
 async function start() {
   summary = await api.summary();
   $('sources').textContent = summary.sides.map((s) => `${s.name}: ${s.rows} images`).join(' | ');
-  const named = url.get('run');
-  if (named && named !== summary.sides.map((s) => s.name).join(','))
-    say(`This link was made for ${named}; this page shows ${summary.sides.map((s) => s.name).join(', ')}.`);
+  // A link names the runs and indexes it was made for: its rows and conditions mean nothing here.
+  const named = url.get('run'), ours = summary.sides.map((s) => s.link).join(',');
+  if (named && named !== ours) {
+    Object.assign(state, { query: null, conditions: [], filter: '', page: 0 });
+    say(`This link was made for ${named.split(',').join(' and ')}, not for ${ours.split(',').join(' and ')} shown here, so its view is not opened.`);
+  } else if (state.query === null && summary.queries.length) {
+    state.query = summary.queries[0].key;
+  }
+  if (summary.queries.length) $('queries').append(element('span', {}, 'given with --query:'));
+  for (const q of summary.queries) {
+    const img = element('img', { class: 'thumb', src: q.row !== null ? api.image(0, q.row) : api.queryImage(q.key),
+      alt: q.label, title: q.label });
+    img.addEventListener('click', () => { state.query = q.key; query(); });
+    $('queries').append(img);
+  }
+  if (data) $('k').max = data.k;
   $('k').value = state.k;
-  $('k').addEventListener('change', () => { state.k = Math.min(100, Math.max(1, Number($('k').value) || 10)); query(); });
+  $('k').addEventListener('change', () => { state.k = Math.min(Number($('k').max), Math.max(1, Number($('k').value) || 10)); query(); });
   $('filter').value = state.filter;
   $('filter').addEventListener('input', () => { state.filter = $('filter').value; state.page = 0; query(); });
   $('previous').addEventListener('click', () => { state.page -= 1; query(); });

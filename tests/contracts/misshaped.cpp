@@ -85,8 +85,8 @@ class MisshapedModule final : public wscsl::ConditionModule {
   std::int64_t output_dim() const override { return options_.input_dim; }
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override {
-    return phi.unsqueeze(1) * scales_.view({1, -1, 1});
+  torch::Tensor embed_impl(const wscsl::EmbedInput& input) override {
+    return input.phi.unsqueeze(1) * scales_.view({1, -1, 1});
   }
   wscsl::ComparisonScores score_impl(const wscsl::ItemFeatures& items,
                                      const wscsl::Comparisons& c) override {

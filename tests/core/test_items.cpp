@@ -1,11 +1,12 @@
 // Items and comparisons, what crosses the plugin boundary, and the checks ConditionModule::score
-// runs on what a module is given and returns.
+// and ::embed and Backbone::embed_with_map run on what a component is given and returns.
 #include <cmath>
 
 #include <gtest/gtest.h>
 
 #include "wscsl/error.hpp"
 #include "wscsl/nn/scoring.hpp"
+#include "wscsl/plugin/backbone.hpp"
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/pair_scores_contract.hpp"
 
@@ -92,22 +93,44 @@ TEST(Items, GatherCopiesRowsWithoutBlocksOrWithoutALayout) {
   EXPECT_TRUE(same_values.third.phi.equal(t.roles[2].phi));
 }
 
-TEST(Items, ScoreRefusesRowsTheRoleLayoutDoesNotName) {
+TEST(Items, ScoreRefusesRowsReplacedUnderTheRoleLayout) {
+  // The layout is trusted without reading a row; rows set by hand on laid-out comparisons are
+  // refused even when their values are the ones it names.
   const ByRole t = by_role();
   testing::TableModule module(1, 3, {1.0});
   Comparisons swapped = t.triplets;
   swapped.first = torch::tensor({1, 0}, torch::kLong);
-  try {
-    module.score(t.items, swapped);
-    FAIL() << "anchor rows out of the layout's order were accepted";
-  } catch (const ComponentError& e) {
-    EXPECT_NE(std::string(e.what()).find("first rows are not rows [0, 2) of the items"),
-              std::string::npos)
-        << e.what();
+  Comparisons same_values = t.triplets;
+  same_values.third = t.triplets.third.clone();
+  for (const Comparisons& replaced : {swapped, same_values}) {
+    try {
+      module.score(t.items, replaced);
+      FAIL() << "rows replaced under the role layout were accepted";
+    } catch (const ComponentError& e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    "rows are not the ones their role layout was declared with (blocks 0, 1, 2 "
+                    "from row 0)"),
+                std::string::npos)
+          << e.what();
+    }
   }
   ItemFeatures two_blocks = t.items;
   two_blocks.blocks.pop_back();
   EXPECT_THROW(module.score(two_blocks, t.triplets), ComponentError);
+}
+
+TEST(Comparisons, ReversedSlicedAndMovedKeepTheirLayoutWithTheirRows) {
+  const Comparisons c = Comparisons::triplets_by_role(4, torch::kCPU);
+  ASSERT_TRUE(c.roles.declared());
+  for (const Comparisons& kept : {c, c.reversed(), c.slice(1, 3), c.reversed().slice(2, 9),
+                                  c.without_conditions(), c.to(torch::kCPU)})
+    EXPECT_TRUE(kept.roles.holds_rows_of(kept));
+  const Comparisons r = c.reversed().slice(1, 3);
+  EXPECT_EQ(r.roles.second(), 2);
+  EXPECT_EQ(r.roles.third(), 1);
+  EXPECT_EQ(r.roles.begin(), 1);
+  EXPECT_FALSE(c.roles.holds_rows_of(c.reversed()));
+  EXPECT_FALSE(Comparisons::triplets(torch::zeros({2, 3}, torch::kLong)).roles.declared());
 }
 
 TEST(Comparisons, TripletsByRoleIndexTheRoleBlocks) {
@@ -133,7 +156,7 @@ class TripletsOnly final : public ConditionModule {
   std::int64_t output_dim() const override { return 2; }
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override { return phi.unsqueeze(1); }
+  torch::Tensor embed_impl(const EmbedInput& input) override { return input.phi.unsqueeze(1); }
   ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
     return nn::expected_distances(*this, gather(items, c), torch::ones({c.size(), 1}));
   }
@@ -176,8 +199,8 @@ class PairsWeighedApart final : public ConditionModule {
   std::int64_t output_dim() const override { return 1; }
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override {
-    return phi.reshape({phi.size(0), 2, 1});
+  torch::Tensor embed_impl(const EmbedInput& input) override {
+    return input.phi.reshape({input.phi.size(0), 2, 1});
   }
   ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
     const torch::Tensor w =
@@ -198,6 +221,114 @@ TEST(PairScoresContract, NamesEveryRuleAModuleBreaks) {
   EXPECT_EQ(
       testing::pair_scores_contract(triplets_only, testing::random_triplets(triplets_only, 4, 2)),
       "the contract does not provide pair_scores");
+}
+
+// Mean-pools a [B, 2, 2, 2] map into φ [B, 2]; `map_shape` is what it returns as its map.
+class MapBackbone final : public Backbone {
+ public:
+  explicit MapBackbone(bool provides, std::vector<std::int64_t> map_shape = {})
+      : map_shape_(std::move(map_shape)) {
+    Contract c;
+    if (provides) c.provides = {{Resource::FeatureMap}};
+    set_contract(c);
+    set_label("backbone 'pooled'");
+  }
+  std::int64_t embedding_dim() const override { return 2; }
+  std::int64_t feature_map_channels() const override { return 2; }
+
+ protected:
+  torch::Tensor forward_images(const torch::Tensor& images) override {
+    return forward_with_map(images).phi;
+  }
+  BackboneOutput forward_with_map(const torch::Tensor& images) override {
+    const torch::Tensor map = images.narrow(1, 0, 2);
+    return {map.mean({2, 3}), map_shape_.empty() ? map : torch::zeros(map_shape_)};
+  }
+
+ private:
+  std::vector<std::int64_t> map_shape_;
+};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ComponentError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FeatureMap, OnlyABackboneThatProvidesItIsAskedAndItsShapeIsChecked) {
+  const torch::Tensor images = torch::rand({3, 3, 2, 2});
+  MapBackbone provides(true);
+  const BackboneOutput out = provides.embed_with_map(images);
+  EXPECT_TRUE(out.phi.equal(provides.embed(images)));
+  EXPECT_EQ(out.feature_map.sizes(), (std::vector<std::int64_t>{3, 2, 2, 2}));
+  EXPECT_EQ(error_of([] {
+              MapBackbone(false).embed_with_map(torch::rand({1, 3, 2, 2}));
+            }),
+            "backbone 'pooled' was asked for the backbone's feature map, which its contract "
+            "does not provide");
+  EXPECT_NE(error_of([] {
+              MapBackbone(true, {1, 3, 2, 2}).embed_with_map(torch::rand({1, 3, 2, 2}));
+            }).find("its feature map is Float [1, 3, 2, 2], expected [1, 2, h, w]"),
+            std::string::npos);
+}
+
+// ψ_k = the map's channel k at position (0, 0); attention all on that position.
+class MapReader final : public ConditionModule {
+ public:
+  explicit MapReader(bool attention_shaped = true) : attention_shaped_(attention_shaped) {
+    Contract c;
+    c.needs = {{Resource::FeatureMap}};
+    c.provides = {{Resource::AttentionMaps}};
+    set_contract(c);
+    set_label("condition_module 'reader'");
+  }
+  std::int64_t num_embeddings() const override { return 2; }
+  std::int64_t output_dim() const override { return 1; }
+
+ protected:
+  torch::Tensor embed_impl(const EmbedInput& input) override {
+    return input.feature_map.select(3, 0).select(2, 0).unsqueeze(2);
+  }
+  torch::Tensor attention_maps_impl(const EmbedInput& input) override {
+    const torch::Tensor& map = input.feature_map;
+    torch::Tensor a = torch::zeros({map.size(0), 2, map.size(2), map.size(3)});
+    a.select(3, 0).select(2, 0).fill_(1);
+    return attention_shaped_ ? a : a.sum(1);
+  }
+  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
+    return nn::expected_distances(*this, gather(items, c), torch::full({c.size(), 2}, 0.5f));
+  }
+
+ private:
+  bool attention_shaped_;
+};
+
+TEST(FeatureMap, AModuleIsGivenExactlyWhatItsContractNeeds) {
+  const torch::Tensor map = torch::rand({3, 2, 4, 5});
+  const torch::Tensor phi = torch::rand({3, 2});
+  MapReader reader;
+  EXPECT_TRUE(reader.embed(EmbedInput{phi, map}).equal(map.select(3, 0).select(2, 0).unsqueeze(2)));
+  EXPECT_EQ(reader.attention_maps(EmbedInput{phi, map}).sizes(),
+            (std::vector<std::int64_t>{3, 2, 4, 5}));
+  EXPECT_EQ(error_of([&] { reader.embed(phi); }),
+            "condition_module 'reader' needs the backbone's feature map [B, C, h, w] of the 3 "
+            "images, and was given an undefined tensor");
+  EXPECT_EQ(error_of([&] {
+              reader.embed(EmbedInput{phi, map, torch::rand({3, 3, 8, 8})});
+            }),
+            "condition_module 'reader' was given the images of the items it embeds, which its "
+            "contract does not need");
+  EXPECT_NE(error_of([&] {
+              MapReader(false).attention_maps(EmbedInput{phi, map});
+            }).find("the attention maps has shape [3, 4, 5], expected [3, 2, 4, 5]"),
+            std::string::npos);
+  testing::TableModule no_maps(1, 2, {1.0});
+  EXPECT_EQ(error_of([&] { no_maps.attention_maps(EmbedInput{phi}); }),
+            "condition_module was asked for per-condition attention maps over the feature map, "
+            "which its contract does not provide");
 }
 
 }  // namespace

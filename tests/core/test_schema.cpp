@@ -291,7 +291,7 @@ TEST(Schema, KnowsTheFactsTheHostEstablishes) {
   EXPECT_FALSE(is_known_fact("backbone.embeding_dim"));
   EXPECT_EQ(nearest_fact("backbone.embeding_dim"), "backbone.embedding_dim");
   EXPECT_TRUE(is_known_fact("dataset.text_features"));
-  EXPECT_EQ(known_facts().size(), 8u);
+  EXPECT_EQ(known_facts().size(), 9u);
 }
 
 TEST(Schema, DescribesFieldsAndWritesResolvedValues) {

@@ -2,7 +2,9 @@
 port the system chooses. Used by test_server.py and test_browser.py.
 
 The folder: 24 PNG pictures (red, green or blue; five sizes of square), an attribute CSV with
-`color` and `size`, a DiscoverNet run of one epoch trained on it, and an index of the folder.
+`color` and `size` (8 pictures a split), a DiscoverNet run of one epoch trained on it, and an index
+of the folder; on demand a second method's run and index (`second_run`) and an index of the test
+split (`split_index`).
 """
 import csv
 import os
@@ -71,7 +73,7 @@ width = 4
 depth = 1
 embedding_dim = 6
 [condition_module]
-type = "discovernet"
+type = "{module}"
 [[losses]]
 type = "margin"
 [[evaluators]]
@@ -95,14 +97,28 @@ class Fixture:
         os.makedirs(self.work)
         self.folder = os.path.join(self.work, "folder")
         self.labels = make_folder(self.folder)
-        pipeline = os.path.join(self.work, "tiny.toml")
+        self.run, self.index = self.train_and_index("discovernet", "discovernet")
+
+    def train_and_index(self, name, module):
+        """A run of `module` on the folder, work/NAME, and its index of the folder, NAME/index."""
+        pipeline = os.path.join(self.work, f"{name}.toml")
         with open(pipeline, "w") as f:
-            f.write(PIPELINE.format(folder=self.folder, work=self.work))
-        self.run = os.path.join(self.work, "run")
-        self.index = os.path.join(self.work, "index")
-        self.check("train", pipeline, "--run-dir", self.run)
-        self.check("index", self.run, "--images", os.path.join(self.folder, "images"), "--out",
-                   self.index)
+            f.write(PIPELINE.format(folder=self.folder, work=self.work, module=module))
+        run = os.path.join(self.work, name)
+        self.check("train", pipeline, "--run-dir", run)
+        index = os.path.join(self.work, f"{name}.index")
+        self.check("index", run, "--images", os.path.join(self.folder, "images"), "--out", index)
+        return run, index
+
+    def second_run(self):
+        """A CSN run (told each triplet's condition) and its index of the folder."""
+        return self.train_and_index("csn", "csn_masks")
+
+    def split_index(self):
+        """An index of the first run's test split (`wscsl index --split test`)."""
+        index = os.path.join(self.work, "split.index")
+        self.check("index", self.run, "--split", "test", "--out", index)
+        return index
 
     def check(self, *arguments):
         done = subprocess.run([self.wscsl, *arguments], env=self.env, capture_output=True,

@@ -3,8 +3,12 @@
 (python3-websocket). On a tiny trained run it opens the page, clicks a gallery image, waits for the
 neighbour columns and checks their count, their condition headings and every neighbour's frame
 against the attribute CSV; drops a new image and checks it gets neighbours; reopens the view from
-its link with another k; opens two indexes side by side; and opens `--static`'s folder from
-file://. A screenshot of the page is kept as WORK_DIR/explorer.png.
+its link with another k, and from a link naming a file; refuses a link made for another index. It
+compares two runs (DiscoverNet and CSN) side by side: every condition a pair of columns, run A
+left of run B at one height, in the first run's order, the condition selection applying to both,
+and a query image outside the index shown. It checks the labels and frames of an index of the
+test split, and opens `--static`'s folder of the comparison from file://. A screenshot of the
+comparison is kept as WORK_DIR/explorer.png.
 
 Exit status 77 (ctest's SKIP_RETURN_CODE) with the reason where Chromium or python3-websocket is
 missing or Chromium cannot start.
@@ -128,8 +132,9 @@ class Browser:
         self.process.wait()
 
 
-COLUMNS = ("[...document.querySelectorAll('.side[data-side=\"0\"] .column')].map(c => "
-           "({condition: c.dataset.condition, heading: c.querySelector('h3').textContent, "
+COLUMNS = ("[...document.querySelectorAll('.column[data-side=\"0\"]')].map(c => "
+           "({condition: c.dataset.condition, "
+           "heading: c.closest('.condition').querySelector('h3').textContent, "
            "neighbours: [...c.querySelectorAll('.neighbour')].map(n => ({label: n.dataset.label, "
            "frame: n.classList.contains('same') ? true : n.classList.contains('different') ? "
            "false : null}))}))")
@@ -137,7 +142,7 @@ COLUMNS = ("[...document.querySelectorAll('.side[data-side=\"0\"] .column')].map
 
 def check_columns(browser, fx, query_label, k):
     """The columns of side 0: one per condition, k neighbours each, framed as the CSV says."""
-    browser.wait_for(f"document.querySelectorAll('.side[data-side=\"0\"] .neighbour').length "
+    browser.wait_for(f"document.querySelectorAll('.column[data-side=\"0\"] .neighbour').length "
                      f"=== {2 * k}", f"{k} neighbours in each of 2 columns")
     columns = browser.evaluate(COLUMNS)
     assert [c["heading"] for c in columns] == ["color", "size"] or \
@@ -154,6 +159,51 @@ def check_columns(browser, fx, query_label, k):
     return columns
 
 
+# Each column of the comparison: its side, condition and box.
+BOXES = ("[...document.querySelectorAll('.column')].map(c => { const r = c.getBoundingClientRect(); "
+         "return {side: Number(c.dataset.side), condition: c.dataset.condition, x: r.x, y: r.y, "
+         "right: r.right, neighbours: c.querySelectorAll('.neighbour').length}; })")
+
+
+def check_side_by_side(browser, conditions, k):
+    """Every condition a pair of columns, A left of B at one height, the pairs in `conditions`'
+    order from left to right, each column k neighbours."""
+    browser.wait_for(f"document.querySelectorAll('.column .neighbour').length === "
+                     f"{2 * len(conditions) * k}", f"{k} neighbours in 2 × {len(conditions)} columns")
+    boxes = browser.evaluate(BOXES)
+    assert [(b["condition"], b["side"]) for b in boxes] == \
+        [(c, side) for c in conditions for side in (0, 1)], f"columns {boxes}, not {conditions} × A, B"
+    for a, b in zip(boxes[::2], boxes[1::2]):
+        assert abs(a["y"] - b["y"]) < 1 and a["right"] <= b["x"], \
+            f"{a['condition']}: run B's column is not beside run A's: {a}, {b}"
+    lefts = [b["x"] for b in boxes]
+    assert lefts == sorted(lefts), f"the pairs do not run left to right: {boxes}"
+
+
+def check_comparison(browser, fx, run_b_index, photo):
+    """Two runs side by side on the same conditions in the same order, the selection applying to
+    both; a query outside the index shows its picture."""
+    with fx.serve(fx.index, "--compare", run_b_index, "--query", photo) as server:
+        browser.open(server.url + "?query=a/3.png&k=4")
+        order = browser.evaluate("[...document.querySelectorAll('#condition-picks input')]"
+                                 ".map(b => b.value)")
+        check_side_by_side(browser, order, 4)
+        check_columns(browser, fx, browser.evaluate(
+            "document.querySelector('.query img').alt"), 4)
+        browser.evaluate("window.scrollTo(0, 0)")
+        browser.screenshot(os.path.join(fx.work, "explorer.png"))
+        browser.click(f'#condition-picks input[value="{order[0]}"]')
+        check_side_by_side(browser, order[1:], 4)
+        assert f"conditions={order[1]}" in browser.evaluate("location.href"), \
+            "the link does not hold the selection"
+        browser.open(server.url)  # opens on the photo given with --query, in no index
+        browser.wait_for("document.querySelector('.query img')?.complete && "
+                         "document.querySelector('.query img').naturalWidth > 0",
+                         "the picture of the photo outside the index")
+        check_side_by_side(browser, order, 10)
+    return order
+
+
 def main(wscsl, plugins, work):
     if not os.access(CHROMIUM, os.X_OK):
         skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
@@ -162,10 +212,13 @@ def main(wscsl, plugins, work):
     except ImportError:
         skip("python3-websocket is missing (apt-get install python3-websocket)")
     fx = Fixture(wscsl, plugins, work)
-    static = os.path.join(fx.work, "static")
-    fx.check("explore", fx.index, "--static", static, "--query", "0", "--query", "3", "-k", "4")
+    _, csn_index = fx.second_run()
+    split_index = fx.split_index()
     dropped = os.path.join(fx.work, "dropped.png")
     write_png(dropped, square("green", 10), 16, 16)
+    static = os.path.join(fx.work, "static")
+    fx.check("explore", fx.index, "--compare", csn_index, "--static", static, "--query", "0",
+             "--query", dropped, "--condition", "size", "--condition", "color", "-k", "4")
     profile = tempfile.mkdtemp(prefix="wscsl-chromium-")
     browser = Browser(profile)
     try:
@@ -179,27 +232,42 @@ def main(wscsl, plugins, work):
             check_columns(browser, fx, label, 10)
             url = browser.evaluate("location.href")
             assert "query=4" in url and "k=10" in url, f"the link {url} does not hold the view"
-            browser.evaluate("window.scrollTo(0, 0)")
-            browser.screenshot(os.path.join(fx.work, "explorer.png"))
-            # The link restores the view, here with another k.
+            # The link restores the view, here with another k; a link may name the file.
             browser.open(url.replace("k=10", "k=3"))
             check_columns(browser, fx, label, 3)
+            name = "/".join(label.split("/")[-2:])
+            browser.open(url.replace("query=4", "query=" + name.replace("/", "%2F")))
+            check_columns(browser, fx, label, 10)
+            # A link made for another index is refused, in one sentence naming it.
+            browser.open(re.sub(r"run=[^&]*", "run=elsewhere.0123abcd", url))
+            message = browser.evaluate("document.getElementById('message').textContent")
+            assert "made for elsewhere.0123abcd" in message and message.endswith("not opened.") and \
+                not browser.evaluate("document.querySelectorAll('.neighbour').length"), \
+                f"a link for another index was opened: {message!r}"
+            browser.open(server.url + "?k=3")
             browser.drop("#drop", dropped)
             browser.wait_for("!!document.querySelector('.query img[alt=\"the dropped image\"]')",
                              "the dropped image's neighbours")
             check_columns(browser, fx, None, 3)
             status, _ = server.stop()
             assert status == 0, f"the server exited with {status} after Ctrl-C"
-        with fx.serve(fx.index, "--compare", fx.index) as server:
-            browser.open(server.url + "?query=2&k=5")
-            browser.wait_for("document.querySelectorAll('.side .column').length === 4",
-                             "two sides of two columns")
-            check_columns(browser, fx, browser.evaluate(
-                "document.querySelector('.side[data-side=\"0\"] .query img').alt"), 5)
+        order = check_comparison(browser, fx, csn_index, dropped)
+        with fx.serve(split_index) as server:
+            browser.open(server.url + "?k=3")
+            labels = browser.evaluate("[...document.querySelectorAll('#gallery img.thumb')]"
+                                      ".map(i => i.alt)")
+            assert labels and all(l in fx.labels for l in labels), \
+                f"the split index's images are not named by file: {labels}"
+            browser.click('#gallery img.thumb[data-row="1"]')
+            check_columns(browser, fx, labels[1], 3)
         browser.open("file://" + os.path.join(static, "index.html"))
-        browser.click('#gallery img.thumb[data-row="3"]')
-        check_columns(browser, fx, browser.evaluate(
-            "document.querySelector('#gallery img.thumb[data-row=\"3\"]').alt"), 4)
+        browser.click('#gallery img.thumb[data-row="0"]')
+        check_side_by_side(browser, order, 4)
+        browser.click('#gallery img.thumb:not([data-row="0"])')
+        browser.wait_for("document.querySelector('.query img')?.naturalWidth > 0 && "
+                         "document.querySelector('.query').textContent.includes('dropped.png')",
+                         "the static page's view of the photo outside the index")
+        check_side_by_side(browser, order, 4)
         broken = browser.evaluate("[...document.images].filter(i => i.complete && "
                                   "i.naturalWidth === 0).length")
         assert broken == 0, f"{broken} images of the static page did not load from file://"

@@ -2,7 +2,9 @@
 """`wscsl explore`'s server against a tiny trained run: its API answers (neighbours under every
 condition, framed against the attribute CSV), hostile requests each refused with a status and one
 sentence within a bound, 2,000 requests from 16 loopback connections, `--static`, and Ctrl-C; nothing
-is written to the run or the index.
+is written to the run or the index. Queries by file name and by an image given on the command line
+(served and `--static`), an index of the test split labelled by file and attribute, and a
+comparison answering on the same conditions in the same order.
 
 Usage: test_server.py WSCSL PLUGIN_DIR WORK_DIR
 """
@@ -220,16 +222,113 @@ def check_static(fx):
     expect(not os.path.exists(inside), "--static into the run wrote the folder")
 
 
+def check_queries(fx, port, photo):
+    """A query by a file's name, by an image given with --query, and names that are neither."""
+    status, body, _ = get(port, "/api/summary")
+    given = json.loads(body)["queries"]
+    expect([q["row"] for q in given] == [None], f"the summary's queries {given}")
+    status, body, _ = get(port, "/api/neighbours?query=a/3.png&k=3")
+    answer = json.loads(body) if status == 200 else {}
+    expect(status == 200 and answer["sides"][0]["query"]["label"].endswith("/images/a/3.png"),
+           f"query=a/3.png: {status} {body[:200]}")
+    status, body, _ = get(port, "/api/neighbours?query=photo.png&k=3")
+    answer = json.loads(body) if status == 200 else {}
+    expect(status == 200 and answer["sides"][0]["query"]["row"] is None and
+           answer["key"] == os.path.realpath(photo),
+           f"query=photo.png (given with --query): {status} {body[:200]}")
+    status, body, _ = get(port, "/api/image?query=photo.png")
+    expect(status == 200 and body.startswith(b"\x89PNG"), f"the given photo's picture: {status}")
+    for name, word in (("nope.png", "neither a row"), ("/etc/passwd", "neither a row"),
+                       ("99", "no row 99")):
+        status, body, _ = get(port, f"/api/image?query={name}")
+        expect(status == 400 and word in body.decode(), f"query={name}: {status} {body[:200]}")
+
+
+def check_split_and_compare(fx):
+    """An index of the test split names its rows by file and frames them by the CSV; compared
+    with the folder's index, both answer the chosen conditions in the first one's order."""
+    split = fx.split_index()
+    train_image = os.path.join(fx.folder, "images", "a", "1.png")  # of the train split
+    with fx.serve(split, "--compare", fx.index, "--query", train_image) as server:
+        status, body, _ = get(server.port, "/api/gallery?limit=100")
+        items = json.loads(body)["items"]
+        expect(0 < len(items) <= 8 and all(i["label"] in fx.labels and i["attributes"] for i in items),
+               f"the split index's gallery: {[(i['label'], i['attributes']) for i in items]}")
+        order = json.loads(get(server.port, "/api/summary")[1])["conditions"]
+        for conditions, want in (("", order), ("size", ["size"]), ("size,color", order)):
+            status, body, _ = get(server.port, f"/api/neighbours?row=2&k=4&conditions={conditions}")
+            answer = json.loads(body)
+            expect(answer["conditions"] == want, f"conditions={conditions}: {answer['conditions']}")
+            query = fx.labels[answer["sides"][0]["query"]["label"]]
+            for side in answer["sides"]:
+                expect([c["condition"] for c in side["conditions"]] == want,
+                       f"conditions={conditions}: a side answered {side}")
+                expect(side["query"]["label"] == answer["sides"][0]["query"]["label"],
+                       "the compared index was not asked for the same image")
+                for c in side["conditions"]:
+                    for n in c["neighbours"]:
+                        truth = fx.labels[n["label"]][c["condition"]] == query[c["condition"]]
+                        expect(n["same"] is truth, f"{c['condition']}, {n['label']}: framed "
+                               f"{n['same']}, the CSV says {truth}")
+        # An image of the dataset outside the split: its attributes known, its neighbours framed.
+        answer = json.loads(get(server.port, "/api/neighbours?query=a/1.png&k=3")[1])
+        query = answer["sides"][0]["query"]
+        expect(query["row"] is None and query["attributes"] == fx.labels[os.path.realpath(
+            train_image)], f"the train image as a query of the test split's index: {query}")
+        expect(all(n["same"] is not None for c in answer["sides"][0]["conditions"]
+                   for n in c["neighbours"]), "the train image's neighbours are not framed")
+        links = [s["link"] for s in json.loads(get(server.port, "/api/summary")[1])["sides"]]
+        expect(len(set(links)) == 2 and all(l.startswith("discovernet.") for l in links),
+               f"two indexes of one run have the links {links}")
+        server.stop()
+
+
+def check_static_queries(fx, photo):
+    """--static with a file name and an image outside the index as queries; a name that several
+    files of an index have is refused naming them."""
+    out = os.path.join(fx.work, "static_queries")
+    fx.check("explore", fx.index, "--static", out, "--query", "a/3.png", "--query", photo,
+             "--condition", "size", "-k", "2")
+    page = open(os.path.join(out, "index.html"), encoding="utf-8").read()
+    data = json.loads(page.split('id="wscsl-data">', 1)[1].split("</script>", 1)[0])
+    expect([i["row"] is None for i in data["gallery"]] == [False, True] and
+           data["conditions"] == ["size"], f"--static's queries {data['gallery']}")
+    expect(os.path.exists(os.path.join(out, "images", "query-0.png")),
+           "the photo outside the index has no picture")
+    twice = os.path.join(fx.work, "twice")
+    for copy in ("x", "y"):
+        write_png(os.path.join(twice, copy, "a", "3.png"), square("red", 4), 16, 16)
+    fx.check("index", fx.run, "--images", twice, "--out", os.path.join(fx.work, "twice.index"))
+    done = subprocess.run([fx.wscsl, "explore", os.path.join(fx.work, "twice.index"), "--static",
+                           os.path.join(fx.work, "static_twice"), "--query", "a/3.png"],
+                          env=fx.env, capture_output=True, text=True, timeout=120)
+    expect(done.returncode != 0 and "holds 2 files of that name" in done.stderr and
+           "x/a/3.png" in done.stderr, f"an ambiguous name: {done.returncode} {done.stderr}")
+    notes = os.path.join(fx.work, "notes.txt")
+    with open(notes, "w") as f:
+        f.write("not an image\n")
+    for query, words in (("nope.png", "neither a row"), (notes, "notes.txt")):
+        done = subprocess.run([fx.wscsl, "explore", fx.index, "--query", query], env=fx.env,
+                              capture_output=True, text=True, timeout=120)
+        expect(done.returncode != 0 and words in done.stderr and
+               done.stderr.strip().count("\n") == 0,
+               f"--query {query} was not refused in one sentence: {done.returncode} {done.stderr}")
+
+
 def main(wscsl, plugins, work):
     fx = Fixture(wscsl, plugins, work)
     before = snapshot(fx.run), snapshot(fx.index)
+    photo = os.path.join(fx.work, "photo.png")
+    write_png(photo, square("green", 6), 16, 16)
     check_static(fx)
+    check_static_queries(fx, photo)
     done = subprocess.run([fx.wscsl, "explore", fx.run], env=fx.env, capture_output=True,
                           text=True, timeout=60)
     expect(done.returncode == 1 and "is a run without an index" in done.stderr,
            f"a run without an index: {done.returncode} {done.stderr}")
-    with fx.serve(fx.index) as server:
+    with fx.serve(fx.index, "--query", photo) as server:
         check_neighbours(fx, server.port)
+        check_queries(fx, server.port, photo)
         check_hostile(fx, server.port)
         check_upload(fx, server.port)
         check_load(server.port)
@@ -240,6 +339,7 @@ def main(wscsl, plugins, work):
         expect(time.monotonic() - start < BOUND_S, "Ctrl-C took longer than the bound")
     after = snapshot(fx.run), snapshot(fx.index)
     expect(before == after, "the run or the index changed while it was explored")
+    check_split_and_compare(fx)
     print(f"{len(failures)} failures" if failures else "every check passed")
     return 1 if failures else 0
 

@@ -639,28 +639,40 @@ TEST(Cli, EveryExamplePipelineChecksAndTrains) {
       {"image_folder", " --set dataset.root=" + (dir / "folder" / "images").string() +
                            " --set dataset.attributes=" +
                            (dir / "folder" / "attributes.csv").string() + fixture_triplets}};
+  // The attribute-retrieval pipelines on a small region benchmark of their own.
+  const std::string regions = " --set dataset.root=" + (dir / "regions").string() +
+                              " --set 'dataset.generated_images=[48,16,16]'"
+                              " --set dataset.epoch_triplets=64";
+  const std::string_view attribute_prefix = "attribute_";
   std::size_t count = 0;
   for (const auto& entry : fs::directory_iterator(WSCSL_SOURCE_DIR "/examples/pipelines")) {
     if (entry.path().extension() != ".toml") continue;
     ++count;
     const std::string file = entry.path().string();
-    const auto real = real_data.find(entry.path().stem().string());
-    const std::string data = real == real_data.end() ? tiny_crb : real->second;
+    const std::string stem = entry.path().stem().string();
+    const bool attribute_retrieval = stem.rfind(attribute_prefix, 0) == 0;
+    const auto real = real_data.find(stem);
+    const std::string data =
+        attribute_retrieval ? regions : (real == real_data.end() ? tiny_crb : real->second);
     const Output checked = run_wscsl("check " + file + data);
     EXPECT_EQ(checked.status, 0) << file << "\n" << checked.text;
     const std::string run = (dir / entry.path().stem()).string();
     const Output trained = run_wscsl("train " + file + " --run-dir " + run + tiny_trainer + data);
     EXPECT_EQ(trained.status, 0) << file << "\n" << trained.text;
-    EXPECT_NE(trained.text.find("Alignment accuracy on 'test' (fitted on 'val')"),
-              std::string::npos)
+    EXPECT_NE(
+        trained.text.find(attribute_retrieval ? "Attribute-specific retrieval on 'test'"
+                                              : "Alignment accuracy on 'test' (fitted on 'val')"),
+        std::string::npos)
         << file << "\n"
         << trained.text;
   }
   // default.toml (DiscoverNet-Set), one pipeline per other method, the released 3-pair
   // DiscoverNet-Tra, DiscoverNet with the logistic loss, UT-Zappos, Celeb-A, a TorchScript
-  // backbone and an image folder (the paper-variant pipelines are in paper/, run by
+  // backbone, an image folder, attribute-specific retrieval with the triplet network and CSN, and
+  // ASEN on the convnet and on the released ResNet-50 trunk (the paper-variant pipelines are in
+  // paper/, run by
   // Cli.EveryPipelineAndSuiteOfTheReproductionGuideRuns)
-  EXPECT_EQ(count, 19u);
+  EXPECT_EQ(count, 23u);
   fs::remove_all(dir);
 }
 
@@ -994,6 +1006,53 @@ TEST(Cli, CacheListsAndRemovesTheImageStores) {
   const Output empty = run_wscsl("cache list" + cache);
   EXPECT_EQ(empty.text, "no image stores in " + (dir / "cache").string() + "\n");
   EXPECT_TRUE(fs::is_empty(dir / "cache"));
+}
+
+// `wscsl make-splits` writes the attribute-retrieval layout from an image folder, and a pipeline
+// with the [dataset] table it prints passes `check` (which loads every split) and trains, scored
+// by attribute_map on the query and candidate lines.
+TEST(Cli, MakeSplitsWritesTheAttributeRetrievalLayout) {
+  namespace fs = std::filesystem;
+  const wscsl::testing::ScratchDir scratch("cli_splits");
+  const fs::path dir = scratch.path();
+  const std::string pipeline = write_image_folder_pipeline(dir).string();
+  const fs::path out = dir / "splits";
+  const Output made =
+      run_wscsl("make-splits " + pipeline + " --out " + out.string() +
+                " --query-fraction 0.5 --seed 3 --set 'dataset.conditions=[\"color\"]'");
+  ASSERT_EQ(made.status, 0) << made.text;
+  // 24 images in blocks of 8 per split: 4 query and 4 candidate images in valid and test.
+  EXPECT_NE(made.text.find("valid split: 4 query images (4 lines), 4 candidate images (4 lines)"),
+            std::string::npos)
+      << made.text;
+  EXPECT_EQ(read_text(out / "filenames_train.txt").substr(0, 9), "b/0.jpg\na");
+  EXPECT_EQ(read_text(out / "label_train.txt").substr(0, 6), "0 0 2\n");  // red: value 2 of 3
+  EXPECT_NE(read_text(out / "dataset.toml").find("attributes = [\"color\"]\nvalues = [3]"),
+            std::string::npos);
+  std::ofstream(dir / "splits.toml")
+      << read_text(out / "dataset.toml")
+      << "image_size = 8\nepoch_triplets = 16\ndecode_threads = 1\n"
+         "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 1\n"
+         "[condition_module]\ntype = \"csn_masks\"\n[[losses]]\ntype = \"margin\"\n"
+         "[[evaluators]]\ntype = \"attribute_map\"\n"
+         "[trainer]\nepochs = 1\nbatch_size = 8\nthreads = 1\n";
+  const Output checked = run_wscsl("check " + (dir / "splits.toml").string());
+  EXPECT_EQ(checked.status, 0) << checked.text;
+  const Output trained =
+      run_wscsl("train " + (dir / "splits.toml").string() + " --run-dir " + (dir / "run").string());
+  EXPECT_EQ(trained.status, 0) << trained.text;
+  EXPECT_NE(trained.text.find("Attribute-specific retrieval on 'test'"), std::string::npos)
+      << trained.text;
+
+  const Output numeric = run_wscsl("make-splits " + pipeline + " --out " + out.string() +
+                                   " --set 'dataset.numeric=[\"size\"]'");
+  EXPECT_EQ(numeric.status, 1);
+  EXPECT_NE(numeric.text.find("condition 'size' is numeric"), std::string::npos) << numeric.text;
+  const Output fraction =
+      run_wscsl("make-splits " + pipeline + " --out " + out.string() + " --query-fraction 1");
+  EXPECT_NE(fraction.text.find("--query-fraction 1 leaves no queries or no candidates"),
+            std::string::npos)
+      << fraction.text;
 }
 
 TEST(Cli, MakeTripletsAndExportWriteTheCsnLayout) {

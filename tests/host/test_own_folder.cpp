@@ -290,4 +290,9 @@ TEST(Tutorial, EveryCommandRuns) {
   EXPECT_NE(table.find("| discovernet |"), std::string::npos) << table;
   EXPECT_NE(table.find("| csn |"), std::string::npos) << table;
   EXPECT_TRUE(fs::exists(dir.path() / "runs" / "discovernet" / "embeddings" / "alignment.json"));
+  // The comparison page holds both runs' answers for the two queries it names.
+  const std::string page = read_text(dir.path() / "comparison_page" / "index.html");
+  EXPECT_NE(page.find("\"name\":\"csn\""), std::string::npos);
+  EXPECT_NE(page.find("square/0005.png"), std::string::npos);
+  EXPECT_NE(page.find("disc/0002.png"), std::string::npos);
 }

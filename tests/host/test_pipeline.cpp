@@ -219,6 +219,34 @@ TEST(Contracts, ALossNeedingMaskNormsNeedsAModuleThatHasThem) {
   EXPECT_NE(d.all()[0].notes[0].find("csn_masks"), std::string::npos);
 }
 
+TEST(Contracts, AModuleThatNeedsTheFeatureMapIsRefusedWithABackboneThatHasNone) {
+  const std::string model =
+      "[backbone]\ntype = \"vae_encoder\"\n\n[condition_module]\ntype = \"asen\"\n\n"
+      "[[losses]]\ntype = \"margin\"\n";
+  const std::string text = with_evaluators("[[evaluators]]\ntype = \"triplet_accuracy\"\n", model);
+  const Diagnostics d = build_errors(text);
+  ASSERT_EQ(d.error_count(), 1u) << d.format();
+  EXPECT_EQ(d.all()[0].where.line, line_of(text, "[condition_module]"));
+  const std::string& message = d.all()[0].message;
+  EXPECT_EQ(message.find("[condition_module] (condition_module 'asen'"), 0u) << message;
+  EXPECT_NE(message.find("needs the backbone's feature map, and [backbone] (backbone "
+                         "'vae_encoder'"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("provides none"), std::string::npos) << message;
+  ASSERT_EQ(d.all()[0].notes.size(), 1u);
+  EXPECT_EQ(d.all()[0].notes[0].find("use a [backbone] type that provides it: "), 0u);
+  for (const char* type : {"convnet", "resnet18_trunk", "resnet50_trunk"})
+    EXPECT_NE(d.all()[0].notes[0].find(type), std::string::npos) << d.all()[0].notes[0];
+  // With the convnet, which provides its map, the same module builds.
+  const std::string convnet =
+      "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 2\n\n[condition_module]\n"
+      "type = \"asen\"\n\n[[losses]]\ntype = \"margin\"\n";
+  EXPECT_TRUE(
+      build_errors(with_evaluators("[[evaluators]]\ntype = \"triplet_accuracy\"\n", convnet))
+          .empty());
+}
+
 TEST(Contracts, LossesGetOnlyWhatTheyNeed) {
   std::string text = test::tiny_pipeline();
   text.replace(text.find("type = \"margin\""), 15,

@@ -53,3 +53,30 @@ TEST(Probe, ASkippedComponentIsReplacedByRandomTensorsOfItsDeclaredShapes) {
             (std::vector<std::string>{"φ skipped (random [12, 8])", "ψ skipped (random [12, 4, 8])",
                                       "weights skipped (random [4, 4])", "loss 'margin'"}));
 }
+
+namespace {
+
+// The tiny pipeline with ASEN on the convnet's last feature map (8 channels, 16 × 16).
+std::string asen_pipeline() {
+  std::string text = test::tiny_pipeline();
+  const std::string module = "type = \"discovernet\"\npairs = 2";
+  text.replace(text.find(module), module.size(),
+               "type = \"asen\"\nattribute_dim = 8\ncommon_dim = 4\nembedding_dim = 6");
+  return text;
+}
+
+}  // namespace
+
+TEST(Probe, AModuleThatNeedsTheFeatureMapIsGivenItAndItsAttentionMapsRun) {
+  const ProbeReport report = probe_pipeline(test::built_pipeline(asen_pipeline()), {});
+  // 4 conditions (Fashion-CRB's); the convnet's two stages pool its 32-px images once, to 16 × 16.
+  EXPECT_EQ(report.ran,
+            (std::vector<std::string>{
+                "φ Float [12, 8]", "ψ Float [12, 4, 6]", "weights Float [4, 4]", "loss 'margin'",
+                "attention maps Float [4, 4, 16, 16]", "the evaluators' inputs"}));
+  // A skipped backbone's map is made up with its declared channels.
+  const ProbeReport skipped =
+      probe_pipeline(test::built_pipeline(asen_pipeline()), {Kind::Backbone});
+  EXPECT_EQ(skipped.ran.at(1), "ψ Float [12, 4, 6]");
+  EXPECT_EQ(skipped.ran.at(4), "attention maps Float [4, 4, 7, 7]");
+}

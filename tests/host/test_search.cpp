@@ -275,6 +275,46 @@ std::string png_announcing(const fs::path& dir, std::uint32_t width, std::uint32
   return png;
 }
 
+// Fashion-CRB renders its images and declares no way to prepare an image file: its splits are
+// indexed and shown, and image files are refused naming the dataset, before anything is written.
+TEST_F(Search, ARunOfAGeneratedDatasetIndexesItsSplitsAndRefusesImageFiles) {
+  const fs::path pipeline = dir() / "rendered.toml";
+  std::ofstream(pipeline)
+      << "[dataset]\ntype = \"fashion_crb\"\ntrain_items = 16\nval_items = 8\n"
+         "test_items = 8\ntrain_triplets = 8\nval_triplets = 8\n"
+         "test_triplets = 8\n"
+         "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 1\n"
+         "embedding_dim = 6\n"
+         "[condition_module]\ntype = \"discovernet\"\n"
+         "[[losses]]\ntype = \"margin\"\n"
+         "[[evaluators]]\ntype = \"alignment\"\n"
+         "[trainer]\nepochs = 1\nbatch_size = 4\nthreads = 1\ndevice = \"cpu\"\n";
+  const std::string run = (dir() / "rendered").string();
+  const Output trained = run_wscsl("train " + pipeline.string() + " --run-dir " + run);
+  ASSERT_EQ(trained.status, 0) << trained.text;
+  const fs::path index = dir() / "rendered_index";
+  const Output files =
+      run_wscsl("index " + run + " --images " + images().string() + " --out " + index.string());
+  EXPECT_EQ(files.status, 1);
+  EXPECT_TRUE(contains(files.text,
+                       "generates its images and declares no way to prepare an image "
+                       "file, so " +
+                           images().string()))
+      << files.text;
+  EXPECT_FALSE(fs::exists(index));
+  const Output split = run_wscsl("index " + run + " --split test --out " + index.string());
+  ASSERT_EQ(split.status, 0) << split.text;
+  const fs::path nearest = dir() / "rendered_nearest.png";
+  const Output by_row =
+      run_wscsl("search " + index.string() + " --item 0 -k 2 --picture " + nearest.string());
+  EXPECT_EQ(by_row.status, 0) << by_row.text;
+  EXPECT_TRUE(fs::exists(nearest));
+  const Output query =
+      run_wscsl("search " + index.string() + " --query " + (images() / "a" / "1.png").string());
+  EXPECT_EQ(query.status, 1);
+  EXPECT_TRUE(contains(query.text, "so " + (images() / "a" / "1.png").string())) << query.text;
+}
+
 TEST_F(Search, BadInputIsOneSentenceNamingTheFileAndWritesNothing) {
   const std::string run = train(dir(), "bad", "type = \"discovernet\"\n");
   const fs::path index = dir() / "bad_index";

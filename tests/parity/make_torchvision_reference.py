@@ -10,6 +10,10 @@ python3-torch, python3-torchvision and python3-pil (the libraries researchers us
                          after scripts/convert-weights.py
   trunk_reference.pt     {"images": [4,3,112,112], "features": layer3 → AvgPool2d(7) [4,256],
                          "phi": fc_embed(features) [4,64]}, in eval mode
+  resnet50.pt            torchvision's resnet50() (seeded, batch norm statistics randomised) as
+                         scripts/convert-weights.py writes it, layer4 and fc included
+  resnet50_reference.pt  {"images": [2,3,64,64], "layer3": [2,1024,4,4], "layer4": [2,2048,2,2]},
+                         the maps after layer3 and layer4 in eval mode
   images/*               8 JPEG and PNG files of different sizes and modes, made of Fashion-MNIST
                          photographs (Debian's dataset-fashion-mnist)
   images_reference.pt    {file name: Image.open(f).convert("RGB") → Resize(112) → CenterCrop(112),
@@ -37,9 +41,7 @@ CONVERT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "
                        "convert-weights.py")
 
 
-def write_networks(out):
-    torch.manual_seed(0)
-    model = torchvision.models.resnet18()
+def randomise_batch_norm(model):
     with torch.no_grad():  # non-trivial batch norm, as a trained network has
         for m in model.modules():
             if isinstance(m, torch.nn.BatchNorm2d):
@@ -47,6 +49,12 @@ def write_networks(out):
                 m.bias.uniform_(-0.2, 0.2)
                 m.running_mean.uniform_(-0.3, 0.3)
                 m.running_var.uniform_(0.5, 2.0)
+
+
+def write_networks(out):
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18()
+    randomise_batch_norm(model)
     fc_embed = torch.nn.Linear(256, 64)
     model.eval()
 
@@ -69,6 +77,24 @@ def write_networks(out):
         phi = fc_embed(features)
     torch.save({"images": images, "features": features, "phi": phi},
                os.path.join(out, "trunk_reference.pt"))
+
+
+def write_resnet50(out):
+    torch.manual_seed(2)
+    model = torchvision.models.resnet50()
+    randomise_batch_norm(model)
+    model.eval()
+    torch.save(model.state_dict(), os.path.join(out, "resnet50_ordered.pt"))
+    subprocess.run([sys.executable, CONVERT, os.path.join(out, "resnet50_ordered.pt"),
+                    os.path.join(out, "resnet50.pt")], check=True)
+    os.remove(os.path.join(out, "resnet50_ordered.pt"))
+    images = torch.randn(2, 3, 64, 64, generator=torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        x = model.maxpool(model.relu(model.bn1(model.conv1(images))))
+        layer3 = model.layer3(model.layer2(model.layer1(x)))
+        layer4 = model.layer4(layer3)
+    torch.save({"images": images, "layer3": layer3, "layer4": layer4},
+               os.path.join(out, "resnet50_reference.pt"))
 
 
 def fashion_mnist(count):
@@ -134,6 +160,7 @@ def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     write_networks(out)
+    write_resnet50(out)
     write_images(out)
 
 

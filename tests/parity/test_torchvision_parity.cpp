@@ -1,16 +1,21 @@
 // wscsl against the libraries researchers use, on what make_torchvision_reference.py wrote with
 // Debian's python3-torch, python3-torchvision and python3-pil (WSCSL_PARITY_DIR): the ResNet-18
-// trunk loaded from torchvision's state dicts gives torchvision's features and φ, and real JPEG and
-// PNG files decode, resize and crop to PIL + torchvision's bytes.
+// trunk loaded from torchvision's state dicts gives torchvision's features and φ, the ResNet-50
+// trunk torchvision's maps after layer3 and layer4, and real JPEG and PNG files decode, resize and
+// crop to PIL + torchvision's bytes.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <tuple>
+
+#include <fmt/format.h>
 
 #include "resnet18_trunk.hpp"
 #include "wscsl/data/image_file.hpp"
 #include "wscsl/data/resample.hpp"
 #include "wscsl/nn/state_dict.hpp"
+#include "wscsl/testing/harness.hpp"
 
 namespace fs = std::filesystem;
 using namespace wscsl;
@@ -74,6 +79,35 @@ TEST(TorchvisionParity, TrunkGivesTorchvisionsFeaturesAndPhi) {
     EXPECT_LE(max_difference(trunk_from(dir / converted)->features(images), features),
               kernel_tolerance(features))
         << converted;
+}
+
+// The same bound for the ResNet-50 trunk on 64-px images: the longest path is conv1 (7·7·3), then
+// per bottleneck its 1×1, 3×3 and 1×1 convolutions, (in + 9·planes + planes) multiply-adds — 2,496
+// over layer1, 6,912 over layer2, 20,992 over layer3 and 20,480 over layer4 — so 30,547 to layer3
+// and 51,027 to layer4.
+double resnet50_tolerance(const torch::Tensor& reference, double path) {
+  constexpr double u = 5.9604644775390625e-8;
+  return path * u * reference.abs().max().item<double>();
+}
+
+TEST(TorchvisionParity, Resnet50TrunkGivesTorchvisionsMapsAfterLayer3AndLayer4) {
+  const fs::path dir = reference_dir();
+  const nn::StateDict reference = nn::read_state_dict(dir / "resnet50_reference.pt");
+  const torch::Tensor images = entry(reference, "images");
+  torch::NoGradGuard no_grad;
+  for (const auto& [last_layer, name, path] :
+       {std::tuple{3, "layer3", 30547.0}, std::tuple{4, "layer4", 51027.0}}) {
+    const auto trunk =
+        wscsl::testing::build<Backbone>("resnet50_trunk",
+                                        fmt::format("last_layer = {}\nweights = \"{}\"", last_layer,
+                                                    (dir / "resnet50.pt").string()),
+                                        wscsl::testing::with_images({}, 3, 64, 64));
+    trunk->eval();
+    const torch::Tensor expected = entry(reference, name);
+    EXPECT_LE(max_difference(trunk->embed_with_map(images).feature_map, expected),
+              resnet50_tolerance(expected, path))
+        << name;
+  }
 }
 
 TEST(TorchvisionParity, UnconvertedTorchvisionFilesAreRefusedWithTheWayOut) {

@@ -49,18 +49,15 @@ void check_condition_names(const std::vector<std::string>& names, const std::str
                                  name));
 }
 
-at::Tensor imagenet_mean() {
-  return torch::tensor({0.485, 0.456, 0.406}, torch::kFloat).view({1, 3, 1, 1});
-}
-
-at::Tensor imagenet_std() {
-  return torch::tensor({0.229, 0.224, 0.225}, torch::kFloat).view({1, 3, 1, 1});
-}
-
 ImageDataset::ImageDataset(const ImageDatasetOptions& options)
-    : options_(options), bad_(options.max_bad_rows), mean_(imagenet_mean()), std_(imagenet_std()) {}
+    : options_(options), bad_(options.max_bad_rows) {}
 
 ImageDataset::~ImageDataset() = default;
+
+ImagePreparation ImageDataset::preparation() const {
+  return {FilePreparation::ResizeCenterCrop, options_.normalize, options_.image_size,
+          options_.max_image_pixels,         options_.cache_dir, options_.cache_limit_mb << 20};
+}
 
 DatasetInfo ImageDataset::image_info(std::vector<ConditionInfo> conditions,
                                      std::vector<Split> splits) const {
@@ -68,6 +65,7 @@ DatasetInfo ImageDataset::image_info(std::vector<ConditionInfo> conditions,
   d.conditions = std::move(conditions);
   d.channels = 3;
   d.height = d.width = options_.image_size;
+  d.images = preparation();
   d.splits = std::move(splits);
   return d;
 }
@@ -100,7 +98,7 @@ void ImageDataset::check_images(const std::vector<std::int64_t>& ids) {
     const auto i = static_cast<std::size_t>(id);
     if (reported_[i] || !unusable(id)) continue;
     reported_[i] = true;
-    bad_.reject(list.index, list.entries[i].line, store_->problem(id));
+    bad_.reject(list.listing(i), list.entries[i].line, store_->problem(id));
   }
 }
 
@@ -156,7 +154,7 @@ at::Tensor ImageDataset::load_images(Split, const at::Tensor& ids, const ImageRe
   for (std::int64_t id : wanted)
     if (unusable(id))
       throw DataError(fmt::format("image {} ({}:{}) is unusable and was skipped", id,
-                                  list.index.string(),
+                                  list.listing(static_cast<std::size_t>(id)).string(),
                                   list.entries[static_cast<std::size_t>(id)].line));
   at::Tensor batch = store_->gather(wanted);
   if (request.augment && options_.flip) {
@@ -170,15 +168,7 @@ at::Tensor ImageDataset::load_images(Split, const at::Tensor& ids, const ImageRe
                           size);
     }
   }
-  at::Tensor out = batch.to(torch::kFloat).div_(255);
-  switch (options_.normalize) {
-    case Normalization::ImageNet:
-      out.sub_(mean_).div_(std_);
-      break;
-    case Normalization::None:
-      break;
-  }
-  return out;
+  return model_input(preparation(), batch);
 }
 
 }  // namespace wscsl

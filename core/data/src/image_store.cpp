@@ -220,6 +220,11 @@ void build(const fs::path& path, const ImageList& images, const ImageStoreOption
 
 }  // namespace
 
+const fs::path& ImageList::listing(std::size_t id) const {
+  const fs::path& own = entries[id].listed_in;
+  return own.empty() ? index : own;
+}
+
 fs::path image_cache_dir(const std::string& cache_dir) {
   if (!cache_dir.empty()) return cache_dir;
   const char* xdg = std::getenv("XDG_CACHE_HOME");

@@ -21,7 +21,8 @@ TableModule::TableModule(std::int64_t num_embeddings, std::int64_t dim, std::vec
   set_contract(pair_scoring());
 }
 
-torch::Tensor TableModule::embed_impl(const torch::Tensor& phi) {
+torch::Tensor TableModule::embed_impl(const EmbedInput& input) {
+  const torch::Tensor& phi = input.phi;
   return phi.reshape({phi.size(0), k_, e_});
 }
 

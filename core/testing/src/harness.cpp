@@ -80,4 +80,10 @@ Facts with_images(Facts base, std::int64_t channels, std::int64_t height, std::i
   return base;
 }
 
+Facts with_feature_map(Facts base, std::int64_t channels) {
+  base.set(wscsl::facts::backbone_feature_map_channels.name, ConfigNode::integer(channels),
+           "the test");
+  return base;
+}
+
 }  // namespace wscsl::testing

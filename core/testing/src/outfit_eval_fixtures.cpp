@@ -35,7 +35,8 @@ FixedDataset three_type_outfit_dataset(std::int64_t images, std::optional<Outfit
   return FixedDataset(three_type_outfit_info(), {{Split::Test, split}});
 }
 
-torch::Tensor ConditionPicker::embed_impl(const torch::Tensor& phi) {
+torch::Tensor ConditionPicker::embed_impl(const EmbedInput& input) {
+  const torch::Tensor& phi = input.phi;
   return phi.reshape({phi.size(0), k_, e_});
 }
 

@@ -29,8 +29,8 @@ GatedExplainer::GatedExplainer(const Options& options)
   gates_ = register_parameter("gates", torch::randn({k_, d_}) * options.gate_init_std);
 }
 
-torch::Tensor GatedExplainer::embed_impl(const torch::Tensor& phi) {
-  const torch::Tensor gated = phi.unsqueeze(1) * torch::sigmoid(gates_).unsqueeze(0);
+torch::Tensor GatedExplainer::embed_impl(const wscsl::EmbedInput& input) {
+  const torch::Tensor gated = input.phi.unsqueeze(1) * torch::sigmoid(gates_).unsqueeze(0);
   return gated / gated.norm(2, {-1}, true).clamp_min(1e-12);
 }
 

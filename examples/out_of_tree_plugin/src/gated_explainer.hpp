@@ -32,7 +32,7 @@ class GatedExplainer final : public wscsl::ConditionModule {
   std::int64_t output_dim() const override { return d_; }
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  torch::Tensor embed_impl(const wscsl::EmbedInput& input) override;
   // Triplets only: the weights contrast a comparison's distances to its second and third items,
   // so a pair has no weights (the contract does not provide PairScores; the SDK refuses pairs).
   wscsl::ComparisonScores score_impl(const wscsl::ItemFeatures& items,

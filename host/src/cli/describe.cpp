@@ -45,7 +45,7 @@ std::vector<std::string> contract_lines(const Contract& contract) {
     lines.push_back("needs " + describe_resource(n.resource, n.name) +
                     (n.met_by_conditioned_module
                          ? " (met without it by a conditioned module with one embedding per "
-                           "condition)"
+                           "condition, or a module with one embedding)"
                          : ""));
   std::vector<std::string> metrics;
   for (const MetricSpec& m : contract.metrics)

@@ -22,23 +22,28 @@ ExploreCommand::ExploreCommand(CLI::App& app) {
   command_->add_option("--run", a.run,
                        "The run of the target index (default: the one the index names)");
   command_->add_option("--compare", a.compare,
-                       "A second index or run shown beside the first, on the same queries");
+                       "A second index or run shown beside the first, condition by condition, on "
+                       "the same queries");
   command_->add_option("--compare-run", a.compare_run,
                        "The run of the --compare index (default: the one the index names)");
   command_->add_option("--host", a.host, "Address to listen on")->capture_default_str();
   command_->add_option("--port", a.port, "Port to listen on (0: one the system chooses)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
-  command_->add_option("--static", a.static_out,
-                       "Write the views of --query rows as a folder of HTML and images instead of "
-                       "serving");
-  command_->add_option("--query", a.queries, "--static: a query row of the index (repeatable)")
-      ->check(CLI::NonNegativeNumber);
+  command_->add_option(
+      "--static", a.static_out,
+      "Write the views of the --query queries as a folder of HTML and images instead of "
+      "serving");
+  command_->add_option("--query", a.queries,
+                       "A query (repeatable): a row of the index, a file it holds (its path or "
+                       "the end of it), or an image file; --static shows these, the page opens on "
+                       "the first");
   command_->add_option("-k", a.k, "Neighbours per condition (--static)")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, explore::kMaxNeighbours));
   command_->add_option("--condition", a.conditions,
-                       "--static: a condition to show (repeatable; default: every condition)");
+                       "--static: a condition to show, for both runs (repeatable; default: every "
+                       "condition)");
 }
 
 int ExploreCommand::run(const GlobalOptions& global) {
@@ -52,18 +57,21 @@ int ExploreCommand::run(const GlobalOptions& global) {
   for (const auto& s : owned)
     sources.push_back(s.get());
 
+  const explore::QueryNames queries(*sources[0], args_.queries);
   if (!args_.static_out.empty()) {
-    explore::StaticExport request{args_.static_out, args_.queries, args_.k, args_.conditions};
+    explore::StaticExport request{args_.static_out, queries.given(), args_.k, args_.conditions};
     if (request.queries.empty())
-      for (std::int64_t i = 0; i < std::min<std::int64_t>(8, sources[0]->rows()); ++i)
-        request.queries.push_back(i * sources[0]->rows() /
-                                  std::min<std::int64_t>(8, sources[0]->rows()));
+      for (std::int64_t i = 0; i < std::min<std::int64_t>(8, sources[0]->rows()); ++i) {
+        const std::int64_t row =
+            i * sources[0]->rows() / std::min<std::int64_t>(8, sources[0]->rows());
+        request.queries.push_back({std::to_string(row), row, {}});
+      }
     explore::write_static(sources, request);
     fmt::print("wrote {} ({} queries): open {}\n", args_.static_out.string(),
                request.queries.size(), (args_.static_out / "index.html").string());
     return 0;
   }
-  explore::ExploreRoutes routes(sources);
+  explore::ExploreRoutes routes(sources, queries);
   explore::HttpServer server(args_.host, static_cast<unsigned short>(args_.port), {},
                              [&routes](const explore::HttpRequest& r) { return routes(r); });
   fmt::print("explore: serving {} ({} images) at http://{}:{}/ — Ctrl-C stops\n",

@@ -20,7 +20,7 @@ struct ExploreArgs {
   std::string host = "127.0.0.1";
   int port = 8765;
   std::filesystem::path static_out;
-  std::vector<std::int64_t> queries;  // --static's query rows
+  std::vector<std::string> queries;  // rows, files of the index, or image files
   std::int64_t k = 10;
   std::vector<std::string> conditions;
 };

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "explore_command.hpp"
 #include "launcher.hpp"
+#include "make_splits_command.hpp"
 #include "search_commands.hpp"
 #include "triplet_files.hpp"
 #include "wscsl/error.hpp"
@@ -181,6 +182,7 @@ int main(int argc, char** argv) {
   describe_cmd->add_flag("--markdown", describe_markdown, "The options as a Markdown table");
 
   SearchCommands search_commands(app);
+  MakeSplitsCommand make_splits_command(app);
   ExploreCommand explore_command(app);
 
   CacheArgs cache;
@@ -262,6 +264,7 @@ int main(int argc, char** argv) {
     if (export_weights_cmd->parsed()) return run_export_weights(global, export_weights);
     if (plugins_cmd->parsed()) return run_plugins(global, plugins_json);
     if (search_commands.parsed()) return search_commands.run(global);
+    if (make_splits_command.parsed()) return make_splits_command.run(global);
     if (explore_command.parsed()) return explore_command.run(global);
     if (cache_list_cmd->parsed()) return run_cache_list(cache);
     if (cache_remove_cmd->parsed()) return run_cache_remove(cache);

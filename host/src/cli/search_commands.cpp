@@ -205,10 +205,7 @@ int run_search(const GlobalOptions& global, const SearchArgs& args) {
   }
   if (!args.picture.empty()) {
     const torch::Tensor query_picture =
-        by_item ? searcher.picture(args.item)
-                : search::read_query_pixels(searcher.model(), args.query, args.query.string())[0]
-                      .to(torch::kFloat)
-                      .div(255);
+        by_item ? searcher.picture(args.item) : search::file_picture(searcher.model(), args.query);
     std::vector<plot::NeighbourBlock> blocks;
     for (const search::ConditionNeighbours& r : results) {
       plot::NeighbourRow row;

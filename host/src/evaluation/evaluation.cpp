@@ -47,6 +47,9 @@ EvaluatedImages evaluated_images(const SplitData& data) {
     referenced.insert(referenced.end(), {o.compatibility.outfits.items, o.blanks.questions.items,
                                          o.blanks.candidates.reshape({-1})});
   }
+  if (data.attribute_queries)
+    referenced.insert(referenced.end(), {data.attribute_queries->queries.select(1, 0),
+                                         data.attribute_queries->candidates.select(1, 0)});
   auto [ids, inverse, counts] =
       at::_unique2(torch::cat(referenced), /*sorted=*/true, /*return_inverse=*/true);
   (void)counts;

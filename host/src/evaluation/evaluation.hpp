@@ -11,8 +11,9 @@
 
 namespace wscsl::host {
 
-// The rows of a split's embedding table: every image its triplets, compatibility lines and
-// questions reference, once, ascending (`ids` [M]); and its triplets as rows ([T, 3]).
+// The rows of a split's embedding table: every image its triplets, compatibility lines,
+// questions and attribute-retrieval query and candidate lines reference, once, ascending (`ids`
+// [M]); and its triplets as rows ([T, 3]).
 struct EvaluatedImages {
   torch::Tensor ids;
   torch::Tensor triplet_rows;

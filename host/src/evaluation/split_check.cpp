@@ -54,6 +54,8 @@ std::string wanted(Resource need) {
       return "compatibility lines of both labels";
     case Resource::BlankQuestions:
       return "fill-in-the-blank questions";
+    case Resource::QueryLines:
+      return "query lines with candidates of their attribute";
     default:
       return describe_resource(need, {});
   }
@@ -94,6 +96,20 @@ std::string lacking(Resource need, const SplitData& data, const Dataset& dataset
         return fmt::format("{} has no fill-in-the-blank questions for it", dataset.label());
       if (data.outfits->blanks.questions.size() > 0) return {};
       return fmt::format("it holds none (read from {})", data.files.blanks.string());
+    case Resource::QueryLines: {
+      if (!data.attribute_queries)
+        return fmt::format("{} has no query lines for it", dataset.label());
+      const AttributeQueries& lines = *data.attribute_queries;
+      const auto conditions = [](const torch::Tensor& t) { return t.select(1, 1); };
+      if (lines.queries.size(0) > 0 &&
+          torch::isin(conditions(lines.queries), conditions(lines.candidates)).any().item<bool>())
+        return {};
+      return fmt::format(
+          "it holds {} query lines and {} candidate lines, none of a query's "
+          "attribute (read from {} and {})",
+          lines.queries.size(0), lines.candidates.size(0), data.files.queries.string(),
+          data.files.candidates.string());
+    }
     default:
       return {};
   }
@@ -114,6 +130,10 @@ std::string remedy(Resource need, const NamedEvaluator& e, Split split, const Sp
     case Resource::BlankQuestions:
       if (data.files.blanks.empty()) return leave;
       return fmt::format("give the file its questions, or {}", leave);
+    case Resource::QueryLines:
+      if (data.files.queries.empty()) return leave;
+      return fmt::format("give the files query and candidate lines of the same attribute, or {}",
+                         leave);
     default:
       return fmt::format("give the {} split what it lacks, or {}", split_name(split), leave);
   }

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "web_assets.hpp"
 #include "wscsl/error.hpp"
@@ -38,20 +40,18 @@ std::int64_t number(const HttpRequest& request, const std::string& name, std::in
   return value;
 }
 
-std::vector<std::string> conditions(const HttpRequest& request, const search::ExploreSource& s) {
+std::vector<std::string> conditions(const HttpRequest& request,
+                                    const std::vector<search::ExploreSource*>& sources) {
   const auto it = request.query.find("conditions");
-  std::vector<std::string> out;
-  if (it == request.query.end() || it->second.empty() || it->second == "all") return out;
-  const std::vector<std::string> known = s.conditions();
-  std::istringstream list(it->second);
-  for (std::string name; std::getline(list, name, ',');) {
-    if (std::find(known.begin(), known.end(), name) == known.end())
-      throw Refusal{400,
-                    fmt::format("conditions={}: {} has no condition '{}'", it->second.substr(0, 80),
-                                s.index().string(), name.substr(0, 40))};
-    out.push_back(name);
+  std::vector<std::string> chosen;
+  if (it != request.query.end() && !it->second.empty() && it->second != "all") {
+    std::istringstream list(it->second);
+    for (std::string name; std::getline(list, name, ',');)
+      chosen.push_back(name.substr(0, 40));
   }
-  return out;
+  return chosen_conditions(
+      sources, chosen,
+      fmt::format("conditions={}", it == request.query.end() ? "" : it->second.substr(0, 80)));
 }
 
 HttpResponse json_response(const json& body) {
@@ -72,39 +72,68 @@ std::string_view type_of(const fs::path& file) {
 
 }  // namespace
 
+std::vector<std::string> condition_order(const std::vector<search::ExploreSource*>& sources) {
+  std::vector<std::string> order;
+  for (const search::ExploreSource* s : sources)
+    for (const std::string& c : s->conditions())
+      if (std::find(order.begin(), order.end(), c) == order.end()) order.push_back(c);
+  return order;
+}
+
+std::vector<std::string> chosen_conditions(const std::vector<search::ExploreSource*>& sources,
+                                           const std::vector<std::string>& chosen,
+                                           const std::string& what) {
+  const std::vector<std::string> order = condition_order(sources);
+  for (const std::string& name : chosen)
+    if (std::find(order.begin(), order.end(), name) == order.end()) {
+      std::vector<std::string> indexes;
+      for (const search::ExploreSource* s : sources)
+        indexes.push_back(s->index().string());
+      throw Error(fmt::format("{}: {} {} no condition '{}'; {} {}", what,
+                              fmt::join(indexes, " and "), sources.size() > 1 ? "have" : "has",
+                              name, sources.size() > 1 ? "they have" : "it has",
+                              fmt::join(order, ", ")));
+    }
+  if (chosen.empty()) return order;
+  std::vector<std::string> out;
+  for (const std::string& c : order)
+    if (std::find(chosen.begin(), chosen.end(), c) != chosen.end()) out.push_back(c);
+  return out;
+}
+
 json summaries(const std::vector<search::ExploreSource*>& sources) {
   json sides = json::array();
   for (const search::ExploreSource* s : sources)
     sides.push_back(s->summary());
-  return {{"sides", sides}};
+  return {{"conditions", condition_order(sources)}, {"sides", sides}};
 }
 
-EverywhereAnswer neighbours_everywhere(const std::vector<search::ExploreSource*>& sources,
-                                       std::int64_t row, std::int64_t k,
-                                       const std::vector<std::string>& conditions) {
-  EverywhereAnswer out{{{"sides", json::array()}}, {}};
-  const auto add = [&out](search::ExploreAnswer answer) {
-    out.body["sides"].push_back(std::move(answer.body));
-    out.rows.push_back(std::move(answer.rows));
-  };
-  add(sources[0]->neighbours_of_row(row, k, conditions));
-  const std::string label = sources[0]->label(row);
+json neighbours_everywhere(const std::vector<search::ExploreSource*>& sources,
+                           const ExploreQuery& query, const std::string& shown, std::int64_t k,
+                           const std::vector<std::string>& conditions) {
+  json sides = json::array();
+  sides.push_back(query.row >= 0
+                      ? sources[0]->neighbours_of_row(query.row, k, conditions)
+                      : sources[0]->neighbours_of_file(query.file, shown, k, conditions));
+  const std::string label = query.row >= 0 ? sources[0]->label(query.row) : query.file.string();
   for (std::size_t i = 1; i < sources.size(); ++i) {
     search::ExploreSource& other = *sources[i];
     if (const auto same = other.find_row(label))
-      add(other.neighbours_of_row(*same, k, {}));
+      sides.push_back(other.neighbours_of_row(*same, k, conditions));
     else if (fs::is_regular_file(label))
-      add(other.neighbours_of_file(label, label, k, {}));
+      sides.push_back(
+          other.neighbours_of_file(label, query.row >= 0 ? label : shown, k, conditions));
     else
-      add({{{"error", fmt::format("{} does not hold {}, and it is no file to embed",
-                                  other.index().string(), label)}},
-           {}});
+      sides.push_back({{"error", fmt::format("{} does not hold {}, and it is no file to embed",
+                                             other.index().string(), label)}});
   }
-  return out;
+  return {{"key", query.key.empty() ? json(nullptr) : json(query.key)},
+          {"conditions", conditions},
+          {"sides", sides}};
 }
 
-ExploreRoutes::ExploreRoutes(std::vector<search::ExploreSource*> sources)
-    : sources_(std::move(sources)) {}
+ExploreRoutes::ExploreRoutes(std::vector<search::ExploreSource*> sources, const QueryNames& queries)
+    : sources_(std::move(sources)), queries_(queries) {}
 
 HttpResponse ExploreRoutes::operator()(const HttpRequest& request) {
   try {
@@ -142,8 +171,18 @@ HttpResponse ExploreRoutes::api(const HttpRequest& request) {
   if (what == "neighbours" && request.method == HttpMethod::Post) return upload(request);
   if (request.method != HttpMethod::Get && request.method != HttpMethod::Head)
     throw Refusal{405, fmt::format("{} is read with GET", request.path)};
-  if (what == "summary") return json_response(summaries(sources_));
+  if (what == "summary") {
+    json summary = summaries(sources_);
+    summary["queries"] = json::array();
+    for (const ExploreQuery& q : queries_.given())
+      summary["queries"].push_back(
+          {{"key", q.key},
+           {"row", q.row >= 0 ? json(q.row) : json(nullptr)},
+           {"label", q.row >= 0 ? sources_[0]->label(q.row) : q.file.string()}});
+    return json_response(summary);
+  }
   search::ExploreSource& source = side(request);
+  const auto query = request.query.find("query");
   if (what == "gallery") {
     const auto it = request.query.find("q");
     const std::string filter = it == request.query.end() ? "" : it->second.substr(0, 200);
@@ -152,17 +191,24 @@ HttpResponse ExploreRoutes::api(const HttpRequest& request) {
   }
   if (what == "neighbours") {
     const std::int64_t row = number(request, "row", -1, 0, sources_[0]->rows() - 1);
-    if (row < 0) throw Refusal{400, "/api/neighbours needs row=N, or an image POSTed"};
-    return json_response(neighbours_everywhere(sources_, row,
+    if (row < 0 && query == request.query.end())
+      throw Refusal{400, "/api/neighbours needs row=N or query=NAME, or an image POSTed"};
+    const ExploreQuery asked =
+        row >= 0 ? ExploreQuery{std::to_string(row), row, {}} : queries_.resolve(query->second);
+    return json_response(neighbours_everywhere(sources_, asked, asked.key,
                                                number(request, "k", 10, 1, kMaxNeighbours),
-                                               conditions(request, *sources_[0]))
-                             .body);
+                                               conditions(request, sources_)));
   }
   if (what == "image") {
     HttpResponse r;
     r.content_type = "image/png";
-    r.body = source.png(number(request, "row", 0, 0, source.rows() - 1));
     r.cacheable = true;
+    if (query == request.query.end()) {
+      r.body = source.png(number(request, "row", 0, 0, source.rows() - 1));
+      return r;
+    }
+    const ExploreQuery asked = queries_.resolve(query->second);
+    r.body = asked.row >= 0 ? sources_[0]->png(asked.row) : sources_[0]->file_png(asked.file);
     return r;
   }
   throw Refusal{404, fmt::format("The explorer's API has no {}; it has summary, gallery, "
@@ -174,7 +220,7 @@ HttpResponse ExploreRoutes::upload(const HttpRequest& request) {
   if (request.body.empty())
     throw Refusal{400, "POST /api/neighbours needs the image (JPEG or PNG) as the request body"};
   const std::int64_t k = number(request, "k", 10, 1, kMaxNeighbours);
-  const std::vector<std::string> wanted = conditions(request, *sources_[0]);
+  const std::vector<std::string> wanted = conditions(request, sources_);
   // The upload is written outside the index and the run, and removed once embedded.
   const fs::path file =
       fs::temp_directory_path() / fmt::format("wscsl-explore-{}-{}.upload", ::getpid(), ++uploads_);
@@ -186,17 +232,12 @@ HttpResponse ExploreRoutes::upload(const HttpRequest& request) {
       fs::remove(file, ignored);
     }
   } remove{file};
-  json sides = json::array();
   try {
-    for (std::size_t i = 0; i < sources_.size(); ++i)
-      sides.push_back(sources_[i]
-                          ->neighbours_of_file(file, "the dropped image", k,
-                                               i == 0 ? wanted : std::vector<std::string>{})
-                          .body);
+    return json_response(
+        neighbours_everywhere(sources_, {"", -1, file}, "the dropped image", k, wanted));
   } catch (const DataError& e) {
     throw Refusal{415, e.what()};  // naming the upload as shown, not its temporary file
   }
-  return json_response({{"sides", sides}});
 }
 
 HttpResponse ExploreRoutes::run_file(const std::string& rest) {
@@ -223,7 +264,7 @@ HttpResponse ExploreRoutes::run_file(const std::string& rest) {
   if (r != root.end() || !fs::is_regular_file(real) || type_of(real).empty()) throw refuse();
   HttpResponse response;
   response.content_type = std::string(type_of(real));
-  response.body = read_file(real);  // bounded: a file over its bound is a DataError (415)
+  response.body = read_file(real);
   return response;
 }
 

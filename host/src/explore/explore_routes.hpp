@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "explore_query.hpp"
 #include "http_server.hpp"
 #include "search/explore_source.hpp"
 
@@ -20,25 +21,28 @@ namespace wscsl::host::explore {
 inline constexpr std::int64_t kMaxNeighbours = 100;
 inline constexpr std::int64_t kMaxGalleryPage = 500;
 
-// The neighbours of one query in every source: side 0 is queried by `row` (or the image file);
-// another side by the row holding the same image, else by embedding that image's file through its
-// run, else it answers why it cannot.
-// `body` is {sides: [answer of each source]}; `rows[side]` the rows whose pictures that side's
-// answer shows.
-struct EverywhereAnswer {
-  nlohmann::json body;
-  std::vector<std::vector<std::int64_t>> rows;
-};
-EverywhereAnswer neighbours_everywhere(const std::vector<search::ExploreSource*>& sources,
-                                       std::int64_t row, std::int64_t k,
-                                       const std::vector<std::string>& conditions);
-// {sides: [summary of each source]}
+// The conditions a view shows, in order: the first index's, then those only a compared one has.
+std::vector<std::string> condition_order(const std::vector<search::ExploreSource*>& sources);
+// `chosen` (empty: every condition) in condition_order's order; throws Error naming `what` was
+// asked and a condition no index has.
+std::vector<std::string> chosen_conditions(const std::vector<search::ExploreSource*>& sources,
+                                           const std::vector<std::string>& chosen,
+                                           const std::string& what);
+
+// {key, conditions, sides: [answer of each source]}: the neighbours of one query under
+// `conditions` (in that order) in every source. Side 0 is asked for the query's row or file;
+// another side for the row holding the same image, else for that image's file embedded through
+// its run, else it answers why it cannot. `shown` names a file query in the answer.
+nlohmann::json neighbours_everywhere(const std::vector<search::ExploreSource*>& sources,
+                                     const ExploreQuery& query, const std::string& shown,
+                                     std::int64_t k, const std::vector<std::string>& conditions);
+// {conditions: condition_order, sides: [summary of each source]}
 nlohmann::json summaries(const std::vector<search::ExploreSource*>& sources);
 
 class ExploreRoutes {
  public:
-  // `sources`: one, or two to compare; they outlive the routes.
-  explicit ExploreRoutes(std::vector<search::ExploreSource*> sources);
+  // `sources`: one, or two to compare; they and `queries` (of the first) outlive the routes.
+  ExploreRoutes(std::vector<search::ExploreSource*> sources, const QueryNames& queries);
   HttpResponse operator()(const HttpRequest& request);
 
  private:
@@ -48,6 +52,7 @@ class ExploreRoutes {
   search::ExploreSource& side(const HttpRequest& request);
 
   std::vector<search::ExploreSource*> sources_;
+  const QueryNames& queries_;
   std::mutex mutex_;  // the sources answer one request at a time
   std::uint64_t uploads_ = 0;
 };

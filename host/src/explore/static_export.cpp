@@ -53,19 +53,35 @@ void write_static(const std::vector<search::ExploreSource*>& sources, const Stat
           fmt::format("--static {}: the folder is inside {}; the explorer writes nothing "
                       "to a run or an index",
                       request.out.string(), s->run().string()));
+  const std::vector<std::string> conditions =
+      chosen_conditions(sources, request.conditions, "--condition");
   // Every answer and picture is made before anything is written, so that a refused query or
   // condition leaves no folder behind.
   json queries = json::object();
   json gallery = json::array();
   std::vector<std::vector<std::int64_t>> shown(sources.size());
-  for (std::int64_t row : request.queries) {
-    EverywhereAnswer answer = neighbours_everywhere(sources, row, request.k, request.conditions);
-    for (std::size_t side = 0; side < sources.size(); ++side)
-      shown[side].insert(shown[side].end(), answer.rows[side].begin(), answer.rows[side].end());
-    gallery.push_back(answer.body["sides"][0]["query"]);
-    queries[std::to_string(row)] = std::move(answer.body);
-  }
   std::vector<std::pair<fs::path, std::string>> images;
+  for (const ExploreQuery& query : request.queries) {
+    json answer = neighbours_everywhere(sources, query, query.key, request.k, conditions);
+    json item = answer["sides"][0]["query"];
+    item["key"] = query.key;
+    if (query.row < 0) {
+      const std::string picture = fmt::format("images/query-{}.png", images.size());
+      images.emplace_back(request.out / picture, sources[0]->file_png(query.file));
+      item["picture"] = picture;
+    }
+    for (std::size_t side = 0; side < sources.size(); ++side) {
+      const json& a = answer["sides"][side];
+      if (a.contains("query") && a["query"]["row"].is_number())
+        shown[side].push_back(a["query"]["row"].get<std::int64_t>());
+      if (a.contains("conditions"))
+        for (const json& c : a["conditions"])
+          for (const json& n : c["neighbours"])
+            shown[side].push_back(n["row"].get<std::int64_t>());
+    }
+    gallery.push_back(std::move(item));
+    queries[query.key] = std::move(answer);
+  }
   for (std::size_t side = 0; side < sources.size(); ++side) {
     std::sort(shown[side].begin(), shown[side].end());
     shown[side].erase(std::unique(shown[side].begin(), shown[side].end()), shown[side].end());
@@ -74,6 +90,7 @@ void write_static(const std::vector<search::ExploreSource*>& sources, const Stat
                           sources[side]->png(row));
   }
   const json data = {{"k", request.k},
+                     {"conditions", conditions},
                      {"summary", summaries(sources)},
                      {"gallery", gallery},
                      {"neighbours", queries}};

@@ -8,19 +8,21 @@
 #include <string>
 #include <vector>
 
+#include "explore_query.hpp"
 #include "search/explore_source.hpp"
 
 namespace wscsl::host::explore {
 
 struct StaticExport {
   std::filesystem::path out;
-  std::vector<std::int64_t> queries;  // rows of the first source
+  std::vector<ExploreQuery> queries;  // of the first source
   std::int64_t k = 10;
-  std::vector<std::string> conditions;  // empty: every condition
+  std::vector<std::string> conditions;  // empty: every condition of the sources
 };
 
-// Throws Error naming OUT when it lies inside a run (nothing is written to runs), or a query row
-// out of range; a refused export leaves no folder behind.
+// Throws Error naming OUT when it lies inside a run (nothing is written to runs), a condition no
+// source has, or DataError for a query image that is not usable; a refused export leaves no
+// folder behind.
 void write_static(const std::vector<search::ExploreSource*>& sources, const StaticExport& request);
 
 // The page with its script and style inlined and `data` (the answers) embedded for a page that

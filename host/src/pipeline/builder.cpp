@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "contracts.hpp"
 #include "host_keys.hpp"
 #include "plugins_section.hpp"
 #include "wscsl/util/text.hpp"
@@ -63,6 +64,9 @@ class Builder {
     if (auto c = component(Kind::Backbone, "backbone")) {
       p.backbone = std::static_pointer_cast<Backbone>(c);
       establish(facts::backbone_embedding_dim, p.backbone->embedding_dim(), *p.backbone);
+      if (p.backbone->contract().provides_resource(Resource::FeatureMap, ""))
+        establish(facts::backbone_feature_map_channels, p.backbone->feature_map_channels(),
+                  *p.backbone);
     }
     component_list(Kind::TextEncoder, "text_encoders", false);
     if (auto c = component(Kind::ConditionModule, "condition_module")) {
@@ -151,12 +155,9 @@ class Builder {
     std::shared_ptr<const void> options = entry->factory.bind(table, scope);
     if (diagnostics_.error_count() != errors_before) return nullptr;
     if (!scope.missing_facts.empty()) {
-      // Upstream errors leave facts unestablished; only a schema that asks for a later
-      // component's fact is this table's own problem.
-      if (!diagnostics_.has_errors())
-        diagnostics_.error(table.location(),
-                           fmt::format("{} ({}) takes {}, which no earlier table establishes",
-                                       where, entry->describe(), join(scope.missing_facts, ", ")));
+      report_missing_facts({kind, where, table.location(), nullptr, entry->describe()},
+                           entry->factory.contract(options.get()), scope.missing_facts,
+                           built_.sites, registry_, diagnostics_);
       return nullptr;
     }
     resolved_table = resolved_component(kind, place, keys, entry->factory.to_config(options.get()));

@@ -12,14 +12,19 @@ namespace {
 
 using Offer = std::pair<Resource, std::string>;
 
-// The trainer hands these to the losses that declare the need.
-bool provided_by_trainer(Resource resource) {
+// The host hands these to the components that declare the need: the triplets' images and the
+// reversed scores to losses, the items' images to condition modules.
+bool provided_by_host(Resource resource, Kind to) {
+  if (resource == Resource::ItemImages) return to == Kind::ConditionModule;
   return resource == Resource::ReversedScores || resource == Resource::TrainingImages;
 }
 
+// As aligned_embeddings() without a published alignment: embedding k for condition k of a
+// supervised module with one per condition, or the one embedding of a module that has one.
 bool identity_alignment_applies(const Pipeline& p) {
-  return p.condition_module->supervision() == Supervision::Conditioned &&
-         p.condition_module->num_embeddings() == p.dataset->info().num_conditions();
+  const std::int64_t embeddings = p.condition_module->num_embeddings();
+  return embeddings == 1 || (p.condition_module->supervision() == Supervision::Conditioned &&
+                             embeddings == p.dataset->info().num_conditions());
 }
 
 std::string table_of(Kind kind) {
@@ -40,6 +45,16 @@ std::string table_of(Kind kind) {
   return "";
 }
 
+// The types of `kind` whose contract with default options provides the resource.
+std::vector<std::string> providers(Kind kind, Resource resource, const std::string& name,
+                                   const Registry& registry) {
+  std::vector<std::string> types;
+  for (const RegisteredComponent* c : registry.of_kind(kind))
+    if (c->factory.default_contract.provides_resource(resource, name))
+      types.push_back(c->factory.type);
+  return types;
+}
+
 // "add [[evaluators]] type = "alignment" before line 29", or the types that could be used instead.
 std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
                                   const Registry& registry) {
@@ -50,10 +65,7 @@ std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
         "before line {}",
         need.name, site.location.line));
   for (Kind kind : kAllKinds) {
-    std::vector<std::string> types;
-    for (const RegisteredComponent* c : registry.of_kind(kind))
-      if (c->factory.default_contract.provides_resource(need.resource, need.name))
-        types.push_back(c->factory.type);
+    const std::vector<std::string> types = providers(kind, need.resource, need.name, registry);
     if (types.empty()) continue;
     if (kind == Kind::Loss || kind == Kind::Evaluator)
       notes.push_back(fmt::format("add {} type = \"{}\" before line {}", table_of(kind),
@@ -63,7 +75,9 @@ std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
           fmt::format("a {} type that provides it: {}", table_of(kind), join(types, ", ")));
   }
   if (need.met_by_conditioned_module)
-    notes.push_back("or use a conditioned condition module with one embedding per condition");
+    notes.push_back(
+        "or use a conditioned condition module with one embedding per condition, or one with "
+        "a single embedding");
   return notes;
 }
 
@@ -82,14 +96,50 @@ void check_item_type(const std::string& type, const ComponentSite& site,
                     notes);
 }
 
+// A component that needs the backbone's feature map, in a pipeline whose backbone provides none:
+// one sentence naming both, and the backbones that do.
+void refuse_missing_feature_map(const ComponentSite& site, const ComponentSite& backbone,
+                                const Registry& registry, Diagnostics& diagnostics) {
+  const std::vector<std::string> types =
+      providers(Kind::Backbone, Resource::FeatureMap, "", registry);
+  diagnostics.error(
+      site.location,
+      fmt::format("{} ({}) needs {}, and {} ({}) provides none", site.where, site.described,
+                  describe_resource(Resource::FeatureMap, ""), backbone.where, backbone.described),
+      {fmt::format("use a [backbone] type that provides it: {}",
+                   types.empty() ? std::string("none is registered") : join(types, ", "))});
+}
+
+const ComponentSite* backbone_of(const std::vector<ComponentSite>& sites) {
+  for (const ComponentSite& site : sites)
+    if (site.kind == Kind::Backbone) return &site;
+  return nullptr;
+}
+
 }  // namespace
+
+void report_missing_facts(const ComponentSite& site, const Contract& contract,
+                          const std::vector<std::string>& missing,
+                          const std::vector<ComponentSite>& earlier, const Registry& registry,
+                          Diagnostics& diagnostics) {
+  if (diagnostics.has_errors()) return;
+  const ComponentSite* backbone = backbone_of(earlier);
+  if (backbone && contract.needs_resource(Resource::FeatureMap) &&
+      !backbone->component->contract().provides_resource(Resource::FeatureMap, ""))
+    return refuse_missing_feature_map(site, *backbone, registry, diagnostics);
+  diagnostics.error(site.location,
+                    fmt::format("{} ({}) takes {}, which no earlier table establishes", site.where,
+                                site.described, join(missing, ", ")));
+}
 
 void check_contracts(const BuiltPipeline& built, const Registry& registry,
                      Diagnostics& diagnostics) {
   const Pipeline& p = built.pipeline;
   if (!p.dataset || !p.condition_module) return;  // already reported
   std::set<Offer> offered;
+  const ComponentSite* backbone = nullptr;
   for (const ComponentSite& site : built.sites) {
+    if (site.kind == Kind::Backbone) backbone = &site;
     const Contract& contract = site.component->contract();
     for (const Need& need : contract.needs) {
       if (need.resource == Resource::ItemType) {
@@ -98,8 +148,13 @@ void check_contracts(const BuiltPipeline& built, const Registry& registry,
       }
       // Held against the loaded splits (check_splits), not against the other components.
       if (is_split_content(need.resource)) continue;
-      if (offered.count({need.resource, need.name}) || provided_by_trainer(need.resource)) continue;
+      if (offered.count({need.resource, need.name}) || provided_by_host(need.resource, site.kind))
+        continue;
       if (need.met_by_conditioned_module && identity_alignment_applies(p)) continue;
+      if (need.resource == Resource::FeatureMap && backbone) {
+        refuse_missing_feature_map(site, *backbone, registry, diagnostics);
+        continue;
+      }
       diagnostics.error(
           site.location,
           fmt::format("{} ({}) needs {}, which no component before it provides", site.where,

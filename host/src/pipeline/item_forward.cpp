@@ -5,8 +5,19 @@
 namespace wscsl::host {
 
 Embedders pipeline_embedders(const Pipeline& pipeline) {
-  return {[&pipeline](const torch::Tensor& images) { return pipeline.backbone->embed(images); },
-          [&pipeline](const torch::Tensor& phi) { return pipeline.condition_module->embed(phi); }};
+  return {[&pipeline](const torch::Tensor& images, bool with_map) {
+            return with_map ? pipeline.backbone->embed_with_map(images)
+                            : BackboneOutput{pipeline.backbone->embed(images), {}};
+          },
+          [&pipeline](const EmbedInput& input) { return pipeline.condition_module->embed(input); }};
+}
+
+EmbedInput embed_input(const Pipeline& pipeline, const torch::Tensor& images,
+                       const Embedders& embedders) {
+  const Contract& needs = pipeline.condition_module->contract();
+  BackboneOutput out = embedders.phi(images, needs.needs_resource(Resource::FeatureMap));
+  return {std::move(out.phi), std::move(out.feature_map),
+          needs.needs_resource(Resource::ItemImages) ? images : torch::Tensor()};
 }
 
 ItemFeatures forward_items(const Pipeline& pipeline, const std::vector<ItemInputs>& groups,
@@ -17,11 +28,15 @@ ItemFeatures forward_items(const Pipeline& pipeline, const std::vector<ItemInput
 std::vector<ItemFeatures> forward_groups(const Pipeline& pipeline,
                                          const std::vector<ItemInputs>& groups,
                                          const Embedders& embedders) {
+  std::vector<EmbedInput> inputs;
+  for (const ItemInputs& group : groups)
+    inputs.push_back(embed_input(pipeline, group.images, embedders));
   std::vector<ItemFeatures> parts(groups.size());
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    parts[g].phi = embedders.phi(groups[g].images);
-  for (ItemFeatures& part : parts)
-    part.psi = embedders.psi(part.phi);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    parts[g].phi = inputs[g].phi;
+    parts[g].psi = embedders.psi(inputs[g]);
+    inputs[g] = {};  // the feature map is not kept
+  }
   for (const NamedTextEncoder& t : pipeline.text_encoders)
     for (std::size_t g = 0; g < groups.size(); ++g)
       parts[g].texts[t.name] = t.encoder->encode(groups[g].texts.at(t.field));

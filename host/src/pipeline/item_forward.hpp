@@ -22,13 +22,19 @@ struct ItemInputs {
   FieldTexts texts;
 };
 
-// φ of images, and ψ of φ: the pipeline's backbone and condition module, or stand-ins (the
-// probe's random values for a component it skips).
-using Embedder = std::function<torch::Tensor(const torch::Tensor&)>;
+// φ of images (with the backbone's feature map when asked), and ψ of what the condition module
+// embeds: the pipeline's backbone and condition module, or stand-ins (the probe's random values
+// for a component it skips).
 struct Embedders {
-  Embedder phi, psi;
+  std::function<BackboneOutput(const torch::Tensor& images, bool with_map)> phi;
+  std::function<torch::Tensor(const EmbedInput&)> psi;
 };
 Embedders pipeline_embedders(const Pipeline& pipeline);
+
+// What the condition module embeds `images` from: φ, and the feature map and the images where its
+// contract needs them. Neither is kept beyond the call that reads it (tables hold φ and ψ).
+EmbedInput embed_input(const Pipeline& pipeline, const torch::Tensor& images,
+                       const Embedders& embedders);
 
 // The features of the items of `groups`, one group after another. Each component is called once
 // per group: φ of every group, then ψ of every group, then each text encoder on every group. A

@@ -65,8 +65,9 @@ class Prober {
                               made_up({kProbeTriplets, info_.channels, info_.height, info_.width}),
                               made_up({kProbeTriplets, info_.channels, info_.height, info_.width})};
     const TripletTexts texts = made_up_texts();
-    const Embedders embedders{[&](const torch::Tensor& images) { return phi_of(images); },
-                              [&](const torch::Tensor& phi) { return psi_of(phi); }};
+    const Embedders embedders{
+        [&](const torch::Tensor& images, bool with_map) { return phi_of(images, with_map); },
+        [&](const EmbedInput& input) { return psi_of(input); }};
     model_->train();
     {
       const ForwardTriplets triplets = forward_triplets(p_, roles, texts, conditions(), embedders);
@@ -90,6 +91,9 @@ class Prober {
                        conditions(),
                        {}};
     if (run_module_) {
+      if (p_.condition_module->contract().provides_resource(Resource::AttentionMaps, ""))
+        note("attention maps",
+             p_.condition_module->attention_maps(embed_input(p_, roles.anchor, embedders)), true);
       p_.condition_module->score(items, rolled);
       if (p_.condition_module->contract().provides_resource(Resource::PairScores, ""))
         p_.condition_module->score(
@@ -108,15 +112,20 @@ class Prober {
     return torch::rand(shape, rng_).to(device_);
   }
 
-  torch::Tensor phi_of(const torch::Tensor& images) {
-    return run_backbone_ ? p_.backbone->embed(images)
-                         : made_up({images.size(0), p_.backbone->embedding_dim()});
+  BackboneOutput phi_of(const torch::Tensor& images, bool with_map) {
+    if (run_backbone_)
+      return with_map ? p_.backbone->embed_with_map(images)
+                      : BackboneOutput{p_.backbone->embed(images), {}};
+    const Backbone& b = *p_.backbone;
+    // A skipped backbone's map: any spatial size does; 7 × 7 is a ResNet's at 224 pixels.
+    return {made_up({images.size(0), b.embedding_dim()}),
+            with_map ? made_up({images.size(0), b.feature_map_channels(), 7, 7}) : torch::Tensor()};
   }
 
-  torch::Tensor psi_of(const torch::Tensor& phi) {
+  torch::Tensor psi_of(const EmbedInput& input) {
     const ConditionModule& m = *p_.condition_module;
-    return run_module_ ? p_.condition_module->embed(phi)
-                       : made_up({phi.size(0), m.num_embeddings(), m.output_dim()});
+    return run_module_ ? p_.condition_module->embed(input)
+                       : made_up({input.phi.size(0), m.num_embeddings(), m.output_dim()});
   }
 
   // The triplets' conditions, for a module that trains with them.

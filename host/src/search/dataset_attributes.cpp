@@ -8,9 +8,9 @@
 
 namespace wscsl::host::search {
 
-ImageAttributes attributes_by_image(Dataset& dataset) {
+DatasetImages dataset_images(Dataset& dataset) {
   const DatasetInfo info = dataset.info();
-  ImageAttributes out;
+  DatasetImages out;
   for (Split split : info.splits) {
     const std::optional<SplitAttributes> a = dataset.attributes(split);
     if (!a || !a->values.defined()) continue;
@@ -18,6 +18,12 @@ ImageAttributes attributes_by_image(Dataset& dataset) {
     const auto v = values.accessor<double, 2>();
     const std::size_t conditions =
         std::min(info.conditions.size(), static_cast<std::size_t>(values.size(1)));
+    const auto name = [&](std::int64_t i) {
+      return a->files.empty() ? fmt::format("{}/{}", split_name(split), i)
+                              : std::filesystem::weakly_canonical(
+                                    a->image_root / a->files[static_cast<std::size_t>(i)])
+                                    .string();
+    };
     for (std::int64_t i = 0; i < values.size(0); ++i) {
       std::vector<std::string> row(info.conditions.size());
       for (std::size_t f = 0; f < conditions; ++f) {
@@ -28,12 +34,13 @@ ImageAttributes attributes_by_image(Dataset& dataset) {
         row[f] =
             c.numeric || x < 0 || at >= c.values.size() ? fmt::format("{:g}", x) : c.values[at];
       }
-      const std::string key = a->files.empty()
-                                  ? fmt::format("{}/{}", split_name(split), i)
-                                  : std::filesystem::weakly_canonical(
-                                        a->image_root / a->files[static_cast<std::size_t>(i)])
-                                        .string();
-      out.emplace(key, std::move(row));
+      out.attributes.emplace(name(i), std::move(row));
+    }
+    if (a->files.empty() || !a->members.defined()) continue;
+    const torch::Tensor members = a->members.contiguous();
+    for (std::int64_t m = 0; m < members.size(0); ++m) {
+      const std::int64_t id = members.data_ptr<std::int64_t>()[m];
+      out.files.emplace(fmt::format("{}/{}", split_name(split), id), name(id));
     }
   }
   return out;

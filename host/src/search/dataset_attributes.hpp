@@ -11,12 +11,21 @@
 
 namespace wscsl::host::search {
 
-// Image label (a canonical file, or "<split>/<id>" as IndexedImage::label spells it) → its value
-// of each of the dataset's conditions, in DatasetInfo::conditions' order ("" where unknown).
+// Image name (its canonical file where the dataset names its files, else "<split>/<id>" as
+// IndexedImage::label spells it) → its value of each of the dataset's conditions, in
+// DatasetInfo::conditions' order ("" where unknown).
 using ImageAttributes = std::unordered_map<std::string, std::vector<std::string>>;
 
-// Every split's attributes (Dataset::attributes), the values by name (a measurement as a
-// number); empty for a dataset that offers none.
-ImageAttributes attributes_by_image(Dataset& dataset);
+struct DatasetImages {
+  ImageAttributes attributes;
+  // "<split>/<id>" (an image of an index made with `--split`) → its canonical file, for the
+  // members of every split whose files the dataset names: the name it has in `attributes`, and
+  // the one an index of the dataset's folder gives it.
+  std::unordered_map<std::string, std::string> files;
+};
+
+// Every split's attributes and files (Dataset::attributes), the values by name (a measurement as
+// a number); empty for a dataset that offers none.
+DatasetImages dataset_images(Dataset& dataset);
 
 }  // namespace wscsl::host::search

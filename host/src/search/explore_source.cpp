@@ -14,6 +14,7 @@
 #include "searcher.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/plot/canvas.hpp"
+#include "wscsl/util/checkpoint_manifest.hpp"
 #include "wscsl/util/clock.hpp"
 
 namespace fs = std::filesystem;
@@ -31,55 +32,65 @@ std::string lower(std::string s) {
   return s;
 }
 
+std::string png_of(const torch::Tensor& picture) {
+  plot::Canvas canvas(static_cast<int>(picture.size(2)), static_cast<int>(picture.size(1)));
+  canvas.image(picture, 0, 0, canvas.width(), canvas.height());
+  return canvas.png();
+}
+
 }  // namespace
 
 struct ExploreSource::State {
   std::unique_ptr<IndexSearcher> searcher;
   std::vector<std::string> dataset_conditions;
-  ImageAttributes attributes;
-  std::vector<std::string> labels;  // of every row, read on first use
+  DatasetImages dataset;
+  std::vector<std::string> labels;  // of every row (ExploreSource::label), read on first use
   std::unordered_map<std::string, std::int64_t> rows_by_label;
   std::unordered_map<std::int64_t, std::string> pictures;
 
   void read_labels();
   const std::vector<std::string>* attributes_of(std::int64_t row) {
     read_labels();
-    const auto it = attributes.find(labels[static_cast<std::size_t>(row)]);
-    return it == attributes.end() ? nullptr : &it->second;
+    const auto it = dataset.attributes.find(labels[static_cast<std::size_t>(row)]);
+    return it == dataset.attributes.end() ? nullptr : &it->second;
   }
-  json attributes_json(std::int64_t row) {
+  json attributes_json(const std::vector<std::string>* values) {
     json out = json::object();
-    if (const auto* values = attributes_of(row))
+    if (values)
       for (std::size_t f = 0; f < values->size(); ++f)
         if (!(*values)[f].empty()) out[dataset_conditions[f]] = (*values)[f];
     return out;
   }
-  ExploreAnswer neighbours(const ItemFeatures& query, const std::vector<std::string>* query_values,
-                           std::int64_t k, const std::vector<std::string>& conditions,
-                           std::int64_t exclude);
+  json neighbours(const ItemFeatures& query, const std::vector<std::string>* query_values,
+                  std::int64_t k, const std::vector<std::string>& conditions, std::int64_t exclude);
 };
 
 void ExploreSource::State::read_labels() {
   if (!labels.empty()) return;
   labels.reserve(static_cast<std::size_t>(searcher->rows()));
   for (std::int64_t row = 0; row < searcher->rows(); ++row) {
-    labels.push_back(searcher->image(row).label());
+    const std::string indexed = searcher->image(row).label();
+    const auto file = dataset.files.find(indexed);
+    labels.push_back(file == dataset.files.end() ? indexed : file->second);
     rows_by_label.emplace(labels.back(), row);
+    rows_by_label.emplace(indexed, row);
   }
 }
 
-ExploreAnswer ExploreSource::State::neighbours(const ItemFeatures& query,
-                                               const std::vector<std::string>* query_values,
-                                               std::int64_t k,
-                                               const std::vector<std::string>& conditions,
-                                               std::int64_t exclude) {
+json ExploreSource::State::neighbours(const ItemFeatures& query,
+                                      const std::vector<std::string>* query_values, std::int64_t k,
+                                      const std::vector<std::string>& conditions,
+                                      std::int64_t exclude) {
   const auto start = std::chrono::steady_clock::now();
   SearchOptions options;
   options.k = k;
   options.pool = std::max(kDefaultPool, k);
-  options.conditions = conditions;
-  const std::vector<ConditionNeighbours> found = searcher->search(query, options, exclude);
-  ExploreAnswer answer;
+  for (const std::string& c : conditions)
+    for (const IndexedCondition& held : searcher->manifest().conditions)
+      if (held.name == c) options.conditions.push_back(c);
+  const std::vector<ConditionNeighbours> found = options.conditions.empty()
+                                                     ? std::vector<ConditionNeighbours>{}
+                                                     : searcher->search(query, options, exclude);
   json columns = json::array();
   for (const ConditionNeighbours& c : found) {
     const auto f = std::find(dataset_conditions.begin(), dataset_conditions.end(), c.condition);
@@ -92,7 +103,6 @@ ExploreAnswer ExploreSource::State::neighbours(const ItemFeatures& query,
       if (labelled && query_values && values && !(*query_values)[at].empty() &&
           !(*values)[at].empty())
         same = (*query_values)[at] == (*values)[at];
-      answer.rows.push_back(n.row);
       list.push_back({{"row", n.row},
                       {"label", labels[static_cast<std::size_t>(n.row)]},
                       {"distance", n.distance},
@@ -100,8 +110,8 @@ ExploreAnswer ExploreSource::State::neighbours(const ItemFeatures& query,
     }
     columns.push_back({{"condition", c.condition}, {"labelled", labelled}, {"neighbours", list}});
   }
-  answer.body = {{"conditions", columns}, {"server_ms", milliseconds_since(start)}};
-  return answer;
+  const double ms = milliseconds_since(start);
+  return {{"conditions", columns}, {"server_ms", ms}};
 }
 
 ExploreSource::ExploreSource(const GlobalOptions& global, const fs::path& target,
@@ -111,7 +121,7 @@ ExploreSource::ExploreSource(const GlobalOptions& global, const fs::path& target
   state_->searcher = std::make_unique<IndexSearcher>(global, t.index, t.run, run_option);
   Dataset& dataset = *state_->searcher->model().pipeline().dataset;
   state_->dataset_conditions = dataset.info().condition_names();
-  state_->attributes = attributes_by_image(dataset);
+  state_->dataset = dataset_images(dataset);
 }
 
 ExploreSource::~ExploreSource() = default;
@@ -172,7 +182,10 @@ json ExploreSource::summary() const {
       curves["series"][key] = series;
     }
   }
+  const std::string rows_key =
+      sha256_hex(m.checkpoint_sha256 + "\n" + (m.inputs.empty() ? "" : m.inputs.front()));
   return {{"name", run.root().filename().string()},
+          {"link", fmt::format("{}.{}", run.root().filename().string(), rows_key.substr(0, 8))},
           {"index", index().string()},
           {"run", m.run},
           {"rows", m.rows()},
@@ -206,36 +219,35 @@ json ExploreSource::gallery(std::int64_t offset, std::int64_t limit, const std::
     if (found >= offset && found < offset + limit)
       items.push_back({{"row", row},
                        {"label", s.labels[static_cast<std::size_t>(row)]},
-                       {"attributes", s.attributes_json(row)}});
+                       {"attributes", s.attributes_json(s.attributes_of(row))}});
     ++found;
   }
   return {{"total", rows()}, {"matches", found}, {"offset", offset}, {"items", items}};
 }
 
-ExploreAnswer ExploreSource::neighbours_of_row(std::int64_t row, std::int64_t k,
-                                               const std::vector<std::string>& conditions) {
+json ExploreSource::neighbours_of_row(std::int64_t row, std::int64_t k,
+                                      const std::vector<std::string>& conditions) {
   State& s = *state_;
   if (row < 0 || row >= rows())
     throw Error(
         fmt::format("{} has no row {}: it holds rows 0 to {}", index().string(), row, rows() - 1));
   s.read_labels();
-  ExploreAnswer out = s.neighbours(s.searcher->item(row), s.attributes_of(row), k, conditions, row);
-  out.rows.push_back(row);
-  out.body["query"] = {{"row", row},
-                       {"label", s.labels[static_cast<std::size_t>(row)]},
-                       {"attributes", s.attributes_json(row)}};
+  json out = s.neighbours(s.searcher->item(row), s.attributes_of(row), k, conditions, row);
+  out["query"] = {{"row", row},
+                  {"label", s.labels[static_cast<std::size_t>(row)]},
+                  {"attributes", s.attributes_json(s.attributes_of(row))}};
   return out;
 }
 
-ExploreAnswer ExploreSource::neighbours_of_file(const fs::path& file, const std::string& shown,
-                                                std::int64_t k,
-                                                const std::vector<std::string>& conditions) {
+json ExploreSource::neighbours_of_file(const fs::path& file, const std::string& shown,
+                                       std::int64_t k, const std::vector<std::string>& conditions) {
   State& s = *state_;
   s.read_labels();
-  const auto known = s.attributes.find(fs::weakly_canonical(file).string());
-  const std::vector<std::string>* values = known == s.attributes.end() ? nullptr : &known->second;
-  ExploreAnswer out = s.neighbours(s.searcher->embed_query(file, shown), values, k, conditions, -1);
-  out.body["query"] = {{"row", nullptr}, {"label", shown}, {"attributes", json::object()}};
+  const auto known = s.dataset.attributes.find(fs::weakly_canonical(file).string());
+  const std::vector<std::string>* values =
+      known == s.dataset.attributes.end() ? nullptr : &known->second;
+  json out = s.neighbours(s.searcher->embed_query(file, shown), values, k, conditions, -1);
+  out["query"] = {{"row", nullptr}, {"label", shown}, {"attributes", s.attributes_json(values)}};
   return out;
 }
 
@@ -244,6 +256,20 @@ std::optional<std::int64_t> ExploreSource::find_row(const std::string& label) {
   const auto it = state_->rows_by_label.find(label);
   if (it == state_->rows_by_label.end()) return std::nullopt;
   return it->second;
+}
+
+std::vector<std::int64_t> ExploreSource::rows_named(const std::string& name, std::size_t limit) {
+  State& s = *state_;
+  s.read_labels();
+  std::vector<std::int64_t> found;
+  const std::string tail = "/" + name;
+  for (std::size_t row = 0; row < s.labels.size() && found.size() < limit && !name.empty(); ++row) {
+    const std::string& l = s.labels[row];
+    if (l == name ||
+        (l.size() > tail.size() && l.compare(l.size() - tail.size(), tail.size(), tail) == 0))
+      found.push_back(static_cast<std::int64_t>(row));
+  }
+  return found;
 }
 
 std::string ExploreSource::label(std::int64_t row) {
@@ -255,11 +281,12 @@ const std::string& ExploreSource::png(std::int64_t row) {
   State& s = *state_;
   const auto kept = s.pictures.find(row);
   if (kept != s.pictures.end()) return kept->second;
-  const torch::Tensor picture = s.searcher->picture(row);
-  plot::Canvas canvas(static_cast<int>(picture.size(2)), static_cast<int>(picture.size(1)));
-  canvas.image(picture, 0, 0, canvas.width(), canvas.height());
   if (s.pictures.size() >= kKeptPictures) s.pictures.clear();
-  return s.pictures.emplace(row, canvas.png()).first->second;
+  return s.pictures.emplace(row, png_of(s.searcher->picture(row))).first->second;
+}
+
+std::string ExploreSource::file_png(const fs::path& file) {
+  return png_of(file_picture(state_->searcher->model(), file));
 }
 
 }  // namespace wscsl::host::search

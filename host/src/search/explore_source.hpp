@@ -1,7 +1,8 @@
 // What `wscsl explore` shows of one index and its run, as JSON: the run's conditions, alignment,
-// results and curves; pages of the index's images with the dataset's attributes where it knows
-// them; the neighbours of a row or of an image file under every condition through IndexSearcher,
-// the code path of `wscsl search`; and each image as a PNG. The header stays free of LibTorch so
+// results and curves; pages of the index's images, each named by its file and with the dataset's
+// attributes where the dataset knows them (an image of an index made with `--split` too); the
+// neighbours of a row or of an image file under chosen conditions through IndexSearcher, the code
+// path of `wscsl search`; and each image as a PNG. The header stays free of LibTorch so
 // that the server and the page's code compile without it.
 #pragma once
 
@@ -20,13 +21,6 @@ struct GlobalOptions;
 
 namespace wscsl::host::search {
 
-// An answer of the explorer as the browser reads it, and the rows whose pictures it shows (the
-// query's, when it is a row, and every neighbour's), for whoever keeps those pictures.
-struct ExploreAnswer {
-  nlohmann::json body;
-  std::vector<std::int64_t> rows;
-};
-
 class ExploreSource {
  public:
   // `target` is an index directory, or a run directory whose index is RUN/index (search_target);
@@ -42,26 +36,39 @@ class ExploreSource {
   std::int64_t rows() const;
   std::vector<std::string> conditions() const;
 
-  // {name, index, run, rows, module, supervision, alignment: {source, conditions: [{condition,
-  // embedding, comparison, accuracy}]}, results: [[metric, value]], curves: {epochs, series}}
+  // {name, link, index, run, rows, module, supervision, alignment: {source, conditions:
+  // [{condition, embedding, comparison, accuracy}]}, results: [[metric, value]], curves: {epochs,
+  // series}}. `link` names the run and the index's rows in a link to a view: "<run>.<8 hex>",
+  // the hex of the checkpoint and the index's first input, which fix what a row number means.
   nlohmann::json summary() const;
   // {total, matches, offset, items: [{row, label, attributes}]}: the rows whose label or
   // attribute values contain every word of `filter` (case-insensitive; "name=value" too).
   nlohmann::json gallery(std::int64_t offset, std::int64_t limit, const std::string& filter);
-  // {query, conditions: [{condition, labelled, neighbours: [{row, label, distance, same}]}],
-  // server_ms}; `same` is whether the neighbour shares the query's value of that dataset
-  // condition, null where either is unknown. Throws Error naming a row out of range.
-  ExploreAnswer neighbours_of_row(std::int64_t row, std::int64_t k,
-                                  const std::vector<std::string>& conditions);
-  // The same for an image file (`shown` names it in the answer and in the DataError thrown for a
-  // file that is not a usable image).
-  ExploreAnswer neighbours_of_file(const std::filesystem::path& file, const std::string& shown,
-                                   std::int64_t k, const std::vector<std::string>& conditions);
-  // The row holding the image labelled `label`, if any.
+  // {query: {row, label, attributes}, conditions: [{condition, labelled, neighbours: [{row,
+  // label, distance, same}]}], server_ms}: a column for each of `conditions` the index has, in
+  // their order (none for those it lacks: a compared index may have others). `same` is whether
+  // the neighbour shares the query's value of that dataset condition, null where either is
+  // unknown. Throws Error naming a row out of range.
+  nlohmann::json neighbours_of_row(std::int64_t row, std::int64_t k,
+                                   const std::vector<std::string>& conditions);
+  // The same for an image file (`shown` names it in the answer); throws DataError for a file
+  // that is not a usable image.
+  nlohmann::json neighbours_of_file(const std::filesystem::path& file, const std::string& shown,
+                                    std::int64_t k, const std::vector<std::string>& conditions);
+  // The row holding the image named `label` (a row's label(), or what the index calls it: a
+  // file, or "<split>/<id>"), if any.
   std::optional<std::int64_t> find_row(const std::string& label);
+  // The rows whose label is `name` or ends with "/" + `name` (a file's name, or the end of its
+  // path), in row order, at most `limit` of them.
+  std::vector<std::int64_t> rows_named(const std::string& name, std::size_t limit);
+  // What the page calls a row: its file (an image of a split: the file the dataset gives it, where
+  // the dataset names its files), else "<split>/<id>".
   std::string label(std::int64_t row);
   // The image of a row as the model sees it, as PNG bytes (kept once made).
   const std::string& png(std::int64_t row);
+  // An image file as the model sees it, as PNG bytes; throws DataError for a file that is not a
+  // usable image.
+  std::string file_png(const std::filesystem::path& file);
 
  private:
   struct State;

@@ -114,6 +114,7 @@ void add_files(Indexing& ix, const std::vector<fs::path>& files, const std::stri
                const std::string& input) {
   const IndexRequest& request = ix.request;
   RunModel& model = ix.model;
+  require_file_preparation(model, source);
   std::vector<std::size_t> not_indexed;
   for (std::size_t i = 0; i < files.size(); ++i)
     if (!ix.indexed.count(files[i].string())) not_indexed.push_back(i);
@@ -131,10 +132,10 @@ void add_files(Indexing& ix, const std::vector<fs::path>& files, const std::stri
   for (const fs::path& f : files)
     list.entries.push_back({f.lexically_relative(list.folder).string(), 0});
   ImageStoreOptions store_options;
-  store_options.image_size = model.pixels.image_size;
-  store_options.max_image_pixels = model.pixels.max_image_pixels;
-  store_options.cache_dir = image_cache_dir(model.pixels.cache_dir.string());
-  store_options.limit_bytes = model.pixels.cache_limit_bytes;
+  store_options.image_size = model.images.size;
+  store_options.max_image_pixels = model.images.max_image_pixels;
+  store_options.cache_dir = image_cache_dir(model.images.cache_dir.string());
+  store_options.limit_bytes = model.images.cache_limit_bytes;
   const ImageStore store(list, store_options);
 
   std::vector<std::int64_t> usable;

@@ -8,7 +8,6 @@
 #include "evaluation/evaluation.hpp"
 #include "evaluation/run_evaluation.hpp"
 #include "pipeline/item_forward.hpp"
-#include "wscsl/data/image_dataset.hpp"
 #include "wscsl/data/image_file.hpp"
 #include "wscsl/data/resample.hpp"
 #include "wscsl/error.hpp"
@@ -21,32 +20,14 @@ namespace fs = std::filesystem;
 namespace wscsl::host::search {
 namespace {
 
-const ConfigNode* dataset_option(const Pipeline& pipeline, const char* key) {
-  const ConfigNode* dataset = pipeline.resolved.find("dataset");
-  return dataset ? dataset->find(key) : nullptr;
-}
-
-PixelPreparation pixel_preparation(const Pipeline& pipeline) {
+ImagePreparation image_preparation(const Pipeline& pipeline) {
   const DatasetInfo info = pipeline.dataset->info();
   if (info.channels != 3 || info.height != info.width || info.height < 1)
     throw Error(
         fmt::format("{} gives {}×{}×{} images; `wscsl index` prepares square RGB images "
                     "only",
                     pipeline.dataset->label(), info.channels, info.height, info.width));
-  PixelPreparation p;
-  p.image_size = info.height;
-  const ConfigNode* normalize = dataset_option(pipeline, "normalize");
-  p.imagenet = normalize && normalize->is_string() && normalize->as_string() == "imagenet";
-  const ConfigNode* max_pixels = dataset_option(pipeline, "max_image_pixels");
-  p.max_image_pixels =
-      max_pixels && max_pixels->is_integer() ? max_pixels->as_integer() : kDefaultMaxImagePixels;
-  const ConfigNode* cache = dataset_option(pipeline, "cache_dir");
-  if (cache && cache->is_string()) p.cache_dir = cache->as_string();
-  const ConfigNode* limit = dataset_option(pipeline, "cache_limit_mb");
-  p.cache_limit_bytes =
-      (limit && limit->is_integer() ? limit->as_integer() : ImageDatasetOptions{}.cache_limit_mb)
-      << 20;
-  return p;
+  return info.images;
 }
 
 }  // namespace
@@ -65,7 +46,7 @@ std::unique_ptr<RunModel> open_run_model(const GlobalOptions& global, const fs::
   const Placement placement = place(pipeline.trainer, World{});
   use_threads(placement);
   model->device = placement.device;
-  model->pixels = pixel_preparation(pipeline);
+  model->images = image_preparation(pipeline);
   model_from_root(pipeline, model->device, model->checkpoint, *Communicator::single());
   pipeline.model()->eval();
   return model;
@@ -82,26 +63,44 @@ void require_same_run(const IndexManifest& manifest, const RunModel& model, cons
 }
 
 torch::Tensor model_input(const RunModel& model, const torch::Tensor& pixels) {
-  torch::Tensor x = pixels.to(torch::kFloat).div_(255);
-  if (model.pixels.imagenet) x.sub_(imagenet_mean()).div_(imagenet_std());
-  return x.to(model.device);
+  return wscsl::model_input(model.images, pixels).to(model.device);
+}
+
+void require_file_preparation(const RunModel& model, const std::string& files) {
+  switch (model.images.files) {
+    case FilePreparation::ResizeCenterCrop:
+      return;
+    case FilePreparation::None:
+      break;
+  }
+  throw DataError(fmt::format(
+      "{} of {} generates its images and declares no way to prepare an image file, so {} cannot "
+      "be made model input as its images are; index and search its own images instead "
+      "(`wscsl index {} --split test`)",
+      model.opened.pipeline.dataset->label(), model.run.root().string(), files,
+      model.run.root().string()));
 }
 
 torch::Tensor read_query_pixels(const RunModel& model, const fs::path& file,
                                 const std::string& named) {
+  require_file_preparation(model, named);
   std::error_code ec;
   if (fs::is_directory(file, ec))
     throw DataError(
         fmt::format("{} is a folder; a query is one JPEG or PNG image file (the images of a "
                     "folder are searched once indexed: `wscsl index RUN --images {}`)",
                     named, file.string()));
-  const DecodedImage decoded = read_image_file(file, model.pixels.max_image_pixels);
+  const DecodedImage decoded = read_image_file(file, model.images.max_image_pixels);
   if (!decoded.problem.empty())
     throw DataError(fmt::format("{}: {}; expected a JPEG or PNG image", named, decoded.problem));
-  const std::int64_t size = model.pixels.image_size;
+  const std::int64_t size = model.images.size;
   torch::Tensor pixels = torch::empty({1, 3, size, size}, torch::kUInt8);
   resize_and_center_crop(decoded.image, static_cast<int>(size), pixels.data_ptr<std::uint8_t>());
   return pixels;
+}
+
+torch::Tensor file_picture(const RunModel& model, const fs::path& file) {
+  return read_query_pixels(model, file, file.string())[0].to(torch::kFloat).div_(255);
 }
 
 ItemFeatures embed_pixels(RunModel& model, const torch::Tensor& pixels) {

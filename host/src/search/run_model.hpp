@@ -17,25 +17,14 @@
 
 namespace wscsl::host::search {
 
-// How the run's dataset makes model input of an image file: decoded, resized and centre-cropped
-// to `image_size` (as every image dataset does), then x/255, then ImageNet's normalisation where
-// the dataset's `normalize` option says "imagenet" (a dataset without that option, such as
-// Fashion-CRB, feeds x/255).
-struct PixelPreparation {
-  std::int64_t image_size = 0;
-  bool imagenet = false;
-  std::int64_t max_image_pixels = 0;   // the dataset's max_image_pixels, else PIL's bomb limit
-  std::filesystem::path cache_dir;     // the dataset's cache_dir (empty: the default folder)
-  std::int64_t cache_limit_bytes = 0;  // the dataset's cache_limit_mb, else its default
-};
-
 struct RunModel {
   RunDirectory run{""};
   std::filesystem::path checkpoint;
   std::string checkpoint_sha256;  // of the checkpoint's archive
   OpenPipeline opened;
   torch::Device device{torch::kCPU};
-  PixelPreparation pixels;
+  // How the run's dataset makes model input of an image (DatasetInfo::images).
+  ImagePreparation images;
 
   Pipeline& pipeline() { return opened.pipeline; }
 };
@@ -55,12 +44,20 @@ void require_same_run(const IndexManifest& manifest, const RunModel& model,
 // Model input [B, 3, S, S] on the model's device of decoded images [B, 3, S, S] uint8.
 torch::Tensor model_input(const RunModel& model, const torch::Tensor& pixels);
 
-// One image file as uint8 [1, 3, S, S], prepared as the store prepares images. Throws DataError
-// calling the file `named` (its path, or what it stands for, as "the dropped image" for an upload
-// written to a temporary file) when it is a folder, is not a JPEG or PNG, is damaged, or announces
-// more than max_image_pixels pixels (checked in its header before anything is decoded).
+// Refuses, naming the dataset and `files` (what was asked for), a run whose dataset declares no
+// way to prepare an image file (FilePreparation::None: it generates its images).
+void require_file_preparation(const RunModel& model, const std::string& files);
+
+// One image file as uint8 [1, 3, S, S], prepared as the dataset declares (as the store prepares
+// images). Throws DataError calling the file `named` (its path, or what it stands for, as "the
+// dropped image" for an upload written to a temporary file) when it is a folder, is not a JPEG or
+// PNG, is damaged, or announces more than the dataset's max_image_pixels pixels (checked in its
+// header before anything is decoded), and naming the dataset when it prepares no image files.
 torch::Tensor read_query_pixels(const RunModel& model, const std::filesystem::path& file,
                                 const std::string& named);
+
+// An image file as read_query_pixels prepares it, for a picture: float [3, S, S] in [0, 1].
+torch::Tensor file_picture(const RunModel& model, const std::filesystem::path& file);
 
 // φ, ψ and every text encoder's features of `pixels` (uint8 [B, 3, S, S]), in eval mode without
 // gradients, on the CPU. Images from files have no text: each text encoder sees "" (no text).

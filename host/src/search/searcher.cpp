@@ -9,7 +9,6 @@
 
 #include "exact_scan.hpp"
 #include "hnsw_graphs.hpp"
-#include "wscsl/data/image_dataset.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/clock.hpp"
 #include "wscsl/util/text.hpp"
@@ -103,17 +102,13 @@ IndexedImage IndexSearcher::image(std::int64_t row) {
 
 torch::Tensor IndexSearcher::picture(std::int64_t row) {
   const IndexedImage where = image(row);
-  if (!where.file.empty())
-    return read_query_pixels(*model_, where.file, where.file)[0].to(torch::kFloat).div_(255);
+  if (!where.file.empty()) return file_picture(*model_, where.file);
   Split split{};
   if (!parse_split(where.split, split))
     throw DataError(
         fmt::format("{}: row {} names the split '{}'", index_.string(), row, where.split));
-  torch::Tensor x =
-      model_->pipeline().dataset->images(split, torch::tensor({where.id}, torch::kLong), {})[0].to(
-          torch::kFloat);
-  if (model_->pixels.imagenet) x = x * imagenet_std()[0] + imagenet_mean()[0];
-  return x.clamp(0, 1);
+  return shown_pixels(model_->images, model_->pipeline().dataset->images(
+                                          split, torch::tensor({where.id}, torch::kLong), {})[0]);
 }
 
 const IndexedCondition& IndexSearcher::condition(const std::string& name) const {

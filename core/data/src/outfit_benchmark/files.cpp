@@ -181,19 +181,6 @@ void link_or_copy(const fs::path& from, const fs::path& to) {
 
 }  // namespace
 
-void write_text_file(const fs::path& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  if (!out) throw Error(fmt::format("{}: cannot write the file", path.string()));
-}
-
-void create_folder(const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw Error(fmt::format("{}: cannot create the folder ({})", dir.string(), ec.message()));
-}
-
 void write_benchmark(const fs::path& dir, const OutfitBenchmarkOptions& options) {
   const FashionMnistFiles source = read_fashion_mnist(options.fashion_mnist_root, "train");
   const OutfitBenchmarkPlan plan = plan_outfit_benchmark(options, source.labels.data);

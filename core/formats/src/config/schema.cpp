@@ -39,6 +39,7 @@ const std::vector<Fact>& known_facts() {
                                         facts::dataset_width,
                                         facts::dataset_text_features,
                                         facts::backbone_embedding_dim,
+                                        facts::backbone_feature_map_channels,
                                         facts::condition_module_num_embeddings,
                                         facts::condition_module_output_dim};
   return all;

@@ -60,6 +60,10 @@ AlignedEmbeddings aligned_embeddings(const EvalContext& context, Strategy strate
       a.condition_of_embedding.push_back(k);
     }
     a.source = "identity (supervised module)";
+  } else if (embeddings == 1) {
+    a.embedding_of_condition.assign(static_cast<std::size_t>(conditions), 0);
+    a.condition_of_embedding.push_back(-1);
+    a.source = "the module's one embedding";
   } else {
     throw Error(fmt::format(
         "{}: no alignment of the embeddings with the conditions was published; list an "

@@ -1,4 +1,5 @@
 // The non-virtual half of ConditionModule: what it is given and what it returns are checked.
+#include <algorithm>
 #include <set>
 
 #include "checks.hpp"
@@ -22,11 +23,16 @@ void check_long_vector(const Component& c, const char* name, const torch::Tensor
                                      name, b, dtype_and_shape_of(t)));
 }
 
-// Item rows [B] int64 within [0, items).
+// Item rows [B] int64 within [0, items). Their values are read where they are on the CPU only: on
+// an accelerator the read would wait for the device (a host sync per member and step), and the
+// indexing that gathers them checks them there.
 void check_rows(const Component& c, const char* name, const torch::Tensor& rows, int64_t b,
                 int64_t items) {
   check_long_vector(c, (std::string(name) + " rows").c_str(), rows, b);
-  if (b > 0 && (rows.min().item<int64_t>() < 0 || rows.max().item<int64_t>() >= items))
+  if (!rows.device().is_cpu()) return;
+  const torch::Tensor flat = rows.contiguous();
+  const int64_t* row = flat.data_ptr<int64_t>();
+  if (std::any_of(row, row + b, [&](int64_t r) { return r < 0 || r >= items; }))
     throw ComponentError(fmt::format("{}: the comparisons' {} rows must lie in [0, {}), the items",
                                      who(c), name, items));
 }
@@ -41,8 +47,10 @@ void check_blocks(const Component& c, const ItemFeatures& items) {
                                      who(c), items.blocks.size(), rows, items.size()));
 }
 
-// Rows [B] of one member of the comparisons: with a block of the role layout, exactly the rows of
-// that block the layout names (what gather() hands over); otherwise any rows of the items.
+// Rows [B] of one member of the comparisons: with a block of the role layout, rows [begin,
+// begin + B) of that block, which the items must hold (what gather() hands over; the layout names
+// the rows it holds, checked once for all members by check_layout); otherwise any rows of the
+// items.
 void check_member(const Component& c, const char* name, const torch::Tensor& rows, int64_t b,
                   const ItemFeatures& items, int64_t block, int64_t begin) {
   if (block < 0 || items.blocks.empty()) return check_rows(c, name, rows, b, items.size());
@@ -57,24 +65,30 @@ void check_member(const Component& c, const char* name, const torch::Tensor& row
         block < blocks ? fmt::format(" (that one of {} rows)",
                                      items.blocks[static_cast<std::size_t>(block)].size())
                        : ""));
-  int64_t offset = begin;
-  for (int64_t i = 0; i < block; ++i)
-    offset += items.blocks[static_cast<std::size_t>(i)].size();
-  if (!rows.equal(torch::arange(offset, offset + b, rows.options())))
-    throw ComponentError(fmt::format(
-        "{}: the comparisons' {} rows are not rows [{}, {}) of the items, which their role layout "
-        "names (block {} from its row {})",
-        who(c), name, offset, offset + b, block, begin));
+}
+
+// A declared role layout is trusted without reading a row: it holds the row tensors it was
+// declared with (Comparisons keeps them together), so rows replaced since are refused here.
+void check_layout(const Component& c, const Comparisons& comparisons) {
+  const RoleLayout& layout = comparisons.roles;
+  if (!layout.declared() || layout.holds_rows_of(comparisons)) return;
+  throw ComponentError(fmt::format(
+      "{}: the comparisons' rows are not the ones their role layout was declared with (blocks "
+      "{}, {}, {} from row {}); comparisons laid out by role come from "
+      "Comparisons::triplets_by_role and keep their layout through reversed(), slice() and to(): "
+      "make comparisons of other rows with Comparisons::triplets or pairs",
+      who(c), layout.first(), layout.second(), layout.third(), layout.begin()));
 }
 
 void check_input(const ConditionModule& m, const ItemFeatures& items, const Comparisons& c) {
   const int64_t b = c.size();
   const RoleLayout& layout = c.roles;
   if (!items.blocks.empty()) check_blocks(m, items);
-  check_member(m, "first", c.first, b, items, layout.first, layout.begin);
-  check_member(m, "second", c.second, b, items, layout.second, layout.begin);
+  check_layout(m, c);
+  check_member(m, "first", c.first, b, items, layout.first(), layout.begin());
+  check_member(m, "second", c.second, b, items, layout.second(), layout.begin());
   if (c.are_triplets()) {
-    check_member(m, "third", c.third, b, items, layout.third, layout.begin);
+    check_member(m, "third", c.third, b, items, layout.third(), layout.begin());
   } else if (!m.contract().provides_resource(Resource::PairScores, "")) {
     throw ComponentError(fmt::format(
         "{} scores triplets only (its contract does not provide {}), and was given pairs", who(m),
@@ -92,12 +106,56 @@ void check_input(const ConditionModule& m, const ItemFeatures& items, const Comp
 
 }  // namespace
 
-torch::Tensor ConditionModule::embed(const torch::Tensor& phi) {
+namespace {
+
+// φ, and each further input exactly when the module's contract needs it, of one batch.
+void check_embed_input(const ConditionModule& m, const EmbedInput& input) {
+  const torch::Tensor& phi = input.phi;
   if (!phi.defined() || phi.dim() != 2)
-    throw ComponentError(fmt::format("{}: expected φ [B, D], got {}", who(*this), shape_of(phi)));
-  torch::Tensor psi = guarded(*this, "embed", [&] { return embed_impl(phi); });
-  expect_floating(*this, "ψ", psi, {phi.size(0), num_embeddings(), output_dim()});
+    throw ComponentError(fmt::format("{}: expected φ [B, D], got {}", who(m), shape_of(phi)));
+  const auto expect = [&](Resource resource, const torch::Tensor& t, const char* shape) {
+    const bool needed = m.contract().needs_resource(resource);
+    if (needed && (!t.defined() || t.dim() != 4 || t.size(0) != phi.size(0)))
+      throw ComponentError(fmt::format("{} needs {} {} of the {} images, and was given {}", who(m),
+                                       describe_resource(resource, ""), shape, phi.size(0),
+                                       shape_of(t)));
+    if (!needed && t.defined())
+      throw ComponentError(fmt::format("{} was given {}, which its contract does not need", who(m),
+                                       describe_resource(resource, "")));
+  };
+  expect(Resource::FeatureMap, input.feature_map, "[B, C, h, w]");
+  expect(Resource::ItemImages, input.images, "[B, channels, H, W]");
+}
+
+}  // namespace
+
+torch::Tensor ConditionModule::embed(const EmbedInput& input) {
+  check_embed_input(*this, input);
+  torch::Tensor psi = guarded(*this, "embed", [&] { return embed_impl(input); });
+  expect_floating(*this, "ψ", psi, {input.phi.size(0), num_embeddings(), output_dim()});
   return psi;
+}
+
+torch::Tensor ConditionModule::embed(const torch::Tensor& phi) {
+  return embed(EmbedInput{phi});
+}
+
+torch::Tensor ConditionModule::attention_maps(const EmbedInput& input) {
+  if (!contract().provides_resource(Resource::AttentionMaps, ""))
+    throw ComponentError(fmt::format("{} was asked for {}, which its contract does not provide",
+                                     who(*this), describe_resource(Resource::AttentionMaps, "")));
+  check_embed_input(*this, input);
+  if (!input.feature_map.defined())
+    broke_contract(*this, "it provides attention maps and does not need the feature map");
+  torch::Tensor maps = guarded(*this, "attention_maps", [&] { return attention_maps_impl(input); });
+  expect_floating(
+      *this, "the attention maps", maps,
+      {input.phi.size(0), num_embeddings(), input.feature_map.size(2), input.feature_map.size(3)});
+  return maps;
+}
+
+torch::Tensor ConditionModule::attention_maps_impl(const EmbedInput&) {
+  broke_contract(*this, "its contract provides attention maps and it computes none");
 }
 
 ComparisonScores ConditionModule::score(const ItemFeatures& items, const Comparisons& comparisons) {

@@ -12,6 +12,8 @@ std::string resource_name(Resource resource) {
       return "image_factors";
     case Resource::Outfits:
       return "outfits";
+    case Resource::AttributeQueries:
+      return "attribute_queries";
     case Resource::TypePairConditions:
       return "type_pair_conditions";
     case Resource::ItemText:
@@ -26,6 +28,12 @@ std::string resource_name(Resource resource) {
       return "reversed_scores";
     case Resource::TrainingImages:
       return "training_images";
+    case Resource::FeatureMap:
+      return "feature_map";
+    case Resource::ItemImages:
+      return "item_images";
+    case Resource::AttentionMaps:
+      return "attention_maps";
     case Resource::Alignment:
       return "alignment";
     case Resource::PairScores:
@@ -40,6 +48,8 @@ std::string resource_name(Resource resource) {
       return "compatibility_lines";
     case Resource::BlankQuestions:
       return "blank_questions";
+    case Resource::QueryLines:
+      return "query_lines";
   }
   return "unknown";
 }
@@ -52,6 +62,8 @@ std::string describe_resource(Resource resource, const std::string& name) {
       return "the factor labels of every image";
     case Resource::Outfits:
       return "outfits (item types, compatibility lines, fill-in-the-blank questions)";
+    case Resource::AttributeQueries:
+      return "attribute-retrieval query and candidate lines";
     case Resource::TypePairConditions:
       return "triplet conditions that are the type pairs of the items";
     case Resource::ItemText:
@@ -68,6 +80,12 @@ std::string describe_resource(Resource resource, const std::string& name) {
       return "the scores of the reversed triplets";
     case Resource::TrainingImages:
       return "the triplets' images";
+    case Resource::FeatureMap:
+      return "the backbone's feature map";
+    case Resource::ItemImages:
+      return "the images of the items it embeds";
+    case Resource::AttentionMaps:
+      return "per-condition attention maps over the feature map";
     case Resource::Alignment:
       return fmt::format("the alignment of embeddings with conditions ({})", name);
     case Resource::PairScores:
@@ -82,6 +100,8 @@ std::string describe_resource(Resource resource, const std::string& name) {
       return "compatibility lines of both labels in the split it evaluates";
     case Resource::BlankQuestions:
       return "fill-in-the-blank questions in the split it evaluates";
+    case Resource::QueryLines:
+      return "query lines with candidates of their attribute in the split it evaluates";
   }
   return "an unknown resource";
 }
@@ -92,6 +112,7 @@ bool is_split_content(Resource resource) {
     case Resource::ConditionTriplets:
     case Resource::CompatibilityLines:
     case Resource::BlankQuestions:
+    case Resource::QueryLines:
       return true;
     default:
       return false;

@@ -15,13 +15,50 @@ using detail::who;
 Backbone::~Backbone() = default;
 TextEncoder::~TextEncoder() = default;
 
-torch::Tensor Backbone::embed(const torch::Tensor& images) {
+namespace {
+
+void expect_images(const Backbone& b, const torch::Tensor& images) {
   if (!images.defined() || images.dim() != 4)
     throw ComponentError(
-        fmt::format("{}: expected images [B, C, H, W], got {}", who(*this), shape_of(images)));
+        fmt::format("{}: expected images [B, C, H, W], got {}", who(b), shape_of(images)));
+}
+
+void expect_feature_map(const Backbone& b) {
+  if (!b.contract().provides_resource(Resource::FeatureMap, ""))
+    throw ComponentError(fmt::format("{} was asked for {}, which its contract does not provide",
+                                     who(b), describe_resource(Resource::FeatureMap, "")));
+}
+
+}  // namespace
+
+torch::Tensor Backbone::embed(const torch::Tensor& images) {
+  expect_images(*this, images);
   torch::Tensor out = guarded(*this, "forward", [&] { return forward_images(images); });
   expect_floating(*this, "the embedding", out, {images.size(0), embedding_dim()});
   return out;
+}
+
+BackboneOutput Backbone::embed_with_map(const torch::Tensor& images) {
+  expect_images(*this, images);
+  expect_feature_map(*this);
+  BackboneOutput out = guarded(*this, "forward", [&] { return forward_with_map(images); });
+  expect_floating(*this, "the embedding", out.phi, {images.size(0), embedding_dim()});
+  if (!out.feature_map.defined() || out.feature_map.dim() != 4 ||
+      out.feature_map.size(0) != images.size(0) ||
+      out.feature_map.size(1) != feature_map_channels())
+    broke_contract(*this, fmt::format("its feature map is {}, expected [{}, {}, h, w]",
+                                      dtype_and_shape_of(out.feature_map), images.size(0),
+                                      feature_map_channels()));
+  expect_floating(*this, "the feature map", out.feature_map, out.feature_map.sizes().vec());
+  return out;
+}
+
+std::int64_t Backbone::feature_map_channels() const {
+  broke_contract(*this, "it declares no feature map and was asked for its channels");
+}
+
+BackboneOutput Backbone::forward_with_map(const torch::Tensor&) {
+  broke_contract(*this, "its contract provides the feature map and it does not compute one");
 }
 
 TextFeatures TextFeatures::index_select(const torch::Tensor& rows) const {

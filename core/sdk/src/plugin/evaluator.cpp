@@ -18,7 +18,8 @@ torch::Tensor EmbeddingTable::rows_of(const torch::Tensor& ids) const {
   if (flat.numel() > 0 && (image_ids.numel() == 0 || !image_ids.index_select(0, rows).equal(flat)))
     throw ComponentError(
         fmt::format("split '{}': an image id has no row in the embedding table (only images that "
-                    "the split's triplets and outfits reference are embedded)",
+                    "the split's triplets, outfits and query and candidate lines reference are "
+                    "embedded)",
                     split_name(split)));
   return rows.reshape(ids.sizes());
 }

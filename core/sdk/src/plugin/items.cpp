@@ -85,10 +85,28 @@ Comparisons Comparisons::triplets(const torch::Tensor& rows) {
   return {rows.select(1, 0), rows.select(1, 1), rows.select(1, 2), {}, {}};
 }
 
+RoleLayout::RoleLayout(std::int64_t first, std::int64_t second, std::int64_t third,
+                       std::int64_t begin, const Comparisons& rows)
+    : first_(first),
+      second_(second),
+      third_(third),
+      begin_(begin),
+      rows_{rows.first, rows.second, rows.third} {}
+
+bool RoleLayout::holds_rows_of(const Comparisons& c) const {
+  return c.first.is_same(rows_[0]) && c.second.is_same(rows_[1]) && c.third.is_same(rows_[2]);
+}
+
+Comparisons Comparisons::laid_out(Comparisons c, std::int64_t first, std::int64_t second,
+                                  std::int64_t third, std::int64_t begin) {
+  c.roles = RoleLayout(first, second, third, begin, c);
+  return c;
+}
+
 Comparisons Comparisons::triplets_by_role(std::int64_t batch, torch::Device device) {
   const torch::Tensor first =
       torch::arange(batch, torch::TensorOptions(device).dtype(torch::kLong));
-  return {first, first + batch, first + 2 * batch, {}, RoleLayout{0, 1, 2, 0}};
+  return laid_out({first, first + batch, first + 2 * batch, {}, {}}, 0, 1, 2, 0);
 }
 
 Comparisons Comparisons::pairs(torch::Tensor first, torch::Tensor second) {
@@ -97,16 +115,21 @@ Comparisons Comparisons::pairs(torch::Tensor first, torch::Tensor second) {
 
 Comparisons Comparisons::reversed() const {
   if (!are_triplets()) throw Error("only triplets can be reversed: these comparisons are pairs");
-  return {first, third, second, conditions,
-          RoleLayout{roles.first, roles.third, roles.second, roles.begin}};
+  const Comparisons out{first, third, second, conditions, {}};
+  if (!roles.declared()) return out;
+  return laid_out(out, roles.first(), roles.third(), roles.second(), roles.begin());
 }
 
 Comparisons Comparisons::slice(std::int64_t begin, std::int64_t end) const {
-  RoleLayout layout = roles;
+  const Comparisons out{sliced(first, begin, end),
+                        sliced(second, begin, end),
+                        sliced(third, begin, end),
+                        sliced(conditions, begin, end),
+                        {}};
+  if (!roles.declared()) return out;
   // Tensor::slice clamps its bounds: the layout moves by the rows it kept.
-  layout.begin += std::clamp<std::int64_t>(begin, 0, size());
-  return {sliced(first, begin, end), sliced(second, begin, end), sliced(third, begin, end),
-          sliced(conditions, begin, end), layout};
+  return laid_out(out, roles.first(), roles.second(), roles.third(),
+                  roles.begin() + std::clamp<std::int64_t>(begin, 0, size()));
 }
 
 Comparisons Comparisons::without_conditions() const {
@@ -114,17 +137,22 @@ Comparisons Comparisons::without_conditions() const {
 }
 
 Comparisons Comparisons::to(torch::Device device) const {
-  return {moved(first, device), moved(second, device), moved(third, device),
-          moved(conditions, device), roles};
+  const Comparisons out{moved(first, device),
+                        moved(second, device),
+                        moved(third, device),
+                        moved(conditions, device),
+                        {}};
+  if (!roles.declared()) return out;
+  return laid_out(out, roles.first(), roles.second(), roles.third(), roles.begin());
 }
 
 ComparedItems gather(const ItemFeatures& items, const Comparisons& comparisons) {
   const RoleLayout& layout = comparisons.roles;
-  ComparedItems out{member(items, comparisons.first, layout.first, layout.begin),
-                    member(items, comparisons.second, layout.second, layout.begin),
+  ComparedItems out{member(items, comparisons.first, layout.first(), layout.begin()),
+                    member(items, comparisons.second, layout.second(), layout.begin()),
                     {}};
   if (comparisons.are_triplets())
-    out.third = member(items, comparisons.third, layout.third, layout.begin);
+    out.third = member(items, comparisons.third, layout.third(), layout.begin());
   return out;
 }
 

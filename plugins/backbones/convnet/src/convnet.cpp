@@ -99,11 +99,26 @@ bool ConvNet::flattens() const {
   return false;
 }
 
+Contract ConvNet::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::FeatureMap}};
+  return c;
+}
+
+std::int64_t ConvNet::feature_map_channels() const {
+  return options_.width << (options_.depth - 1);
+}
+
 torch::Tensor ConvNet::forward_images(const torch::Tensor& images) {
+  return forward_with_map(images).phi;
+}
+
+BackboneOutput ConvNet::forward_with_map(const torch::Tensor& images) {
   // Channels-last lets oneDNN run the small convolutions noticeably faster on CPU.
   const torch::Tensor x = images.contiguous(at::MemoryFormat::ChannelsLast);
-  const torch::Tensor maps = features_->forward(x);
-  return head_->forward(flattens() ? maps.flatten(1) : maps.mean({2, 3}));
+  torch::Tensor maps = features_->forward(x);
+  torch::Tensor phi = head_->forward(flattens() ? maps.flatten(1) : maps.mean({2, 3}));
+  return {std::move(phi), std::move(maps)};
 }
 
 }  // namespace wscsl::convnet

@@ -1,5 +1,6 @@
 // A small convolutional backbone for 32-pixel inputs: stages of (3×3 conv → BN → ReLU) with 2×2
-// max-pooling between stages, global average pooling, and a linear layer to the embedding.
+// max-pooling between stages, global average pooling, and a linear layer to the embedding. The
+// last stage's map is its feature map.
 #pragma once
 
 #include <cstdint>
@@ -32,12 +33,16 @@ class ConvNet final : public Backbone {
  public:
   using Options = ConvNetOptions;
   static Schema<Options> schema();
+  // Provides the last stage's feature map.
+  static Contract contract_of(const Options& options);
   explicit ConvNet(const Options& options);
 
   std::int64_t embedding_dim() const override { return options_.embedding_dim; }
+  std::int64_t feature_map_channels() const override;
 
  protected:
   torch::Tensor forward_images(const torch::Tensor& images) override;
+  BackboneOutput forward_with_map(const torch::Tensor& images) override;
 
  private:
   bool flattens() const;

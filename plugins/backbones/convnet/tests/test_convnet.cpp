@@ -118,3 +118,21 @@ TEST(ConvNet, RefusesAnUnknownDownsamplingWithTheNearestChoice) {
 TEST(ConvNet, IsNotBuiltWithoutTheDatasetFacts) {
   EXPECT_THROW(wscsl::testing::build<Backbone>("convnet", "width = 4\n"), Error);
 }
+
+TEST(ConvNet, ProvidesTheLastStagesMapThatPhiIsPooledFrom) {
+  auto net = wscsl::testing::build<Backbone>("convnet", "width = 4\ndepth = 3\nembedding_dim = 8\n",
+                                             images(3, 32, 32));
+  net->eval();
+  EXPECT_TRUE(net->contract().provides_resource(Resource::FeatureMap, ""));
+  // Three stages of 4, 8, 16 channels, 2×2 max-pooling between them: 32 → 8 pixels.
+  EXPECT_EQ(net->feature_map_channels(), 16);
+  const torch::Tensor images = torch::rand({2, 3, 32, 32});
+  const BackboneOutput out = net->embed_with_map(images);
+  EXPECT_EQ(out.feature_map.sizes(), (std::vector<std::int64_t>{2, 16, 8, 8}));
+  EXPECT_TRUE(out.phi.equal(net->embed(images)));
+  // φ is the head of the map's average over its positions.
+  const auto params = net->named_parameters();
+  const torch::Tensor head =
+      torch::addmm(params["head.bias"], out.feature_map.mean({2, 3}), params["head.weight"].t());
+  EXPECT_TRUE(out.phi.allclose(head, 1e-5, 1e-6));
+}

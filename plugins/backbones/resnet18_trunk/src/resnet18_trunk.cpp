@@ -1,15 +1,9 @@
 #include "resnet18_trunk.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <torch/nn/init.h>
 
 #include "wscsl/config/image_fields.hpp"
 #include "wscsl/config/limits.hpp"
-#include "wscsl/nn/state_dict.hpp"
-#include "wscsl/util/text.hpp"
 
 namespace wscsl::resnet18_trunk {
 namespace {
@@ -18,10 +12,6 @@ constexpr std::int64_t kPoolSide = 7;  // the reference's nn.AvgPool2d(7)
 
 std::int64_t halve(std::int64_t side) {  // a stride-2 layer with "same" padding
   return (side - 1) / 2 + 1;
-}
-
-torch::nn::Sequential layer(std::int64_t in, std::int64_t out, std::int64_t stride) {
-  return torch::nn::Sequential(BasicBlock(in, out, stride), BasicBlock(out, out, 1));
 }
 
 }  // namespace
@@ -66,83 +56,60 @@ Schema<Resnet18TrunkOptions> Resnet18Trunk::schema() {
   return s;
 }
 
-Resnet18Trunk::Resnet18Trunk(const Options& options) : options_(options) {
-  namespace nn = torch::nn;
-  conv1_ = register_module(
-      "conv1",
-      nn::Conv2d(
-          nn::Conv2dOptions(options.input_channels, 64, 7).stride(2).padding(3).bias(false)));
-  bn1_ = register_module("bn1", wscsl::nn::BatchNorm2d(64));
-  layer1_ = register_module("layer1", layer(64, 64, 1));
-  layer2_ = register_module("layer2", layer(64, 128, 2));
-  layer3_ = register_module("layer3", layer(128, 256, 2));
-  fc_embed_ = register_module("fc_embed", nn::Linear(256, options.embedding_dim));
+Contract Resnet18Trunk::contract_of(const Options&) {
+  Contract c;
+  c.provides = {{Resource::FeatureMap}};
+  return c;
+}
+
+// ResNet-18's stem and its first three stages of two basic blocks each.
+Resnet18Trunk::Resnet18Trunk(const Options& options)
+    : options_(options),
+      trunk_(*this, wscsl::nn::ResidualBlock::Basic, {2, 2, 2}, options.input_channels) {
+  fc_embed_ = register_module("fc_embed", torch::nn::Linear(256, options.embedding_dim));
   // He initialisation over fan-out for every convolution; batch norm γ = 1, β = 0 (LibTorch's
   // default); fc_embed keeps nn.Linear's default, as the reference.
-  for (auto& m : modules(/*include_self=*/false)) {
-    if (auto* c = m->as<nn::Conv2d>()) {
-      const auto& k = c->options.kernel_size();
-      const double fan_out = static_cast<double>(k->at(0) * k->at(1) * c->options.out_channels());
-      nn::init::normal_(c->weight, 0.0, std::sqrt(2.0 / fan_out));
-    }
-  }
-  if (!options.weights.empty()) load_weights(options.weights);
+  wscsl::nn::he_initialise(*this);
+  // torchvision's network goes on to layer4 and a 1000-class fc, which the trunk removes; a
+  // torchvision file has no fc_embed, which then keeps its initialisation.
+  if (!options.weights.empty())
+    wscsl::nn::load_resnet_weights(*this, options.weights, {"layer4.", "fc."}, {"fc_embed."});
   if (options.freeze_bn == FreezeBn::All)
-    for (wscsl::nn::BatchNorm2d bn : batch_norms()) {
+    for (wscsl::nn::BatchNorm2d bn : wscsl::nn::batch_norms(*this)) {
       bn->weight.set_requires_grad(false);
       bn->bias.set_requires_grad(false);
     }
 }
 
-void Resnet18Trunk::load_weights(const std::string& file) {
-  nn::StateDictMatch match;
-  // torchvision's network goes on to layer4 and a 1000-class fc, which the trunk removes; files
-  // from before PyTorch 0.4.1 (the authors' resnet18-5c106cde) have no num_batches_tracked, and a
-  // torchvision file has no fc_embed, which then keeps its initialisation.
-  match.ignored = [](const std::string& name) {
-    return starts_with(name, "layer4.") || starts_with(name, "fc.");
-  };
-  match.optional = [](const std::string& name) {
-    return ends_with(name, ".num_batches_tracked") || starts_with(name, "fc_embed.");
-  };
-  const std::vector<std::string> problems =
-      nn::load_state_dict(*this, nn::read_state_dict(file), match);
-  if (!problems.empty())
-    throw DataError(fmt::format("{}: the weights do not fit this trunk ({} problem{}):\n  {}", file,
-                                problems.size(), problems.size() == 1 ? "" : "s",
-                                fmt::join(problems, "\n  ")));
-}
-
-std::vector<wscsl::nn::BatchNorm2d> Resnet18Trunk::batch_norms() const {
-  std::vector<wscsl::nn::BatchNorm2d> out;
-  for (const auto& m : modules(/*include_self=*/false))
-    if (auto bn = std::dynamic_pointer_cast<wscsl::nn::BatchNorm2dImpl>(m)) out.emplace_back(bn);
-  return out;
-}
-
 void Resnet18Trunk::train(bool on) {
   torch::nn::Module::train(on);
   if (options_.freeze_bn != FreezeBn::None)
-    for (wscsl::nn::BatchNorm2d bn : batch_norms())
+    for (wscsl::nn::BatchNorm2d bn : wscsl::nn::batch_norms(*this))
       bn->eval();
 }
 
-torch::Tensor Resnet18Trunk::stem(const torch::Tensor& images) {
-  return torch::max_pool2d(torch::relu(bn1_->forward(conv1_->forward(images))), 3, 2, 1);
-}
-
-torch::Tensor Resnet18Trunk::features(const torch::Tensor& images) {
-  const torch::Tensor maps = layer3_->forward(layer2_->forward(layer1_->forward(stem(images))));
+torch::Tensor Resnet18Trunk::feature_map(const torch::Tensor& images) {
+  torch::Tensor maps = trunk_.forward(images);
   if (maps.size(2) != kPoolSide || maps.size(3) != kPoolSide)
     throw Error(
         fmt::format("resnet18_trunk: a {}×{} image gives a {}×{} map, and the 7×7 pool "
                     "needs 112-px images",
                     images.size(2), images.size(3), maps.size(2), maps.size(3)));
-  return torch::avg_pool2d(maps, kPoolSide).flatten(1);
+  return maps;
+}
+
+torch::Tensor Resnet18Trunk::features(const torch::Tensor& images) {
+  return torch::avg_pool2d(feature_map(images), kPoolSide).flatten(1);
 }
 
 torch::Tensor Resnet18Trunk::forward_images(const torch::Tensor& images) {
-  return fc_embed_->forward(features(images));
+  return forward_with_map(images).phi;
+}
+
+BackboneOutput Resnet18Trunk::forward_with_map(const torch::Tensor& images) {
+  torch::Tensor maps = feature_map(images);
+  torch::Tensor phi = fc_embed_->forward(torch::avg_pool2d(maps, kPoolSide).flatten(1));
+  return {std::move(phi), std::move(maps)};
 }
 
 }  // namespace wscsl::resnet18_trunk

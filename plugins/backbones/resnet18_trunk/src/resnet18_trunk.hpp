@@ -1,6 +1,7 @@
 // The ResNet-18 trunk of the CSN, SCE-Net and DiscoverNet reference code: ResNet-18 without its
 // layer4 ("the last downsampling layer removed"), a fixed 7×7 average pool over the 256-channel
-// map of a 112-pixel image, and Linear(256 → D) with no normalisation after it.
+// map of a 112-pixel image, and Linear(256 → D) with no normalisation after it. layer3's 7×7 map
+// is its feature map.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,7 @@
 
 #include <torch/nn/modules/linear.h>
 
-#include "basic_block.hpp"
+#include "wscsl/nn/resnet.hpp"
 #include "wscsl/sdk.hpp"
 
 namespace wscsl::resnet18_trunk {
@@ -34,9 +35,12 @@ class Resnet18Trunk final : public Backbone {
  public:
   using Options = Resnet18TrunkOptions;
   static Schema<Options> schema();
+  // Provides layer3's map.
+  static Contract contract_of(const Options& options);
   explicit Resnet18Trunk(const Options& options);
 
   std::int64_t embedding_dim() const override { return options_.embedding_dim; }
+  std::int64_t feature_map_channels() const override { return trunk_.out_channels(); }
   // Batch normalisation stays in evaluation mode when its statistics are frozen.
   void train(bool on = true) override;
 
@@ -45,17 +49,14 @@ class Resnet18Trunk final : public Backbone {
 
  protected:
   torch::Tensor forward_images(const torch::Tensor& images) override;
+  BackboneOutput forward_with_map(const torch::Tensor& images) override;
 
  private:
-  torch::Tensor stem(const torch::Tensor& images);  // conv1 → bn1 → ReLU → 3×3 max-pool, stride 2
-  void load_weights(const std::string& file);
-  std::vector<wscsl::nn::BatchNorm2d> batch_norms() const;
+  torch::Tensor feature_map(const torch::Tensor& images);  // layer3's, checked to be 7×7
 
   Options options_;
   // Named as the reference's state-dict keys (conv1, bn1, layer1.0.conv1, ..., fc_embed).
-  torch::nn::Conv2d conv1_{nullptr};
-  wscsl::nn::BatchNorm2d bn1_{nullptr};
-  torch::nn::Sequential layer1_{nullptr}, layer2_{nullptr}, layer3_{nullptr};
+  wscsl::nn::ResNetStages trunk_;
   torch::nn::Linear fc_embed_{nullptr};
 };
 

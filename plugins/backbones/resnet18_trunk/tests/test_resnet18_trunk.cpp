@@ -149,3 +149,16 @@ TEST(Resnet18Trunk, FreezingAllOfBatchNormAlsoFixesGammaAndBeta) {
     EXPECT_EQ(p.value().requires_grad(), !batch_norm) << p.key();
   }
 }
+
+TEST(Resnet18Trunk, ProvidesLayer3sMapThatPhiIsPooledFrom) {
+  auto b = trunk_with("embedding_dim = 8");
+  b->eval();
+  EXPECT_TRUE(b->contract().provides_resource(Resource::FeatureMap, ""));
+  EXPECT_EQ(b->feature_map_channels(), 256);
+  const torch::Tensor images = torch::rand({2, 3, 112, 112});
+  const BackboneOutput out = b->embed_with_map(images);
+  EXPECT_EQ(out.feature_map.sizes(), (std::vector<std::int64_t>{2, 256, 7, 7}));
+  EXPECT_TRUE(out.phi.equal(b->embed(images)));
+  EXPECT_TRUE(out.feature_map.mean({2, 3}).allclose(
+      dynamic_cast<resnet18_trunk::Resnet18Trunk&>(*b).features(images), 1e-5, 1e-6));
+}

@@ -31,8 +31,8 @@ CsnMasks::CsnMasks(const Options& options) : d_(options.input_dim) {
       "masks", std::make_shared<nn::ConditionMasks>(options.num_conditions, d_, options.masks));
 }
 
-torch::Tensor CsnMasks::embed_impl(const torch::Tensor& phi) {
-  return masks_->apply(phi);
+torch::Tensor CsnMasks::embed_impl(const EmbedInput& input) {
+  return masks_->apply(input.phi);
 }
 
 torch::Tensor CsnMasks::distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {

@@ -99,7 +99,8 @@ DiscoverNet::DiscoverNet(const Options& options)
   }
 }
 
-torch::Tensor DiscoverNet::embed_impl(const torch::Tensor& phi) {
+torch::Tensor DiscoverNet::embed_impl(const EmbedInput& input) {
+  const torch::Tensor& phi = input.phi;
   torch::Tensor psi = projection_->forward(phi).view({phi.size(0), k_, e_});
   switch (options_.projection) {
     case Projection::Residual:

@@ -43,7 +43,7 @@ class DiscoverNet final : public ConditionModule {
                                   const torch::Tensor& phi_far);
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  torch::Tensor embed_impl(const EmbedInput& input) override;
   // Triplets only: every form of g summarises three items.
   ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
 

@@ -31,8 +31,8 @@ Lsn::Lsn(const Options& options) : d_(options.input_dim) {
       "masks", std::make_shared<nn::ConditionMasks>(options.num_embeddings, d_, options.masks));
 }
 
-torch::Tensor Lsn::embed_impl(const torch::Tensor& phi) {
-  return nn::normalize_clamped(masks_->apply(phi), -1);
+torch::Tensor Lsn::embed_impl(const EmbedInput& input) {
+  return nn::normalize_clamped(masks_->apply(input.phi), -1);
 }
 
 torch::Tensor Lsn::distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {

@@ -27,7 +27,7 @@ class Lsn final : public ConditionModule {
   std::int64_t output_dim() const override { return d_; }
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  torch::Tensor embed_impl(const EmbedInput& input) override;
   ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
   torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
 

@@ -164,8 +164,8 @@ torch::Tensor SceAttention::maybe_normalize(const torch::Tensor& v) const {
   return options_.normalize ? nn::normalize_offset(v, -1) : v;
 }
 
-torch::Tensor SceAttention::embed_impl(const torch::Tensor& phi) {
-  return maybe_normalize(masks_->apply(phi));
+torch::Tensor SceAttention::embed_impl(const EmbedInput& input) {
+  return maybe_normalize(masks_->apply(input.phi));
 }
 
 torch::Tensor SceAttention::distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {

@@ -78,7 +78,7 @@ class SceAttention final : public ConditionModule {
   std::int64_t output_dim() const override { return d_; }
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  torch::Tensor embed_impl(const EmbedInput& input) override;
   // ComparisonScores::weights are the weights of d(first, second): the triplet's with the triplet
   // branch, the (first, second) pair's with the pair branch.
   ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;

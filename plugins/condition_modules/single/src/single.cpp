@@ -15,8 +15,8 @@ Schema<SingleOptions> Single::schema() {
   return s;
 }
 
-torch::Tensor Single::embed_impl(const torch::Tensor& phi) {
-  return phi.unsqueeze(1);
+torch::Tensor Single::embed_impl(const EmbedInput& input) {
+  return input.phi.unsqueeze(1);
 }
 
 torch::Tensor Single::distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {

@@ -33,7 +33,8 @@ Specialized::Specialized(const Options& options)
   heads_ = register_module("heads", torch::nn::Linear(options.input_dim, k_ * e_));
 }
 
-torch::Tensor Specialized::embed_impl(const torch::Tensor& phi) {
+torch::Tensor Specialized::embed_impl(const EmbedInput& input) {
+  const torch::Tensor& phi = input.phi;
   return heads_->forward(phi).view({phi.size(0), k_, e_});
 }
 

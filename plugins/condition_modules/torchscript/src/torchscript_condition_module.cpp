@@ -247,8 +247,8 @@ void TorchScriptConditionModule::train(bool on) {
   script_.train(on);
 }
 
-torch::Tensor TorchScriptConditionModule::embed_impl(const torch::Tensor& phi) {
-  return script_.run_method("embed", phi).toTensor();
+torch::Tensor TorchScriptConditionModule::embed_impl(const EmbedInput& input) {
+  return script_.run_method("embed", input.phi).toTensor();
 }
 
 torch::Tensor TorchScriptConditionModule::distances_impl(const torch::Tensor& psi_a,

@@ -37,7 +37,7 @@ class TorchScriptConditionModule final : public ConditionModule {
   void train(bool on = true) override;
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  torch::Tensor embed_impl(const EmbedInput& input) override;
   ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
   torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
 

@@ -43,10 +43,10 @@ TypeAware::TypeAware(const Options& options) : options_(options) {
                                         options.num_conditions, options.input_dim, options.masks));
 }
 
-torch::Tensor TypeAware::embed_impl(const torch::Tensor& phi) {
+torch::Tensor TypeAware::embed_impl(const EmbedInput& input) {
   const bool rectified = is_training() || options_.test_masks == TestMasks::Rectified;
   const torch::Tensor masks = rectified ? masks_->masks() : masks_->unrectified();
-  const torch::Tensor psi = phi.unsqueeze(1) * masks.unsqueeze(0);
+  const torch::Tensor psi = input.phi.unsqueeze(1) * masks.unsqueeze(0);
   return options_.l2_normalize ? nn::normalize_offset(psi) : psi;
 }
 

@@ -30,8 +30,8 @@ Contract VaeLatents::contract_of(const Options&) {
   return c;
 }
 
-torch::Tensor VaeLatents::embed_impl(const torch::Tensor& phi) {
-  return means(phi).unsqueeze(2);
+torch::Tensor VaeLatents::embed_impl(const EmbedInput& input) {
+  return means(input.phi).unsqueeze(2);
 }
 
 ComparisonScores VaeLatents::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {

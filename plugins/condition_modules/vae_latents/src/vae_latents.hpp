@@ -25,7 +25,7 @@ class VaeLatents final : public ConditionModule {
   std::int64_t output_dim() const override { return 1; }
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  torch::Tensor embed_impl(const EmbedInput& input) override;
   ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
 
  private:

@@ -17,6 +17,14 @@ std::vector<std::string> names(const std::array<const char*, N>& values) {
   return std::vector<std::string>(values.begin(), values.end());
 }
 
+// Rendered images, never files, given to the model as x/255.
+ImagePreparation rendered_images() {
+  ImagePreparation p;
+  p.files = FilePreparation::None;
+  p.normalization = PixelNormalization::None;
+  return p;
+}
+
 }  // namespace
 
 RenderedSplit render_split(const std::vector<std::uint8_t>& garments,
@@ -144,6 +152,7 @@ DatasetInfo FashionCrb::info() const {
     d.conditions.push_back({spelling_of(factor_choices(), c), value_names(c)});
   d.channels = 3;
   d.height = d.width = kCanvasSize;
+  d.images = rendered_images();
   d.splits = {Split::Train, Split::Val, Split::Test};
   d.triplet_counts = {{Split::Train, options_.train_triplets},
                       {Split::Val, options_.val_triplets},
@@ -220,7 +229,7 @@ torch::Tensor FashionCrb::load_images(Split split, const torch::Tensor& ids, con
     this->split(split);
     it = images_.find(split);
   }
-  return it->second.index_select(0, ids).to(torch::kFloat).div_(255.0);
+  return model_input(rendered_images(), it->second.index_select(0, ids));
 }
 
 }  // namespace wscsl::fashion_crb

@@ -8,6 +8,8 @@
 
 #include "../src/image_folder.hpp"
 #include "wscsl/data/csv.hpp"
+#include "wscsl/data/image_file.hpp"
+#include "wscsl/data/resample.hpp"
 #include "wscsl/testing/harness.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
 
@@ -52,6 +54,37 @@ TEST_F(ImageFolderTest, DescribesTheAttributeColumnsAsConditions) {
   EXPECT_TRUE(info.conditions[1].numeric);
   EXPECT_EQ(info.conditions[1].values.front(), "1");
   EXPECT_EQ(info.height, 8);
+}
+
+TEST_F(ImageFolderTest, DeclaresHowItPreparesImagesAsItDoes) {
+  for (const PixelNormalization normalization :
+       {PixelNormalization::ImageNet, PixelNormalization::None}) {
+    const bool imagenet = normalization == PixelNormalization::ImageNet;
+    auto d = build(fmt::format(
+        "normalize = \"{}\"\ncache_dir = \"{}\"\ncache_limit_mb = 7\nmax_image_pixels = 4096",
+        imagenet ? "imagenet" : "none", (dir_ / "cache").string()));
+    const ImagePreparation p = d->info().images;
+    EXPECT_EQ(p.files, FilePreparation::ResizeCenterCrop);
+    EXPECT_EQ(p.normalization, normalization);
+    EXPECT_EQ(p.size, 8);
+    EXPECT_EQ(p.max_image_pixels, 4096);
+    EXPECT_EQ(p.cache_dir, dir_ / "cache");
+    EXPECT_EQ(p.cache_limit_bytes, 7 << 20);
+    // An image file prepared as declared is the model input the dataset gives for it, and
+    // shown_pixels undoes it to x/255 (within float rounding of the normalisation's inverse).
+    const SplitAttributes a = *d->attributes(Split::Train);
+    const std::int64_t id = a.members[0].item<std::int64_t>();
+    const DecodedImage decoded =
+        read_image_file(a.image_root / a.files[static_cast<std::size_t>(id)], p.max_image_pixels);
+    ASSERT_TRUE(decoded.problem.empty()) << decoded.problem;
+    torch::Tensor pixels = torch::empty({1, 3, p.size, p.size}, torch::kUInt8);
+    resize_and_center_crop(decoded.image, static_cast<int>(p.size),
+                           pixels.data_ptr<std::uint8_t>());
+    const torch::Tensor given = d->images(Split::Train, torch::tensor({id}), {});
+    EXPECT_TRUE(model_input(p, pixels).equal(given)) << imagenet;
+    EXPECT_TRUE(torch::allclose(shown_pixels(p, given), pixels.to(torch::kFloat) / 255, 0, 1e-6))
+        << imagenet;
+  }
 }
 
 TEST_F(ImageFolderTest, DrawnTripletsFollowTheRuleWithinTheSplit) {

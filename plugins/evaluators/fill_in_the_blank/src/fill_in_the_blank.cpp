@@ -23,13 +23,6 @@ bool is_file_name(const std::string& name) {
   return !name.empty() && name.find('/') == std::string::npos;
 }
 
-// Normalised images (ImageNet statistics) leave [0, 1]: stretch such an image to its own range.
-torch::Tensor displayable(const torch::Tensor& chw) {
-  const double lo = chw.min().item<double>(), hi = chw.max().item<double>();
-  if (lo >= 0.0 && hi <= 1.0) return chw;
-  return (chw - lo) / std::max(hi - lo, 1e-12);
-}
-
 struct Results {
   const BlankQuestions& blanks;
   outfit::BlankScores scores;
@@ -73,6 +66,11 @@ std::string results_tsv(const Results& r, const std::vector<std::string>& type_n
 void draw_questions(const Results& r, std::int64_t shown, int cell, Dataset& dataset, Split split,
                     const std::filesystem::path& path) {
   const BlankQuestions& b = r.blanks;
+  // Pictures of what the dataset gives the model: its normalisation undone.
+  const ImagePreparation preparation = dataset.info().images;
+  const auto pictures = [&](const torch::Tensor& ids) {
+    return shown_pixels(preparation, dataset.images(split, ids, {}));
+  };
   const auto offsets = b.questions.offsets.accessor<std::int64_t, 1>();
   const std::int64_t answers = b.candidates.size(1);
   std::int64_t widest = 0;
@@ -98,7 +96,7 @@ void draw_questions(const Results& r, std::int64_t shown, int cell, Dataset& dat
                 kGap, top + kHeading - 5, plot::kBlack, 0.4);
     const int y = top + kHeading;
     const torch::Tensor items = b.questions.items.slice(0, offsets[q], offsets[q + 1]);
-    const torch::Tensor item_images = dataset.images(split, items, {});
+    const torch::Tensor item_images = pictures(items);
     const std::int64_t n = items.size(0);
     const std::int64_t blank = std::clamp<std::int64_t>(position[q] - 1, 0, n);
     for (std::int64_t slot = 0, i = 0; slot <= n; ++slot) {
@@ -109,9 +107,9 @@ void draw_questions(const Results& r, std::int64_t shown, int cell, Dataset& dat
         continue;
       }
       canvas.rectangle(x + kFrame - 1, y + kFrame - 1, cell + 2, cell + 2, plot::kBlack, 1);
-      canvas.image(displayable(item_images[i++]), x + kFrame, y + kFrame, cell, cell);
+      canvas.image(item_images[i++], x + kFrame, y + kFrame, cell, cell);
     }
-    const torch::Tensor candidate_images = dataset.images(split, b.candidates[q], {});
+    const torch::Tensor candidate_images = pictures(b.candidates[q]);
     for (std::int64_t a = 0; a < answers; ++a) {
       const int x = candidates_left + static_cast<int>(a) * pitch;
       if (a == right[q])
@@ -120,7 +118,7 @@ void draw_questions(const Results& r, std::int64_t shown, int cell, Dataset& dat
         canvas.rectangle(x, y, cell + 2 * kFrame, cell + 2 * kFrame, plot::kRed, kFrame);
       else
         canvas.rectangle(x + kFrame - 1, y + kFrame - 1, cell + 2, cell + 2, plot::kGray, 1);
-      canvas.image(displayable(candidate_images[a]), x + kFrame, y + kFrame, cell, cell);
+      canvas.image(candidate_images[a], x + kFrame, y + kFrame, cell, cell);
       canvas.text(fmt::format("{:.3f}", score[q][a]), x + kFrame, y + pitch + kScoreLine - 6,
                   plot::kBlack, 0.35);
     }

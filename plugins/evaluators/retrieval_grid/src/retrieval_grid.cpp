@@ -60,8 +60,13 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
   const torch::Tensor distances =
       cross_distances(context.module, table.items.psi.index_select(0, query_rows),
                       table.items.psi.index_select(0, database_rows));
-  const torch::Tensor query_images =
-      context.dataset.images(table.split, table.image_ids.index_select(0, query_rows), {});
+  // Pictures of what the dataset gives the model: its normalisation undone.
+  const auto pictures = [&](const torch::Tensor& rows) {
+    return shown_pixels(
+        context.info.images,
+        context.dataset.images(table.split, table.image_ids.index_select(0, rows), {}));
+  };
+  const torch::Tensor query_images = pictures(query_rows);
 
   const auto& conditions = context.info.conditions;
   std::vector<plot::NeighbourBlock> blocks;
@@ -80,8 +85,7 @@ EvalReport RetrievalGrid::evaluate_impl(EvalContext& context) {
       plot::NeighbourRow& row = block.rows.emplace_back();
       row.query = query_images[q];
       const torch::Tensor rows = database_rows.index_select(0, nearest[q]);
-      const torch::Tensor neighbour_images =
-          context.dataset.images(table.split, table.image_ids.index_select(0, rows), {});
+      const torch::Tensor neighbour_images = pictures(rows);
       for (std::int64_t j = 0; j < options_.k; ++j) {
         const bool same =
             value >= 0 &&

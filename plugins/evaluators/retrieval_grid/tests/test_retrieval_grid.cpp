@@ -67,3 +67,31 @@ TEST(RetrievalGrid, NeedsEnoughImagesAndAnArtefactDirectory) {
                                              wscsl::testing::dataset_info({"a"}), &shared),
                Error);
 }
+
+TEST(RetrievalGrid, ShowsTheImagesWithTheDatasetsNormalisationUndone) {
+  // The fixture's images are 0.5 everywhere but their first value; a dataset that declares
+  // ImageNet's normalisation gave the model (x/255 − mean)/std = 0.5, so the picture shows
+  // x/255 = 0.5·std + mean: red 0.5·0.229 + 0.485 = 0.5995 → 153 of 255, green 0.568 → 145,
+  // blue 0.5185 → 132 (the undone 0.5 itself would be gray 128).
+  const torch::Tensor positions = torch::arange(8, torch::kFloat);
+  EmbeddingTable t = wscsl::testing::make_table(Split::Test, positions.reshape({8, 1, 1}),
+                                                {{0, 1, 2}}, {0});
+  t.factors = torch::zeros({8, 1}, torch::kLong);
+  std::map<std::string, torch::Tensor> shared = {
+      {aligned::assignment_key(aligned::Strategy::Ot), torch::tensor({0})},
+      {aligned::condition_of_embedding_key(aligned::Strategy::Ot), torch::tensor({0})}};
+  DatasetInfo info = wscsl::testing::dataset_info({"shape"});
+  info.images.normalization = PixelNormalization::ImageNet;
+  const fs::path dir = fs::temp_directory_path() / ("wscsl_grid_" + std::to_string(::getpid()));
+  auto e = wscsl::testing::build<Evaluator>("retrieval_grid", "queries = 1\nk = 1\ncell = 20");
+  wscsl::testing::TableModule module(1, 1, {1.0});
+  const EvalReport r = wscsl::testing::run_evaluator(*e, module, t, t, info, &shared, dir);
+  ASSERT_EQ(r.artifacts.size(), 1u);
+  const plot::Canvas png = plot::Canvas::read_png(r.artifacts[0]);
+  // The centre of the query's cell: 4-pixel margin and 3-pixel frame, under the 30-pixel title and
+  // the 22-pixel heading.
+  const plot::Color shown = png.pixel(4 + 3 + 10, 30 + 22 + 3 + 10);
+  EXPECT_EQ(shown, (plot::Color{153, 145, 132}))
+      << int(shown.r) << " " << int(shown.g) << " " << int(shown.b);
+  fs::remove_all(dir);
+}

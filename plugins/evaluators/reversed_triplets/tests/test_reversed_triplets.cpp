@@ -30,7 +30,9 @@ class Lazy final : public ConditionModule {
   std::int64_t output_dim() const override { return 1; }
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override { return phi.reshape({-1, 2, 1}); }
+  torch::Tensor embed_impl(const wscsl::EmbedInput& input) override {
+    return input.phi.reshape({-1, 2, 1});
+  }
   ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
     const ComparedItems in = gather(items, c);
     ComparisonScores s;

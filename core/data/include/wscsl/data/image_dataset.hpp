@@ -22,12 +22,9 @@
 
 namespace wscsl {
 
-// How pixel values are scaled after decoding.
-enum class Normalization { ImageNet, None };
-
 struct ImageDatasetOptions {
   std::int64_t image_size = 112;
-  Normalization normalize = Normalization::ImageNet;
+  PixelNormalization normalize = PixelNormalization::ImageNet;
   bool flip = true;
   std::string cache_dir;
   std::int64_t cache_limit_mb = 65536;
@@ -45,12 +42,12 @@ void add_image_options(Schema<O>& s) {
           "centre crop's side (torchvision's Resize + CenterCrop).")
       .min(1)
       .max(4096);
-  s.field("normalize", static_cast<Normalization O::*>(&B::normalize),
+  s.field("normalize", static_cast<PixelNormalization O::*>(&B::normalize),
           "\"imagenet\": (x/255 − mean)/std with ImageNet's mean and std, as the reference "
           "loaders; \"none\": x/255 in [0, 1].",
-          EnumChoices<Normalization>{{Normalization::ImageNet, "imagenet",
-                                      "(x/255 − mean)/std with ImageNet's statistics"},
-                                     {Normalization::None, "none", "x/255 in [0, 1]"}});
+          EnumChoices<PixelNormalization>{{PixelNormalization::ImageNet, "imagenet",
+                                           "(x/255 − mean)/std with ImageNet's statistics"},
+                                          {PixelNormalization::None, "none", "x/255 in [0, 1]"}});
   s.field("flip", static_cast<bool O::*>(&B::flip),
           "Flip each training image horizontally with probability ½, independently per image "
           "(drawn from the step's seed, the image's place in the batch and its id).");
@@ -89,11 +86,6 @@ std::int64_t per_split(Split split, std::int64_t train, std::int64_t val, std::i
 void check_condition_names(const std::vector<std::string>& names, const std::string& field,
                            FieldChecker& c);
 
-// ImageNet's per-channel mean and standard deviation, [1, 3, 1, 1] float: what the "imagenet"
-// normalisation subtracts and divides by, as torchvision's pretrained models expect.
-at::Tensor imagenet_mean();
-at::Tensor imagenet_std();
-
 class ImageDataset : public Dataset {
  public:
   ~ImageDataset() override;
@@ -108,7 +100,7 @@ class ImageDataset : public Dataset {
  protected:
   explicit ImageDataset(const ImageDatasetOptions& options);
 
-  // info() with the image geometry (3 × image_size × image_size) filled in.
+  // info() with the image geometry (3 × image_size × image_size) and preparation filled in.
   DatasetInfo image_info(std::vector<ConditionInfo> conditions, std::vector<Split> splits) const;
 
   // The image list, read once on first use; problems go through `bad`.
@@ -132,13 +124,13 @@ class ImageDataset : public Dataset {
   // (each once).
   void check_images(const std::vector<std::int64_t>& ids);
   bool unusable(std::int64_t id) const { return !store_->problem(id).empty(); }
+  ImagePreparation preparation() const;
 
   ImageDatasetOptions options_;
   BadRows bad_;
   std::unique_ptr<ImageList> images_;
   std::unique_ptr<ImageStore> store_;
   std::vector<bool> reported_;  // by image id: unusable and counted as a bad row
-  at::Tensor mean_, std_;       // [1, 3, 1, 1]
 };
 
 }  // namespace wscsl

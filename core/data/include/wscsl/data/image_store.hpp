@@ -23,13 +23,18 @@ namespace wscsl {
 struct ImageEntry {
   std::string file;
   std::int64_t line = 0;
+  // The file that lists it, for a list read from several files; empty for ImageList::index.
+  std::filesystem::path listed_in = {};
 };
 
 // A dataset's images; the index in `entries` is the image id.
 struct ImageList {
   std::filesystem::path folder;  // canonical image folder: no listed file may leave it
-  std::filesystem::path index;   // the file that lists them
+  std::filesystem::path index;   // the file that lists them (the first, when several do)
   std::vector<ImageEntry> entries;
+
+  // The file that lists image `id`: its entry's `listed_in`, else `index`.
+  const std::filesystem::path& listing(std::size_t id) const;
 };
 
 // Where stores live: `cache_dir` when it is not empty, else $XDG_CACHE_HOME/wscsl, else

@@ -25,6 +25,9 @@ inline constexpr Fact dataset_text_features{
     "train_hglmm_pca6000.txt), where it has one"};
 inline constexpr Fact backbone_embedding_dim{"backbone.embedding_dim",
                                              "the size D of the backbone's embedding φ"};
+inline constexpr Fact backbone_feature_map_channels{
+    "backbone.feature_map_channels",
+    "the channels C of the backbone's last feature map, of a backbone that provides one"};
 inline constexpr Fact condition_module_num_embeddings{
     "condition_module.num_embeddings", "the number K of embeddings of the condition module"};
 inline constexpr Fact condition_module_output_dim{

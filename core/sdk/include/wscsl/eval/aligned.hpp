@@ -37,7 +37,8 @@ struct AlignedEmbeddings {
 
 // The alignment of `strategy` published by an earlier alignment evaluator. Without one, a
 // supervised (Conditioned) module with as many embeddings as conditions uses embedding k for
-// condition k; any other module is an Error naming `evaluator` and the fix.
+// condition k, and a module with one embedding uses it for every condition; any other module is
+// an Error naming `evaluator` and the fix.
 AlignedEmbeddings aligned_embeddings(const EvalContext& context, Strategy strategy,
                                      const std::string& evaluator);
 

@@ -22,6 +22,16 @@ void input_dim(Schema<O>& s, std::int64_t O::*member) {
       .derived(facts::backbone_embedding_dim);
 }
 
+// feature_map_channels: C, the channels of the backbone's feature map, set from the backbone (a
+// module that reads the map also declares Need{Resource::FeatureMap}).
+template <class O>
+void feature_map_channels(Schema<O>& s, std::int64_t O::*member) {
+  s.field("feature_map_channels", member,
+          "C, the channels of the backbone's feature map (set from the backbone).")
+      .min(1)
+      .derived(facts::backbone_feature_map_channels);
+}
+
 // num_embeddings: K, up to kMaxEmbeddings, by default the dataset's number of conditions.
 template <class O>
 void num_embeddings(Schema<O>& s, std::int64_t O::*member, std::string doc) {

@@ -26,6 +26,9 @@ enum class Resource {
   ImageFactors,
   // Outfits (SplitData::outfits): item types, compatibility lines, fill-in-the-blank questions.
   Outfits,
+  // Attribute-retrieval query and candidate lines (SplitData::attribute_queries): a dataset
+  // provides them.
+  AttributeQueries,
   // Triplet conditions that are the type pairs of anchor and close
   // (OutfitData::type_pair_conditions),
   // which a type-aware module looks up for any pair of items.
@@ -43,6 +46,15 @@ enum class Resource {
   ReversedScores,
   // The triplet's images (the trainer passes them to losses that need them).
   TrainingImages,
+  // The backbone's last feature map [B, C, h, w] beside φ (Backbone::embed_with_map): a backbone
+  // provides it; a condition module that needs it gets it in EmbedInput::feature_map.
+  FeatureMap,
+  // The images of the items a condition module embeds (EmbedInput::images), for a module that
+  // looks at them again (ASEN++'s local branch crops them): the host passes them.
+  ItemImages,
+  // Per-condition attention maps over the feature map's positions
+  // (ConditionModule::attention_maps), [B, K, h, w]: a condition module provides them.
+  AttentionMaps,
   // The condition ↔ embedding alignment of one strategy ("ot", "exact", "greedy"), published in
   // EvalContext::shared by an earlier evaluator.
   Alignment,
@@ -64,9 +76,11 @@ enum class Resource {
   CompatibilityLines,
   // At least one fill-in-the-blank question.
   BlankQuestions,
+  // At least one attribute-retrieval query line with a candidate line of its condition.
+  QueryLines,
 };
 
-// Whether a need is one of what a split must hold (SplitTriplets ... BlankQuestions).
+// Whether a need is one of what a split must hold (SplitTriplets ... QueryLines).
 bool is_split_content(Resource resource);
 
 // "aux_term", "alignment", ...: the resource's name in `wscsl describe --json`.

@@ -12,6 +12,7 @@
 #include <ATen/core/Tensor.h>
 
 #include "wscsl/plugin/component.hpp"
+#include "wscsl/plugin/image_preparation.hpp"
 #include "wscsl/plugin/outfits.hpp"
 
 namespace wscsl {
@@ -39,6 +40,10 @@ struct DatasetInfo {
   std::int64_t channels = 0;
   std::int64_t height = 0;
   std::int64_t width = 0;
+  // How an image becomes model input (image_preparation.hpp): tools that bring image files of
+  // their own prepare them so, and undo it to show pictures. A dataset that generates its images
+  // declares FilePreparation::None and the normalisation of what images() returns.
+  ImagePreparation images;
   std::vector<Split> splits;  // e.g. {Split::Train, Split::Val, Split::Test}
   // Triplets per split where the dataset knows them without loading the split (a generated
   // count); a split it does not name is counted when it loads.
@@ -63,8 +68,19 @@ struct DatasetInfo {
 struct SplitFiles {
   // The triplet lists, or the files the triplets are drawn from (outfits, attributes).
   std::vector<std::filesystem::path> triplets;
-  std::filesystem::path compatibility;  // the compatibility lines
-  std::filesystem::path blanks;         // the fill-in-the-blank questions
+  std::filesystem::path compatibility;    // the compatibility lines
+  std::filesystem::path blanks;           // the fill-in-the-blank questions
+  std::filesystem::path queries = {};     // the attribute-retrieval query lines
+  std::filesystem::path candidates = {};  // the attribute-retrieval candidate lines
+};
+
+// Attribute-specific retrieval (the protocol of ASEN and its successors): lines "image condition
+// value", each an image id of the split, a condition and the image's value index under it. Each
+// query ranks every candidate of its condition; a candidate is relevant when its value is the
+// query's (Resource::AttributeQueries).
+struct AttributeQueries {
+  at::Tensor queries;     // [Q, 3] int64 (image id, condition, value index)
+  at::Tensor candidates;  // [C, 3] int64 (image id, condition, value index)
 };
 
 // Triplets use one order everywhere in wscsl: (anchor, close, far) — the anchor is more similar
@@ -82,6 +98,9 @@ struct SplitData {
   at::Tensor reversed;
   // Outfit datasets only (Resource::Outfits): item types, compatibility lines, FITB questions.
   std::optional<OutfitData> outfits;
+  // Attribute-retrieval datasets only (Resource::AttributeQueries): the split's query and
+  // candidate lines.
+  std::optional<AttributeQueries> attribute_queries;
   // Per text field of DatasetInfo::text_fields: the text of every image id ([N] strings; "" = the
   // item has none).
   std::map<std::string, std::vector<std::string>> texts;
@@ -125,10 +144,12 @@ class Dataset : public Component {
   // The split's per-image attributes, or nothing when the dataset has none to offer.
   std::optional<SplitAttributes> attributes(Split split);
 
-  // The triplets to train on in `epoch` (from 0): the split's own, or, for a dataset that draws
-  // its negatives afresh every epoch (as the released Polyvore loader does at every fetch), the
-  // split's anchors and closes with that epoch's `far` column. A function of (seed, epoch) only,
-  // so that a resumed run sees the same triplets.
+  // The triplets to train on in `epoch` (from 0): the split's own; for a dataset that draws its
+  // negatives afresh every epoch (as the released Polyvore loader does at every fetch), the
+  // split's anchors and closes with that epoch's `far` column; for one that draws whole triplets
+  // afresh (as ASEN's sampler does), any triplets of the split's count. The condition of row i
+  // stays SplitData::conditions[i] in every epoch. A function of (seed, epoch) only, so that a
+  // resumed run sees the same triplets.
   at::Tensor epoch_triplets(Split split, std::int64_t epoch, std::uint64_t seed);
 
  protected:

@@ -26,7 +26,8 @@ struct EmbeddingTable {
   torch::Tensor reversed;  // [T] bool, SplitData::reversed: shown reversed by the source file
 
   // The rows of dataset image ids (any shape, int64), e.g. of an outfit's items. Every image the
-  // split's triplets and outfits reference has a row; an id without one is a ComponentError.
+  // split's triplets, outfits and attribute-retrieval lines reference has a row; an id without
+  // one is a ComponentError.
   torch::Tensor rows_of(const torch::Tensor& ids) const;
 };
 

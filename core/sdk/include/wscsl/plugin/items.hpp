@@ -35,19 +35,40 @@ struct ItemFeatures {
   static ItemFeatures concatenated(const std::vector<ItemFeatures>& parts);
 };
 
+struct Comparisons;
+
 // Comparisons laid out by role over items held in blocks (ItemFeatures::blocks): member `first` of
 // comparison i is row `begin + i` of block `first`, and likewise for `second` and `third`.
-// Comparisons::triplets_by_role declares it, and reversed(), slice(), to() and
-// without_conditions() keep it true. Over items that hold blocks, gather() then gives each member
-// its block's own tensors (sliced for a slice of the comparisons) rather than a gathered copy, so
-// that every reader of a role computes with the role's tensors and their gradients add up on
-// them; ConditionModule::score checks that the member rows are the ones the layout names.
-// Comparisons made from rows (triplets(), pairs(), or fields set by hand) declare none.
-struct RoleLayout {
-  std::int64_t first = -1, second = -1, third = -1;  // the block of each member; -1: none
-  std::int64_t begin = 0;  // the row, in each block, of the first comparison
+// Only Comparisons declares one: triplets_by_role makes it with the rows it names, and reversed(),
+// slice(), to() and without_conditions() keep it with theirs. The layout holds the very row tensors
+// it was declared with, so that ConditionModule::score trusts it without reading a row (no host
+// sync): it refuses comparisons whose rows were replaced since. Over items that hold blocks,
+// gather() gives each member its block's own tensors (sliced for a slice of the comparisons)
+// rather than a gathered copy, so that every reader of a role computes with the role's tensors and
+// their gradients add up on them. Comparisons made from rows (triplets(), pairs(), or fields set by
+// hand) declare none.
+class RoleLayout {
+ public:
+  RoleLayout() = default;  // declares none
 
-  bool declared() const { return first >= 0; }
+  bool declared() const { return first_ >= 0; }
+  // The block of each member; -1: none.
+  std::int64_t first() const { return first_; }
+  std::int64_t second() const { return second_; }
+  std::int64_t third() const { return third_; }
+  std::int64_t begin() const { return begin_; }  // the row, in each block, of the first comparison
+  // Whether `comparisons`' member rows are the tensors this layout was declared with (compares
+  // tensor identity, not values: it reads nothing from a device).
+  bool holds_rows_of(const Comparisons& comparisons) const;
+
+ private:
+  friend struct Comparisons;
+  RoleLayout(std::int64_t first, std::int64_t second, std::int64_t third, std::int64_t begin,
+             const Comparisons& rows);
+
+  std::int64_t first_ = -1, second_ = -1, third_ = -1;
+  std::int64_t begin_ = 0;
+  torch::Tensor rows_[3];  // the first, second and third rows it was declared with
 };
 
 // B comparisons of items given as rows of an ItemFeatures.
@@ -73,6 +94,11 @@ struct Comparisons {
   Comparisons slice(std::int64_t begin, std::int64_t end) const;
   Comparisons without_conditions() const;
   Comparisons to(torch::Device device) const;
+
+ private:
+  // `c` with the role layout (blocks first, second, third from row `begin`) declared over its rows.
+  static Comparisons laid_out(Comparisons c, std::int64_t first, std::int64_t second,
+                              std::int64_t third, std::int64_t begin);
 };
 
 // The features of each comparison's members, [B, …] each: what most modules compute with. A member

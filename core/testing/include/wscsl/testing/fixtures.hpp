@@ -25,7 +25,7 @@ class TableModule final : public ConditionModule {
   Supervision supervision() const override { return supervision_; }
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  torch::Tensor embed_impl(const EmbedInput& input) override;
   ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override;
 
  private:

@@ -43,4 +43,7 @@ Facts facts(std::int64_t num_conditions, std::int64_t embedding_dim);
 // Adds the dataset's image facts (dataset.channels, dataset.height, dataset.width) to `facts`.
 Facts with_images(Facts facts, std::int64_t channels, std::int64_t height, std::int64_t width);
 
+// Adds the channels of the backbone's feature map (backbone.feature_map_channels) to `facts`.
+Facts with_feature_map(Facts facts, std::int64_t channels);
+
 }  // namespace wscsl::testing

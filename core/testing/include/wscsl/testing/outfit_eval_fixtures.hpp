@@ -35,7 +35,7 @@ class ConditionPicker final : public ConditionModule {
   Supervision supervision() const override { return Supervision::Conditioned; }
 
  protected:
-  torch::Tensor embed_impl(const torch::Tensor& phi) override;
+  torch::Tensor embed_impl(const EmbedInput& input) override;
   ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override;
 
  private:

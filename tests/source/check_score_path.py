@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""ConditionModule::score's own checks and gather() read nothing back from the device: no
+Tensor::equal, item(), copy to the CPU or other host sync in the files of the score path. On a GPU
+each would stall the step (six per step with reversed scores); a declared RoleLayout is trusted
+instead (it holds the rows it was declared with).
+
+Prints each read as one sentence naming the file and line, and exits 1 if any.
+
+Usage: check_score_path.py SOURCE_DIR
+"""
+import os
+import re
+import sys
+
+SCORE_PATH = ["core/sdk/src/plugin/condition_module.cpp", "core/sdk/src/plugin/items.cpp",
+              "core/sdk/src/plugin/checks.hpp"]
+SYNC = re.compile(r'\.equal\(|\.item\b|\.cpu\(\)|kCPU|allclose|is_nonzero|\.tolist\(|'
+                  r'\.(min|max|sum|any|all)\(\)')
+
+
+def syncs(root):
+    problems = []
+    for relative in SCORE_PATH:
+        with open(os.path.join(root, relative), encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                match = SYNC.search(line.split("//")[0])
+                if match:
+                    problems.append(f"{relative}:{number} calls {match.group(0)}, which waits "
+                                    "for the device on the score path: check what the host "
+                                    "knows without reading tensors back")
+    return problems
+
+
+def main():
+    problems = syncs(sys.argv[1])
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
