@@ -74,8 +74,8 @@ TEST(RetrievalGrid, ShowsTheImagesWithTheDatasetsNormalisationUndone) {
   // x/255 = 0.5·std + mean: red 0.5·0.229 + 0.485 = 0.5995 → 153 of 255, green 0.568 → 145,
   // blue 0.5185 → 132 (the undone 0.5 itself would be gray 128).
   const torch::Tensor positions = torch::arange(8, torch::kFloat);
-  EmbeddingTable t = wscsl::testing::make_table(Split::Test, positions.reshape({8, 1, 1}),
-                                                {{0, 1, 2}}, {0});
+  EmbeddingTable t =
+      wscsl::testing::make_table(Split::Test, positions.reshape({8, 1, 1}), {{0, 1, 2}}, {0});
   t.factors = torch::zeros({8, 1}, torch::kLong);
   std::map<std::string, torch::Tensor> shared = {
       {aligned::assignment_key(aligned::Strategy::Ot), torch::tensor({0})},
