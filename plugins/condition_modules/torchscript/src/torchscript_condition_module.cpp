@@ -91,6 +91,15 @@ std::vector<c10::IValue> comparison_arguments(const torch::Tensor& phi,
           comparisons.are_triplets() ? c10::IValue(comparisons.third) : c10::IValue()};
 }
 
+// A method's [B, K] answer for `inputs`, or a DataError naming `file` and what it returned.
+void expect_per_embedding(const std::string& file, std::int64_t k, std::int64_t batch,
+                          const torch::Tensor& t, const std::string& method,
+                          const std::string& inputs) {
+  if (t.dim() != 2 || t.size(0) != batch || t.size(1) != k || !t.is_floating_point())
+    throw DataError(fmt::format("{}: {} must return floating [B, K = {}]; for {} it returned {}",
+                                file, method, k, inputs, dtype_and_shape_of(t)));
+}
+
 }  // namespace
 
 Schema<TorchScriptConditionModuleOptions> TorchScriptConditionModule::schema() {
@@ -175,40 +184,39 @@ void TorchScriptConditionModule::probe(const Options& options) {
                     "returned {}",
                     file, k_, phi_text, dtype_and_shape_of(psi)));
   e_ = psi.size(2);
-  const auto expect_per_embedding = [&](const torch::Tensor& t, const std::string& method,
-                                        const std::string& inputs) {
-    if (t.dim() != 2 || t.size(0) != batch || t.size(1) != k_ || !t.is_floating_point())
-      throw DataError(fmt::format("{}: {} must return floating [B, K = {}]; for {} it returned {}",
-                                  file, method, k_, inputs, dtype_and_shape_of(t)));
-  };
   if (own_distances_) {
     const std::string psi_text = fmt::format("psi_a, psi_b [{}, {}, {}]", batch, k_, e_);
-    expect_per_embedding(nn::run_script_method(script_, "distances",
+    expect_per_embedding(file, k_, batch,
+                         nn::run_script_method(script_, "distances",
                                                {psi.index_select(0, triplets.first),
                                                 psi.index_select(0, triplets.second)},
                                                file, psi_text),
                          "distances", psi_text);
   }
-  std::vector<std::pair<Comparisons, std::string>> probes = {
-      {triplets, fmt::format("{} and the triplets first, second, third [{}]", phi_text, batch)}};
+  probe_scores(phi, triplets,
+               fmt::format("{} and the triplets first, second, third [{}]", phi_text, batch), file);
   if (scores_pairs_)
-    probes.emplace_back(
-        Comparisons::pairs(triplets.first, triplets.second),
-        fmt::format("{} and the pairs first, second [{}], third None", phi_text, batch));
-  for (const auto& [comparisons, inputs] : probes) {
-    const std::vector<c10::IValue> arguments = comparison_arguments(phi, comparisons);
-    if (supervision_ == Supervision::Weak) {
-      const torch::Tensor w = nn::run_script_method(script_, "weights", arguments, file, inputs);
-      expect_per_embedding(w, "weights", inputs);
-      const double off = (w.sum(1) - 1).abs().max().item<double>();
-      if (!(off <= 1e-4))
-        throw DataError(fmt::format(
-            "{}: the rows of weights must sum to 1 (a softmax over K); for {} one sums to {:.6g}",
-            file, inputs, 1 + off));
-    }
-    if (!aux_terms_.empty()) check_aux(run_aux(arguments), batch, file);
-  }
+    probe_scores(phi, Comparisons::pairs(triplets.first, triplets.second),
+                 fmt::format("{} and the pairs first, second [{}], third None", phi_text, batch),
+                 file);
   script_.train();
+}
+
+void TorchScriptConditionModule::probe_scores(const torch::Tensor& phi,
+                                              const Comparisons& comparisons,
+                                              const std::string& inputs, const std::string& file) {
+  const std::int64_t batch = comparisons.size();
+  const std::vector<c10::IValue> arguments = comparison_arguments(phi, comparisons);
+  if (supervision_ == Supervision::Weak) {
+    const torch::Tensor w = nn::run_script_method(script_, "weights", arguments, file, inputs);
+    expect_per_embedding(file, k_, batch, w, "weights", inputs);
+    const double off = (w.sum(1) - 1).abs().max().item<double>();
+    if (!(off <= 1e-4))
+      throw DataError(fmt::format(
+          "{}: the rows of weights must sum to 1 (a softmax over K); for {} one sums to {:.6g}",
+          file, inputs, 1 + off));
+  }
+  if (!aux_terms_.empty()) check_aux(run_aux(arguments), batch, file);
 }
 
 void TorchScriptConditionModule::check_aux(const std::map<std::string, torch::Tensor>& terms,

@@ -45,6 +45,9 @@ class TorchScriptConditionModule final : public ConditionModule {
   // Checks every method on a small random batch of triplets (and of pairs when it scores them),
   // in eval mode, and reads E.
   void probe(const Options& options);
+  // The probe of weights() and aux() on `comparisons` of `phi`, described as `inputs`.
+  void probe_scores(const torch::Tensor& phi, const Comparisons& comparisons,
+                    const std::string& inputs, const std::string& file);
   // aux(φ, first, second, third) as named tensors (its string keys and tensor values; the probe
   // has checked that they are exactly the declared aux_terms, each [B]).
   std::map<std::string, torch::Tensor> run_aux(const std::vector<c10::IValue>& inputs);
