@@ -8,9 +8,10 @@ Prints each read as one sentence naming the file and line, and exits 1 if any.
 
 Usage: check_dataset_options.py SOURCE_DIR
 """
-import os
 import re
 import sys
+
+from line_rules import files_under, matching_lines, report
 
 # A helper that looks a dataset option up, the dataset's table of the resolved configuration, or
 # one of the image options of core/data's ImageDatasetOptions named as a string.
@@ -19,28 +20,10 @@ READS = re.compile(r'dataset_option\(|find\("dataset"\)|\["dataset"\]|'
 
 
 def reads(root):
-    problems = []
-    src = os.path.join(root, "host", "src")
-    for folder, _, files in os.walk(src):
-        for name in sorted(files):
-            path = os.path.join(folder, name)
-            with open(path, encoding="utf-8") as f:
-                for number, line in enumerate(f, 1):
-                    match = READS.search(line)
-                    if match:
-                        problems.append(
-                            f"{os.path.relpath(path, root)}:{number} reads {match.group(0)}: the "
-                            "host reads what a dataset declares (DatasetInfo::images), not its "
-                            "options by name")
-    return problems
-
-
-def main():
-    problems = reads(sys.argv[1])
-    for p in problems:
-        print(p)
-    return 1 if problems else 0
+    return [f"{path}:{number} reads {match.group(0)}: the host reads what a dataset declares "
+            "(DatasetInfo::images), not its options by name"
+            for path, number, match in matching_lines(root, files_under(root, "host/src"), READS)]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(report(reads(sys.argv[1])))

@@ -8,9 +8,10 @@ Prints each read as one sentence naming the file and line, and exits 1 if any.
 
 Usage: check_score_path.py SOURCE_DIR
 """
-import os
 import re
 import sys
+
+from line_rules import matching_lines, report
 
 SCORE_PATH = ["core/sdk/src/plugin/condition_module.cpp", "core/sdk/src/plugin/items.cpp",
               "core/sdk/src/plugin/checks.hpp"]
@@ -19,24 +20,11 @@ SYNC = re.compile(r'\.equal\(|\.item\b|\.cpu\(\)|kCPU|allclose|is_nonzero|\.toli
 
 
 def syncs(root):
-    problems = []
-    for relative in SCORE_PATH:
-        with open(os.path.join(root, relative), encoding="utf-8") as f:
-            for number, line in enumerate(f, 1):
-                match = SYNC.search(line.split("//")[0])
-                if match:
-                    problems.append(f"{relative}:{number} calls {match.group(0)}, which waits "
-                                    "for the device on the score path: check what the host "
-                                    "knows without reading tensors back")
-    return problems
-
-
-def main():
-    problems = syncs(sys.argv[1])
-    for p in problems:
-        print(p)
-    return 1 if problems else 0
+    return [f"{path}:{number} calls {match.group(0)}, which waits for the device on the score "
+            "path: check what the host knows without reading tensors back"
+            for path, number, match in matching_lines(root, SCORE_PATH, SYNC,
+                                                      without_comments=True)]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(report(syncs(sys.argv[1])))
