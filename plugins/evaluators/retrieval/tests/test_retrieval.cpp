@@ -1,11 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
@@ -16,6 +14,7 @@
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
 #include "wscsl/testing/image_fixtures.hpp"
+#include "wscsl/testing/pml_comparison.hpp"
 #include "wscsl/util/rng.hpp"
 
 using namespace wscsl;
@@ -352,27 +351,11 @@ TEST(PmlParity, MapAtRRPrecisionMrrAndNnEqualPytorchMetricLearnings) {
       labels << t.factors[i][c].item<std::int64_t>() << "\n";
     }
   }
-  std::ofstream expected(dir.path() / "expected.txt");
-  for (const Metric& m : r.metrics)
-    if (m.name.find('/') != std::string::npos)
-      expected << m.name << " " << fmt::format("{:.17g}", m.value) << "\n";
-  expected.close();
-  const std::string command =
-      fmt::format("'{}' '{}' '{}' 2>&1", python, WSCSL_PML_SCRIPT, dir.path().string());
-  FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  char buffer[4096];
-  while (std::fgets(buffer, sizeof buffer, pipe))
-    output += buffer;
-  const int status = ::pclose(pipe);
-  ASSERT_TRUE(WIFEXITED(status)) << output;
-  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << output;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << output;
+  const wscsl::test::PmlComparison c =
+      wscsl::test::compare_with_pml(python, WSCSL_PML_SCRIPT, dir.path(), r.metrics);
+  ASSERT_TRUE(c.exited) << c.output;
+  if (c.status == 77) GTEST_SKIP() << c.output;
+  EXPECT_EQ(c.status, 0) << c.output;
   // Both conditions, four metrics each.
-  std::size_t compared = 0;
-  for (std::size_t at = output.find(" ok"); at != std::string::npos;
-       at = output.find(" ok", at + 1))
-    ++compared;
-  EXPECT_EQ(compared, 8u) << output;
+  EXPECT_EQ(c.agreed, 8u) << c.output;
 }
