@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "distributed/loopback_port.hpp"
+
 namespace wscsl::test {
 
 // A loopback TCP port that the kernel chose, held open (listening) until destruction.
@@ -32,10 +34,9 @@ class BusyPort {
   int port_ = 0;
 };
 
-// A port that was free a moment ago (the kernel does not hand it out again at once).
+// A port for a rendezvous a test's job serves later, which no other test takes meanwhile.
 inline int free_port() {
-  const BusyPort probe;
-  return probe.port();
+  return wscsl::host::unclaimed_loopback_port();
 }
 
 }  // namespace wscsl::test

@@ -1,10 +1,7 @@
 #include "launcher.hpp"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "distributed/loopback_port.hpp"
 #include "wscsl/error.hpp"
 
 extern char** environ;
@@ -34,22 +32,6 @@ extern "C" void forward_signal(int) {
   g_signalled = 1;  // not ++: C++20 (PyTorch 2.15 asks for it) deprecates ++ on a volatile
   for (int i = 0; i < g_rank_count; ++i)
     if (g_ranks[i] > 0) ::kill(g_ranks[i], SIGTERM);
-}
-
-// A port no process listens on now, for rank 0 to serve the rendezvous on.
-std::uint16_t free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) throw Error(fmt::format("cannot open a socket: {}", std::strerror(errno)));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
-  const int error = errno;
-  ::close(fd);
-  if (!ok) throw Error(fmt::format("cannot find a free loopback port: {}", std::strerror(error)));
-  return ntohs(address.sin_port);
 }
 
 // The variables of a job, which the ranks get from this launcher alone: a job of torchrun's or
@@ -105,7 +87,11 @@ int launch_local(int processes, const std::vector<std::string>& args, int grace_
   if (processes < 1 || processes > kMaxLocalProcesses)
     throw Error(fmt::format("--nproc {} is out of range (expected 1 to {})", processes,
                             kMaxLocalProcesses));
-  const std::uint16_t port = free_loopback_port();
+  const std::uint16_t port = unclaimed_loopback_port();
+  if (port == 0)
+    throw Error(
+        "cannot find a free loopback port below net.ipv4.ip_local_port_range for the ranks' "
+        "rendezvous; start them with torchrun and a MASTER_PORT of your choice instead");
   std::vector<std::string> argv_strings = args;
   argv_strings.insert(argv_strings.begin(), "wscsl");
   std::vector<char*> argv = pointers(argv_strings);
