@@ -118,15 +118,35 @@ function frame(same) {
   return 'unlabelled';
 }
 
+// Where a run's module looks in the query for one condition: its attention map (the answer's
+// {height, width, weights}) as a heat map over the query's picture, the largest weight brightest.
+function attentionMap(map, src, title) {
+  const canvas = element('canvas', { width: map.width, height: map.height });
+  const context = canvas.getContext('2d');
+  const pixels = context.createImageData(map.width, map.height);
+  const peak = Math.max(...map.weights);
+  map.weights.forEach((w, i) => {
+    const v = peak > 0 ? w / peak : 0;
+    pixels.data.set([255, 255 * Math.max(0, 2 * v - 1), 0, 255 * (0.1 + 0.6 * v)], 4 * i);
+  });
+  context.putImageData(pixels, 0, 0);
+  const at = map.weights.indexOf(peak);
+  return element('div', { class: 'attention', title, 'data-size': `${map.height}x${map.width}`,
+    'data-peak': `${Math.floor(at / map.width)},${at % map.width}` }, element('img', { src, alt: '' }), canvas);
+}
+
 // The neighbours under each condition, in the answer's order; with two runs each condition holds
-// a pair of columns, run A | run B. A column's head holds its run's name (and is where a picture
-// about that column would go, above its neighbours).
+// a pair of columns, run A | run B. A column's head holds its run's name and, where its module
+// has them, its attention map over the query for that condition.
 function showNeighbours(answer, queryImage) {
   const q = answer.sides[0].query;
   const attributes = Object.entries(q.attributes).map(([c, v]) => `${c}: ${v}`).join(', ');
   const times = answer.sides.map((side, i) =>
     `${summary.sides[i].name}: ${side.error ?? `${side.server_ms.toFixed(1)} ms`}`).join(' | ');
-  const grid = element('div', { class: 'conditions' });
+  // Where a column has an attention map, every column's head keeps its room, so that the
+  // neighbours of a pair start at one height.
+  const maps = answer.sides.some((side) => (side.conditions || []).some((c) => c.attention));
+  const grid = element('div', { class: maps ? 'conditions with-maps' : 'conditions' });
   for (const condition of answer.conditions) {
     const pair = element('div', { class: 'pair' });
     answer.sides.forEach((side, i) => {
@@ -134,6 +154,8 @@ function showNeighbours(answer, queryImage) {
       if (answer.sides.length > 1) head.append(element('h4', {}, summary.sides[i].name));
       const column = element('div', { class: 'column', 'data-side': i, 'data-condition': condition }, head);
       const found = (side.conditions || []).find((c) => c.condition === condition);
+      if (found?.attention) head.append(attentionMap(found.attention, queryImage.src,
+        `where ${summary.sides[i].name}'s module looks for ${condition} in the query`));
       if (!found) column.append(element('p', { class: 'missing' },
         side.error ? '—' : `${summary.sides[i].name} has no condition ${condition}`));
       for (const n of found ? found.neighbours : []) {

@@ -3,8 +3,8 @@ port the system chooses. Used by test_server.py and test_browser.py.
 
 The folder: 24 PNG pictures (red, green or blue; five sizes of square), an attribute CSV with
 `color` and `size` (8 pictures a split), a DiscoverNet run of one epoch trained on it, and an index
-of the folder; on demand a second method's run and index (`second_run`) and an index of the test
-split (`split_index`).
+of the folder; on demand a second method's run and index (`second_run`: ASEN, whose attention maps
+the explorer shows) and an index of the test split (`split_index`).
 """
 import csv
 import os
@@ -74,6 +74,7 @@ depth = 1
 embedding_dim = 6
 [condition_module]
 type = "{module}"
+{module_options}
 [[losses]]
 type = "margin"
 [[evaluators]]
@@ -99,11 +100,12 @@ class Fixture:
         self.labels = make_folder(self.folder)
         self.run, self.index = self.train_and_index("discovernet", "discovernet")
 
-    def train_and_index(self, name, module):
+    def train_and_index(self, name, module, module_options=""):
         """A run of `module` on the folder, work/NAME, and its index of the folder, NAME/index."""
         pipeline = os.path.join(self.work, f"{name}.toml")
         with open(pipeline, "w") as f:
-            f.write(PIPELINE.format(folder=self.folder, work=self.work, module=module))
+            f.write(PIPELINE.format(folder=self.folder, work=self.work, module=module,
+                                    module_options=module_options))
         run = os.path.join(self.work, name)
         self.check("train", pipeline, "--run-dir", run)
         index = os.path.join(self.work, f"{name}.index")
@@ -111,8 +113,10 @@ class Fixture:
         return run, index
 
     def second_run(self):
-        """A CSN run (told each triplet's condition) and its index of the folder."""
-        return self.train_and_index("csn", "csn_masks")
+        """An ASEN run (told each triplet's condition; attending over the convnet's 8×8 feature
+        map, which gives its attention maps) and its index of the folder."""
+        return self.train_and_index("asen", "asen",
+                                    "attribute_dim = 8\ncommon_dim = 8\nembedding_dim = 8")
 
     def split_index(self):
         """An index of the first run's test split (`wscsl index --split test`)."""

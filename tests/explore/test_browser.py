@@ -4,11 +4,13 @@
 neighbour columns and checks their count, their condition headings and every neighbour's frame
 against the attribute CSV; drops a new image and checks it gets neighbours; reopens the view from
 its link with another k, and from a link naming a file; refuses a link made for another index. It
-compares two runs (DiscoverNet and CSN) side by side: every condition a pair of columns, run A
+compares two runs (DiscoverNet and ASEN) side by side: every condition a pair of columns, run A
 left of run B at one height, in the first run's order, the condition selection applying to both,
-and a query image outside the index shown. It checks the labels and frames of an index of the
-test split, and opens `--static`'s folder of the comparison from file://. A screenshot of the
-comparison is kept as WORK_DIR/explorer.png.
+and a query image outside the index shown; each of ASEN's columns is headed by its attention map
+over the query (the size and the peak the server answered), DiscoverNet's by none. It checks the
+labels and frames of an index of the test split, and opens `--static`'s folder of the comparison
+from file://, maps included. A screenshot of the comparison is kept as WORK_DIR/explorer.png
+(docs/explorer.png).
 
 Exit status 77 (ctest's SKIP_RETURN_CODE) with the reason where Chromium or python3-websocket is
 missing or Chromium cannot start.
@@ -180,6 +182,42 @@ def check_side_by_side(browser, conditions, k):
     assert lefts == sorted(lefts), f"the pairs do not run left to right: {boxes}"
 
 
+# Each column's attention map: its side, condition, size, peak and whether its picture loaded.
+MAPS = ("[...document.querySelectorAll('.column')].map(c => { const m = c.querySelector("
+        "'.column-head .attention'); return {side: Number(c.dataset.side), condition: "
+        "c.dataset.condition, size: m?.dataset.size ?? null, peak: m?.dataset.peak ?? null, "
+        "loaded: !!m && m.querySelector('img').complete && "
+        "m.querySelector('img').naturalWidth > 0, missing: c.querySelectorAll('.missing').length};"
+        " })")
+
+
+def check_attention(browser, answer, conditions):
+    """Run B's (ASEN's) columns are headed by the attention map the server answered for the query
+    (its size and its largest weight's place), over the query's picture; run A's (DiscoverNet,
+    no attention maps) by none, and no column says anything is missing."""
+    browser.wait_for("[...document.querySelectorAll('.attention img')].every(i => i.complete)",
+                     "the attention maps' pictures")
+    shown = browser.evaluate(MAPS)
+    assert sorted({m["condition"] for m in shown}) == sorted(conditions), shown
+    for m in shown:
+        assert m["missing"] == 0, f"{m['condition']}: a column says something is missing: {m}"
+        if m["side"] == 0:
+            assert m["size"] is None, f"DiscoverNet has no attention maps, yet shows {m}"
+            continue
+        column = next(c for c in answer["sides"][1]["conditions"]
+                      if c["condition"] == m["condition"])
+        a = column["attention"]
+        weights = a["weights"]
+        assert len(weights) == a["height"] * a["width"] == 64 and \
+            abs(sum(weights) - 1) < 1e-4, f"{m['condition']}: not an 8×8 map summing to 1: {a}"
+        peak = weights.index(max(weights))
+        assert m["size"] == f"{a['height']}x{a['width']}" and m["loaded"] and \
+            m["peak"] == f"{peak // a['width']},{peak % a['width']}", \
+            f"{m['condition']}: the page shows {m}, the server answered a peak at {peak}"
+    maps = [c["attention"]["weights"] for c in answer["sides"][1]["conditions"]]
+    assert len(maps) < 2 or maps[0] != maps[1], "every condition shows the same attention map"
+
+
 def check_comparison(browser, fx, run_b_index, photo):
     """Two runs side by side on the same conditions in the same order, the selection applying to
     both; a query outside the index shows its picture."""
@@ -190,6 +228,11 @@ def check_comparison(browser, fx, run_b_index, photo):
         check_side_by_side(browser, order, 4)
         check_columns(browser, fx, browser.evaluate(
             "document.querySelector('.query img').alt"), 4)
+        answer = json.load(urllib.request.urlopen(
+            server.url + "api/neighbours?query=a%2F3.png&k=4", timeout=30))
+        assert all(c["attention"] is None for c in answer["sides"][0]["conditions"]), \
+            "DiscoverNet's columns carry attention maps"
+        check_attention(browser, answer, order)
         browser.evaluate("window.scrollTo(0, 0)")
         browser.screenshot(os.path.join(fx.work, "explorer.png"))
         browser.click(f'#condition-picks input[value="{order[0]}"]')
@@ -212,12 +255,12 @@ def main(wscsl, plugins, work):
     except ImportError:
         skip("python3-websocket is missing (apt-get install python3-websocket)")
     fx = Fixture(wscsl, plugins, work)
-    _, csn_index = fx.second_run()
+    _, asen_index = fx.second_run()
     split_index = fx.split_index()
     dropped = os.path.join(fx.work, "dropped.png")
     write_png(dropped, square("green", 10), 16, 16)
     static = os.path.join(fx.work, "static")
-    fx.check("explore", fx.index, "--compare", csn_index, "--static", static, "--query", "0",
+    fx.check("explore", fx.index, "--compare", asen_index, "--static", static, "--query", "0",
              "--query", dropped, "--condition", "size", "--condition", "color", "-k", "4")
     profile = tempfile.mkdtemp(prefix="wscsl-chromium-")
     browser = Browser(profile)
@@ -251,7 +294,7 @@ def main(wscsl, plugins, work):
             check_columns(browser, fx, None, 3)
             status, _ = server.stop()
             assert status == 0, f"the server exited with {status} after Ctrl-C"
-        order = check_comparison(browser, fx, csn_index, dropped)
+        order = check_comparison(browser, fx, asen_index, dropped)
         with fx.serve(split_index) as server:
             browser.open(server.url + "?k=3")
             labels = browser.evaluate("[...document.querySelectorAll('#gallery img.thumb')]"
@@ -263,6 +306,9 @@ def main(wscsl, plugins, work):
         browser.open("file://" + os.path.join(static, "index.html"))
         browser.click('#gallery img.thumb[data-row="0"]')
         check_side_by_side(browser, order, 4)
+        assert browser.evaluate("document.querySelectorAll('.column[data-side=\"1\"] "
+                                ".attention canvas').length") == len(order), \
+            "the static page shows no attention maps for ASEN's columns"
         browser.click('#gallery img.thumb:not([data-row="0"])')
         browser.wait_for("document.querySelector('.query img')?.naturalWidth > 0 && "
                          "document.querySelector('.query').textContent.includes('dropped.png')",

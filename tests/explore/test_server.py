@@ -94,6 +94,9 @@ def check_neighbours(fx, port):
             found = column["neighbours"]
             expect(len(found) == 5, f"row {row}, {column['condition']}: {len(found)} neighbours")
             expect(all(n["row"] != row for n in found), f"row {row} is its own neighbour")
+            expect(column["attention"] is None,
+                   f"row {row}, {column['condition']}: DiscoverNet has no attention maps, yet "
+                   f"the answer has {column['attention']}")
             distances = [n["distance"] for n in found]
             expect(distances == sorted(distances), f"row {row}: distances not ascending")
             for n in found:

@@ -1,7 +1,8 @@
 // `wscsl index` and `wscsl search` on tiny trained runs of each kind of condition module — weak
-// (DiscoverNet), supervised (CSN masks) and pair-dependent (SCE-Net's pair branch) — through the
-// executable, and the search library against an exhaustive ranking by the module; and every kind
-// of bad input, each refused with a sentence naming the file, nothing written.
+// (DiscoverNet), supervised (CSN masks), pair-dependent (SCE-Net's pair branch) and attending
+// (ASEN, whose attention maps the explorer's answers carry) — through the executable, and the
+// search library against an exhaustive ranking by the module; and every kind of bad input, each
+// refused with a sentence naming the file, nothing written.
 #include <gtest/gtest.h>
 
 #include <zlib.h>
@@ -18,6 +19,7 @@
 
 #include "ports.hpp"
 #include "run_command.hpp"
+#include "search/explore_source.hpp"
 #include "search/index_format.hpp"
 #include "search/l2_distance.hpp"
 #include "search/searcher.hpp"
@@ -315,6 +317,61 @@ TEST_F(Search, ARunOfAGeneratedDatasetIndexesItsSplitsAndRefusesImageFiles) {
   EXPECT_TRUE(contains(query.text, "so " + (images() / "a" / "1.png").string())) << query.text;
 }
 
+// ASEN attends over the convnet's 8×8 feature map. An index of its test split names its rows in
+// `wscsl search` by the dataset's files, with their attributes, not "test/<id>"; the explorer's
+// answer heads each condition's column with the attention map of the embedding the condition ranks
+// by, as the module computes it from the backbone's map of the query (computed here apart).
+TEST_F(Search, ASplitIndexNamesItsFilesAndAnAttendingModuleShowsItsMaps) {
+  const std::string run = train(dir(), "attending",
+                                "type = \"asen\"\nattribute_dim = 8\ncommon_dim = 8\n"
+                                "embedding_dim = 8\n");
+  const fs::path index = dir() / "attending_index";
+  const Output made = run_wscsl("index " + run + " --split test --out " + index.string());
+  ASSERT_EQ(made.status, 0) << made.text;
+  const Output table = run_wscsl("search " + index.string() + " --item 0 -k 2 --condition color");
+  ASSERT_EQ(table.status, 0) << table.text;
+  EXPECT_FALSE(contains(table.text, "test/")) << table.text;
+  EXPECT_TRUE(contains(table.text, "attributes") && contains(table.text, "color=")) << table.text;
+  const Output lines =
+      run_wscsl("search " + index.string() + " --item 0 -k 2 --condition color --json");
+  ASSERT_EQ(lines.status, 0) << lines.text;
+  const nlohmann::json line = nlohmann::json::parse(lines.text.substr(0, lines.text.find('\n')));
+  for (const nlohmann::json& n : line["neighbours"]) {
+    const std::string image = n["image"];
+    EXPECT_TRUE(fs::exists(image) && image.rfind(images().string(), 0) == 0) << image;
+    EXPECT_TRUE(n["attributes"].contains("color") && n["attributes"].contains("size")) << n;
+  }
+
+  wscsl::host::GlobalOptions global;
+  global.plugin_paths = {WSCSL_PLUGIN_DIR};
+  search::ExploreSource source(global, index, {}, "--run");
+  const nlohmann::json answer = source.neighbours_of_row(3, 2, {"color", "size"});
+  search::IndexSearcher searcher(global, index);
+  wscsl::host::Pipeline& pipeline = searcher.model().pipeline();
+  torch::NoGradGuard no_grad;
+  const wscsl::BackboneOutput map = pipeline.backbone->embed_with_map(searcher.input(3));
+  const torch::Tensor maps = pipeline.condition_module->attention_maps({map.phi, map.feature_map});
+  ASSERT_EQ(maps.sizes(), torch::IntArrayRef({1, 2, 8, 8}));
+  ASSERT_EQ(answer["conditions"].size(), 2u);
+  for (const nlohmann::json& column : answer["conditions"]) {
+    const search::IndexedCondition& c = searcher.condition(column["condition"]);
+    const nlohmann::json& a = column["attention"];
+    ASSERT_EQ(a["height"], 8);
+    ASSERT_EQ(a["width"], 8);
+    ASSERT_EQ(a["weights"].size(), 64u);
+    double sum = 0;
+    for (std::int64_t i = 0; i < 64; ++i) {
+      const double w = a["weights"][static_cast<std::size_t>(i)];
+      // The same float computation on the same input: equal up to the float's last bits.
+      EXPECT_FLOAT_EQ(w, maps[0][c.embedding][i / 8][i % 8].item<float>()) << c.name << " " << i;
+      sum += w;
+    }
+    // A softmax over 64 positions: 1 within 64 float roundings.
+    EXPECT_NEAR(sum, 1.0, 64 * 6e-8) << c.name;
+  }
+  EXPECT_NE(answer["conditions"][0]["attention"], answer["conditions"][1]["attention"]);
+}
+
 TEST_F(Search, BadInputIsOneSentenceNamingTheFileAndWritesNothing) {
   const std::string run = train(dir(), "bad", "type = \"discovernet\"\n");
   const fs::path index = dir() / "bad_index";
@@ -443,7 +500,8 @@ TEST_F(Search, BadInputIsOneSentenceNamingTheFileAndWritesNothing) {
   ASSERT_EQ(run_wscsl(make_index.substr(std::string("wscsl ").size())).status, 0);
   const Output by_run = run_wscsl("search " + run + " --item 0 --json");
   EXPECT_EQ(by_run.status, 0) << by_run.text;
-  EXPECT_TRUE(contains(by_run.text, "\"query\":\"row 0 (test/")) << by_run.text;
+  // The split's row is named by the dataset's file for it.
+  EXPECT_TRUE(contains(by_run.text, "\"query\":\"row 0 (" + images().string())) << by_run.text;
 
   // A run moved since it was indexed: --run says where it is now; given as the run directory,
   // RUN/index is searched with that run.

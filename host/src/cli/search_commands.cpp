@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evaluation/evaluation.hpp"
+#include "search/dataset_attributes.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/plot/neighbour_grid.hpp"
 
@@ -168,18 +169,27 @@ int run_search(const GlobalOptions& global, const SearchArgs& args) {
       by_item ? searcher.item(args.item) : searcher.embed_query(args.query, args.query.string());
   const std::vector<search::ConditionNeighbours> results =
       searcher.search(query, args.options, by_item ? args.item : -1);
-  const std::string query_label =
-      by_item ? fmt::format("row {} ({})", args.item, searcher.image(args.item).label())
-              : args.query.string();
+  // Rows named by their files and, where the dataset knows them, their attributes.
+  search::RowNames names(searcher);
+  std::string query_label = args.query.string();
+  if (by_item) {
+    const std::string label = names.label(args.item);
+    const std::string attributes = names.attribute_text(names.attributes(label));
+    query_label =
+        fmt::format("row {} ({}{})", args.item, label, attributes.empty() ? "" : ", " + attributes);
+  }
   if (args.json) {
     for (const search::ConditionNeighbours& r : results) {
       nlohmann::ordered_json line = {{"query", query_label}, {"condition", r.condition}};
       nlohmann::ordered_json neighbours = nlohmann::ordered_json::array();
-      for (std::size_t i = 0; i < r.neighbours.size(); ++i)
+      for (std::size_t i = 0; i < r.neighbours.size(); ++i) {
+        const std::string label = names.label(r.neighbours[i].row);
         neighbours.push_back({{"rank", i + 1},
                               {"row", r.neighbours[i].row},
-                              {"image", searcher.image(r.neighbours[i].row).label()},
+                              {"image", label},
+                              {"attributes", names.attributes_json(names.attributes(label))},
                               {"distance", r.neighbours[i].distance}});
+      }
       line["neighbours"] = neighbours;
       if (!std::isnan(r.recall)) line[fmt::format("recall@{}", args.options.k)] = r.recall;
       line["candidate_ms"] = r.candidate_ms;
@@ -194,10 +204,14 @@ int run_search(const GlobalOptions& global, const SearchArgs& args) {
           "{} ({}){}", r.condition, comparison_text(searcher.condition(r.condition)),
           std::isnan(r.recall) ? "" : fmt::format(" — recall@{} {:.3f}", args.options.k, r.recall));
       t.header = {"rank", "distance", "row", "image"};
-      for (std::size_t i = 0; i < r.neighbours.size(); ++i)
+      if (names.any_attributes()) t.header.push_back("attributes");
+      for (std::size_t i = 0; i < r.neighbours.size(); ++i) {
+        const std::string label = names.label(r.neighbours[i].row);
         t.rows.push_back({std::to_string(i + 1), fmt::format("{:.6g}", r.neighbours[i].distance),
-                          std::to_string(r.neighbours[i].row),
-                          searcher.image(r.neighbours[i].row).label()});
+                          std::to_string(r.neighbours[i].row), label});
+        if (names.any_attributes())
+          t.rows.back().push_back(names.attribute_text(names.attributes(label)));
+      }
       tables.push_back(std::move(t));
     }
     fmt::print("query {}, {} images in {}\n{}", query_label, searcher.rows(),

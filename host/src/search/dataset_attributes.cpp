@@ -1,5 +1,7 @@
 #include "dataset_attributes.hpp"
 
+#include "searcher.hpp"
+
 #include <cmath>
 #include <filesystem>
 
@@ -43,6 +45,39 @@ DatasetImages dataset_images(Dataset& dataset) {
       out.files.emplace(fmt::format("{}/{}", split_name(split), id), name(id));
     }
   }
+  return out;
+}
+
+RowNames::RowNames(IndexSearcher& searcher)
+    : searcher_(searcher),
+      conditions_(searcher.model().pipeline().dataset->info().condition_names()),
+      dataset_(dataset_images(*searcher.model().pipeline().dataset)) {}
+
+std::string RowNames::label(std::int64_t row) {
+  const std::string indexed = searcher_.image(row).label();
+  const auto file = dataset_.files.find(indexed);
+  return file == dataset_.files.end() ? indexed : file->second;
+}
+
+const std::vector<std::string>* RowNames::attributes(const std::string& label) const {
+  const auto it = dataset_.attributes.find(label);
+  return it == dataset_.attributes.end() ? nullptr : &it->second;
+}
+
+std::string RowNames::attribute_text(const std::vector<std::string>* attributes) const {
+  std::string text;
+  if (attributes)
+    for (std::size_t f = 0; f < attributes->size(); ++f)
+      if (!(*attributes)[f].empty())
+        text += fmt::format("{}{}={}", text.empty() ? "" : " ", conditions_[f], (*attributes)[f]);
+  return text;
+}
+
+nlohmann::json RowNames::attributes_json(const std::vector<std::string>* attributes) const {
+  nlohmann::json out = nlohmann::json::object();
+  if (attributes)
+    for (std::size_t f = 0; f < attributes->size(); ++f)
+      if (!(*attributes)[f].empty()) out[conditions_[f]] = (*attributes)[f];
   return out;
 }
 

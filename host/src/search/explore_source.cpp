@@ -3,18 +3,16 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cmath>
 #include <sstream>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "dataset_attributes.hpp"
-#include "run/results.hpp"
+#include "run_summary.hpp"
 #include "searcher.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/plot/canvas.hpp"
-#include "wscsl/util/checkpoint_manifest.hpp"
 #include "wscsl/util/clock.hpp"
 
 namespace fs = std::filesystem;
@@ -38,12 +36,21 @@ std::string png_of(const torch::Tensor& picture) {
   return canvas.png();
 }
 
+// A map [h, w] as the page draws it: {height, width, weights (row by row)}.
+json attention_json(const torch::Tensor& map) {
+  const torch::Tensor m = map.to(torch::kDouble).contiguous();
+  json weights = json::array();
+  const double* w = m.data_ptr<double>();
+  for (std::int64_t i = 0; i < m.numel(); ++i)
+    weights.push_back(w[i]);
+  return {{"height", m.size(0)}, {"width", m.size(1)}, {"weights", weights}};
+}
+
 }  // namespace
 
 struct ExploreSource::State {
   std::unique_ptr<IndexSearcher> searcher;
-  std::vector<std::string> dataset_conditions;
-  DatasetImages dataset;
+  std::unique_ptr<RowNames> names;
   std::vector<std::string> labels;  // of every row (ExploreSource::label), read on first use
   std::unordered_map<std::string, std::int64_t> rows_by_label;
   std::unordered_map<std::int64_t, std::string> pictures;
@@ -51,33 +58,25 @@ struct ExploreSource::State {
   void read_labels();
   const std::vector<std::string>* attributes_of(std::int64_t row) {
     read_labels();
-    const auto it = dataset.attributes.find(labels[static_cast<std::size_t>(row)]);
-    return it == dataset.attributes.end() ? nullptr : &it->second;
+    return names->attributes(labels[static_cast<std::size_t>(row)]);
   }
-  json attributes_json(const std::vector<std::string>* values) {
-    json out = json::object();
-    if (values)
-      for (std::size_t f = 0; f < values->size(); ++f)
-        if (!(*values)[f].empty()) out[dataset_conditions[f]] = (*values)[f];
-    return out;
-  }
-  json neighbours(const ItemFeatures& query, const std::vector<std::string>* query_values,
-                  std::int64_t k, const std::vector<std::string>& conditions, std::int64_t exclude);
+  // `maps`: the query's attention maps [K, h, w], undefined where the module has none.
+  json neighbours(const ItemFeatures& query, const torch::Tensor& maps,
+                  const std::vector<std::string>* query_values, std::int64_t k,
+                  const std::vector<std::string>& conditions, std::int64_t exclude);
 };
 
 void ExploreSource::State::read_labels() {
   if (!labels.empty()) return;
   labels.reserve(static_cast<std::size_t>(searcher->rows()));
   for (std::int64_t row = 0; row < searcher->rows(); ++row) {
-    const std::string indexed = searcher->image(row).label();
-    const auto file = dataset.files.find(indexed);
-    labels.push_back(file == dataset.files.end() ? indexed : file->second);
+    labels.push_back(names->label(row));
     rows_by_label.emplace(labels.back(), row);
-    rows_by_label.emplace(indexed, row);
+    rows_by_label.emplace(searcher->image(row).label(), row);
   }
 }
 
-json ExploreSource::State::neighbours(const ItemFeatures& query,
+json ExploreSource::State::neighbours(const ItemFeatures& query, const torch::Tensor& maps,
                                       const std::vector<std::string>* query_values, std::int64_t k,
                                       const std::vector<std::string>& conditions,
                                       std::int64_t exclude) {
@@ -91,6 +90,7 @@ json ExploreSource::State::neighbours(const ItemFeatures& query,
   const std::vector<ConditionNeighbours> found = options.conditions.empty()
                                                      ? std::vector<ConditionNeighbours>{}
                                                      : searcher->search(query, options, exclude);
+  const std::vector<std::string>& dataset_conditions = names->conditions();
   json columns = json::array();
   for (const ConditionNeighbours& c : found) {
     const auto f = std::find(dataset_conditions.begin(), dataset_conditions.end(), c.condition);
@@ -108,7 +108,14 @@ json ExploreSource::State::neighbours(const ItemFeatures& query,
                       {"distance", n.distance},
                       {"same", same}});
     }
-    columns.push_back({{"condition", c.condition}, {"labelled", labelled}, {"neighbours", list}});
+    // The map of the embedding the condition ranks by; none for a condition of every ψ.
+    const std::int64_t embedding = searcher->condition(c.condition).embedding;
+    columns.push_back(
+        {{"condition", c.condition},
+         {"labelled", labelled},
+         {"attention",
+          maps.defined() && embedding >= 0 ? attention_json(maps[embedding]) : json(nullptr)},
+         {"neighbours", list}});
   }
   const double ms = milliseconds_since(start);
   return {{"conditions", columns}, {"server_ms", ms}};
@@ -119,9 +126,7 @@ ExploreSource::ExploreSource(const GlobalOptions& global, const fs::path& target
     : state_(std::make_unique<State>()) {
   const SearchTarget t = search_target(target, run);
   state_->searcher = std::make_unique<IndexSearcher>(global, t.index, t.run, run_option);
-  Dataset& dataset = *state_->searcher->model().pipeline().dataset;
-  state_->dataset_conditions = dataset.info().condition_names();
-  state_->dataset = dataset_images(dataset);
+  state_->names = std::make_unique<RowNames>(*state_->searcher);
 }
 
 ExploreSource::~ExploreSource() = default;
@@ -144,56 +149,7 @@ std::vector<std::string> ExploreSource::conditions() const {
 }
 
 json ExploreSource::summary() const {
-  const IndexManifest& m = state_->searcher->manifest();
-  const RunDirectory& run = state_->searcher->model().run;
-  json results = json::array();
-  if (fs::exists(run.results_json()))
-    for (const auto& [metric, value] : read_results_json(run.results_json()).metrics)
-      results.push_back({metric, std::isfinite(value) ? json(value) : json(nullptr)});
-  json alignment = json::array();
-  for (const IndexedCondition& c : m.conditions) {
-    // The OT plan's accuracy (the alignment the index uses), else another criterion's.
-    json accuracy = nullptr;
-    for (const char* criterion : {"/ot_accuracy/", "_accuracy/"})
-      for (const json& r : results) {
-        const std::string metric = r[0].get<std::string>();
-        if (accuracy.is_null() && metric.rfind("alignment", 0) == 0 &&
-            metric.size() > c.name.size() &&
-            metric.compare(metric.size() - c.name.size(), c.name.size(), c.name) == 0 &&
-            metric.find(criterion) != std::string::npos)
-          accuracy = r[1];
-      }
-    alignment.push_back(
-        {{"condition", c.name},
-         {"embedding",
-          c.embedding < 0 ? json("every psi") : json(fmt::format("psi{}", c.embedding + 1))},
-         {"comparison", spelling(c.comparison)},
-         {"accuracy", accuracy}});
-  }
-  json curves = {{"epochs", json::array()}, {"series", json::object()}};
-  if (fs::exists(run.metrics())) {
-    const MetricsLog log = read_metrics_log(run.metrics());
-    for (double e : log.epochs)
-      curves["epochs"].push_back(e);
-    for (const auto& [key, values] : log.series) {
-      json series = json::array();
-      for (double v : values)
-        series.push_back(std::isfinite(v) ? json(v) : json(nullptr));
-      curves["series"][key] = series;
-    }
-  }
-  const std::string rows_key =
-      sha256_hex(m.checkpoint_sha256 + "\n" + (m.inputs.empty() ? "" : m.inputs.front()));
-  return {{"name", run.root().filename().string()},
-          {"link", fmt::format("{}.{}", run.root().filename().string(), rows_key.substr(0, 8))},
-          {"index", index().string()},
-          {"run", m.run},
-          {"rows", m.rows()},
-          {"module", m.condition_module},
-          {"supervision", m.supervision},
-          {"alignment", {{"source", m.alignment}, {"conditions", alignment}}},
-          {"results", results},
-          {"curves", curves}};
+  return run_summary(*state_->searcher);
 }
 
 json ExploreSource::gallery(std::int64_t offset, std::int64_t limit, const std::string& filter) {
@@ -208,7 +164,7 @@ json ExploreSource::gallery(std::int64_t offset, std::int64_t limit, const std::
     std::string text = lower(s.labels[static_cast<std::size_t>(row)]);
     if (const auto* values = s.attributes_of(row))
       for (std::size_t f = 0; f < values->size(); ++f)
-        text += " " + lower(s.dataset_conditions[f]) + "=" + lower((*values)[f]);
+        text += " " + lower(s.names->conditions()[f]) + "=" + lower((*values)[f]);
     return std::all_of(words.begin(), words.end(),
                        [&](const std::string& w) { return text.find(w) != std::string::npos; });
   };
@@ -219,7 +175,7 @@ json ExploreSource::gallery(std::int64_t offset, std::int64_t limit, const std::
     if (found >= offset && found < offset + limit)
       items.push_back({{"row", row},
                        {"label", s.labels[static_cast<std::size_t>(row)]},
-                       {"attributes", s.attributes_json(s.attributes_of(row))}});
+                       {"attributes", s.names->attributes_json(s.attributes_of(row))}});
     ++found;
   }
   return {{"total", rows()}, {"matches", found}, {"offset", offset}, {"items", items}};
@@ -232,10 +188,15 @@ json ExploreSource::neighbours_of_row(std::int64_t row, std::int64_t k,
     throw Error(
         fmt::format("{} has no row {}: it holds rows 0 to {}", index().string(), row, rows() - 1));
   s.read_labels();
-  json out = s.neighbours(s.searcher->item(row), s.attributes_of(row), k, conditions, row);
+  // The row's image is read again only for a module that looks at regions of it.
+  RunModel& model = s.searcher->model();
+  const torch::Tensor maps =
+      has_attention_maps(model) ? attention_maps(model, s.searcher->input(row)) : torch::Tensor();
+  json out = s.neighbours(s.searcher->item(row), maps.defined() ? maps[0] : maps,
+                          s.attributes_of(row), k, conditions, row);
   out["query"] = {{"row", row},
                   {"label", s.labels[static_cast<std::size_t>(row)]},
-                  {"attributes", s.attributes_json(s.attributes_of(row))}};
+                  {"attributes", s.names->attributes_json(s.attributes_of(row))}};
   return out;
 }
 
@@ -243,11 +204,14 @@ json ExploreSource::neighbours_of_file(const fs::path& file, const std::string& 
                                        std::int64_t k, const std::vector<std::string>& conditions) {
   State& s = *state_;
   s.read_labels();
-  const auto known = s.dataset.attributes.find(fs::weakly_canonical(file).string());
-  const std::vector<std::string>* values =
-      known == s.dataset.attributes.end() ? nullptr : &known->second;
-  json out = s.neighbours(s.searcher->embed_query(file, shown), values, k, conditions, -1);
-  out["query"] = {{"row", nullptr}, {"label", shown}, {"attributes", s.attributes_json(values)}};
+  const std::vector<std::string>* values = s.names->attributes(fs::weakly_canonical(file).string());
+  RunModel& model = s.searcher->model();
+  const torch::Tensor pixels = read_query_pixels(model, file, shown);
+  const torch::Tensor maps = attention_maps(model, model_input(model, pixels));
+  json out = s.neighbours(embed_pixels(model, pixels), maps.defined() ? maps[0] : maps, values, k,
+                          conditions, -1);
+  out["query"] = {
+      {"row", nullptr}, {"label", shown}, {"attributes", s.names->attributes_json(values)}};
   return out;
 }
 

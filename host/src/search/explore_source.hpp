@@ -2,7 +2,8 @@
 // results and curves; pages of the index's images, each named by its file and with the dataset's
 // attributes where the dataset knows them (an image of an index made with `--split` too); the
 // neighbours of a row or of an image file under chosen conditions through IndexSearcher, the code
-// path of `wscsl search`; and each image as a PNG. The header stays free of LibTorch so
+// path of `wscsl search`, with the module's attention map over the query for each condition where
+// it has them; and each image as a PNG. The header stays free of LibTorch so
 // that the server and the page's code compile without it.
 #pragma once
 
@@ -36,19 +37,19 @@ class ExploreSource {
   std::int64_t rows() const;
   std::vector<std::string> conditions() const;
 
-  // {name, link, index, run, rows, module, supervision, alignment: {source, conditions:
-  // [{condition, embedding, comparison, accuracy}]}, results: [[metric, value]], curves: {epochs,
-  // series}}. `link` names the run and the index's rows in a link to a view: "<run>.<8 hex>",
-  // the hex of the checkpoint and the index's first input, which fix what a row number means.
+  // The run's summary (run_summary): its module, alignment, results and curves.
   nlohmann::json summary() const;
   // {total, matches, offset, items: [{row, label, attributes}]}: the rows whose label or
   // attribute values contain every word of `filter` (case-insensitive; "name=value" too).
   nlohmann::json gallery(std::int64_t offset, std::int64_t limit, const std::string& filter);
-  // {query: {row, label, attributes}, conditions: [{condition, labelled, neighbours: [{row,
-  // label, distance, same}]}], server_ms}: a column for each of `conditions` the index has, in
-  // their order (none for those it lacks: a compared index may have others). `same` is whether
-  // the neighbour shares the query's value of that dataset condition, null where either is
-  // unknown. Throws Error naming a row out of range.
+  // {query: {row, label, attributes}, conditions: [{condition, labelled, attention, neighbours:
+  // [{row, label, distance, same}]}], server_ms}: a column for each of `conditions` the index
+  // has, in their order (none for those it lacks: a compared index may have others). `same` is
+  // whether the neighbour shares the query's value of that dataset condition, null where either
+  // is unknown. `attention` is where the module looks in the query for that condition, the map of
+  // the embedding the condition ranks by (ConditionModule::attention_maps): {height, width,
+  // weights: height·width values row by row, summing to 1}; null for a module without attention
+  // maps and for a condition of every embedding. Throws Error naming a row out of range.
   nlohmann::json neighbours_of_row(std::int64_t row, std::int64_t k,
                                    const std::vector<std::string>& conditions);
   // The same for an image file (`shown` names it in the answer); throws DataError for a file

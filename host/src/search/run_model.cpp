@@ -112,6 +112,20 @@ ItemFeatures embed_pixels(RunModel& model, const torch::Tensor& pixels) {
   return forward_items(pipeline, {inputs}, pipeline_embedders(pipeline)).to(torch::kCPU);
 }
 
+bool has_attention_maps(const RunModel& model) {
+  return model.opened.pipeline.condition_module->contract().provides_resource(
+      Resource::AttentionMaps, "");
+}
+
+torch::Tensor attention_maps(RunModel& model, const torch::Tensor& input) {
+  if (!has_attention_maps(model)) return {};
+  const Pipeline& pipeline = model.pipeline();
+  torch::NoGradGuard no_grad;
+  return pipeline.condition_module
+      ->attention_maps(embed_input(pipeline, input.to(model.device), pipeline_embedders(pipeline)))
+      .to(torch::kCPU);
+}
+
 std::vector<IndexedCondition> indexed_conditions(RunModel& model, std::string& alignment) {
   Pipeline& pipeline = model.pipeline();
   ConditionModule& module = *pipeline.condition_module;

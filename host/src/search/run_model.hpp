@@ -63,6 +63,13 @@ torch::Tensor file_picture(const RunModel& model, const std::filesystem::path& f
 // gradients, on the CPU. Images from files have no text: each text encoder sees "" (no text).
 ItemFeatures embed_pixels(RunModel& model, const torch::Tensor& pixels);
 
+// Whether the run's condition module provides attention maps (Resource::AttentionMaps).
+bool has_attention_maps(const RunModel& model);
+// Where the run's condition module looks in each image of `input` (model input [B, 3, S, S], as
+// model_input makes it): ConditionModule::attention_maps, [B, K, h, w] on the CPU, each map
+// summing to 1; an undefined tensor for a module without them (has_attention_maps).
+torch::Tensor attention_maps(RunModel& model, const torch::Tensor& input);
+
 // The conditions an index of this run ranks by (docs/search.md): the dataset's conditions through
 // the run's condition ↔ embedding alignment (the pipeline's alignment evaluator fitted on the
 // validation split, the OT plan; a supervised module with one embedding per condition: the

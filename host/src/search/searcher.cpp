@@ -103,12 +103,18 @@ IndexedImage IndexSearcher::image(std::int64_t row) {
 torch::Tensor IndexSearcher::picture(std::int64_t row) {
   const IndexedImage where = image(row);
   if (!where.file.empty()) return file_picture(*model_, where.file);
+  return shown_pixels(model_->images, input(row)[0]);
+}
+
+torch::Tensor IndexSearcher::input(std::int64_t row) {
+  const IndexedImage where = image(row);
+  if (!where.file.empty())
+    return wscsl::model_input(model_->images, read_query_pixels(*model_, where.file, where.file));
   Split split{};
   if (!parse_split(where.split, split))
     throw DataError(
         fmt::format("{}: row {} names the split '{}'", index_.string(), row, where.split));
-  return shown_pixels(model_->images, model_->pipeline().dataset->images(
-                                          split, torch::tensor({where.id}, torch::kLong), {})[0]);
+  return model_->pipeline().dataset->images(split, torch::tensor({where.id}, torch::kLong), {});
 }
 
 const IndexedCondition& IndexSearcher::condition(const std::string& name) const {

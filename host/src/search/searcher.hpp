@@ -91,6 +91,8 @@ class IndexSearcher {
   IndexedImage image(std::int64_t row);
   // The image of row `row` as the model saw it, float [3, S, S] in [0, 1].
   torch::Tensor picture(std::int64_t row);
+  // The model input of row `row`, float [1, 3, S, S] on the CPU, as it was when indexed.
+  torch::Tensor input(std::int64_t row);
 
   // The condition of the index named `name`; throws Error listing the index's conditions.
   const IndexedCondition& condition(const std::string& name) const;

@@ -199,6 +199,38 @@ TEST(FillInTheBlank, PictureMarksTheRightAndTheChosenCandidate) {
   EXPECT_EQ(png.pixel(4 + 2 * pitch + 3 + 2, 30 + 18 + 3 + 2), plot::kLightGray);
 }
 
+// The pictures show what the dataset gave the model with its declared normalisation undone. The
+// fixture's images are 0.5 everywhere but their first value (the image's id); a dataset declaring
+// ImageNet's normalisation gave the model (x/255 − mean)/std = 0.5, so a cell's centre shows
+// x/255 = 0.5·std + mean: red 0.5·0.229 + 0.485 = 0.5995 → 153 of 255, green 0.568 → 145, blue
+// 0.5185 → 132 — not the 0.5 as given (gray 128), nor the image stretched to its own range.
+TEST(FillInTheBlank, ShowsTheImagesWithTheDatasetsNormalisationUndone) {
+  const LineCase c;
+  DatasetInfo info = wscsl::testing::three_type_outfit_info();
+  info.images.normalization = PixelNormalization::ImageNet;
+  SplitData split;
+  split.num_images = 8;
+  split.triplets = torch::zeros({0, 3}, torch::kLong);
+  split.outfits = outfits(c.types, c.questions);
+  wscsl::testing::FixedDataset data(info, {{Split::Test, split}});
+  auto e = wscsl::testing::build<Evaluator>("fill_in_the_blank", "shown = 1\ncell = 16");
+  wscsl::testing::TableModule weak(1, 1, {1.0});
+  const EmbeddingTable t = outfit_table(c.psi);
+  wscsl::testing::ScratchDir dir("fitb_normalisation");
+  wscsl::testing::run_evaluator(*e, weak, data, t, t, true, dir.path());
+  const plot::Canvas png = plot::Canvas::read_png(dir.path() / "fill_in_the_blank.png");
+  // Centres of 16-pixel cells in 3-pixel frames, pitch 26, under the 30-pixel title and the
+  // 18-pixel heading: question 1's first item (image 0), and its first candidate (image 3, whose
+  // first value 3 is far outside [0, 1]) right of the two items and half a pitch.
+  const int pitch = 26, centre_y = 30 + 18 + 3 + 8;
+  const plot::Color expected{153, 145, 132};
+  for (const int x : {4 + 3 + 8, 4 + 3 * pitch + 13 + 3 + 8}) {
+    const plot::Color shown = png.pixel(x, centre_y);
+    EXPECT_EQ(shown, expected) << "at x " << x << ": " << int(shown.r) << " " << int(shown.g) << " "
+                               << int(shown.b);
+  }
+}
+
 TEST(FillInTheBlank, RefusesWhatItCannotScoreInOneSentence) {
   const LineCase c;
   const EmbeddingTable t = outfit_table(c.psi);
