@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -298,6 +299,14 @@ std::vector<std::string> threads_named(const std::string& name) {
   return ids;
 }
 
+// The nanoseconds thread `id` of this process has run on a core (its schedstat's first field).
+std::uint64_t cpu_nanoseconds(const std::string& id) {
+  std::ifstream schedstat("/proc/self/task/" + id + "/schedstat");
+  std::uint64_t nanoseconds = 0;
+  schedstat >> nanoseconds;
+  return nanoseconds;
+}
+
 // A batch is read ahead on a background thread only where the step leaves that thread a core:
 // beside a step that takes every core of the process its parallel regions would wait for one
 // another (docs/benchmarks.md). Read ahead or not, the batches are the same, and every batch is
@@ -321,6 +330,7 @@ TEST(DataParallel, ABatchIsReadAheadOnlyWhereTheStepLeavesACore) {
   ASSERT_GE(ahead.steps_per_epoch(), 2);
   const std::vector<std::string> reader = threads_named("wscsl-read");
   ASSERT_EQ(reader.size(), 1u);
+  const std::uint64_t idle = cpu_nanoseconds(reader[0]);
   for (std::int64_t epoch = 0; epoch < 2; ++epoch) {
     ahead.start_epoch(epoch);
     every_core.start_epoch(epoch);
@@ -334,6 +344,7 @@ TEST(DataParallel, ABatchIsReadAheadOnlyWhereTheStepLeavesACore) {
       EXPECT_EQ(threads_named("wscsl-read"), reader) << "step " << global_step;
     }
   }
+  EXPECT_GT(cpu_nanoseconds(reader[0]), idle) << "the batches were read on another thread";
 }
 
 // The trainer always steps through DataParallel: in a world of one process its collectives do
