@@ -26,13 +26,20 @@ With --precision bf16-mixed the forward and the loss run under torch.autocast in
 weights, gradients and Adam's state in float32, the loss cast to float32 before backward), as
 wscsl's trainer.precision = "bf16-mixed".
 
+With --nproc N > 1 (on the CPU) it is PyTorch's DistributedDataParallel, as wscsl's `--nproc N`:
+N processes (torch.multiprocessing.spawn) joined over Gloo, each taking an equal share of every
+batch of 64 on --threads threads, backbone and set module wrapped in one DDP module
+(gradient_as_bucket_view, as wscsl's Reducer; broadcast_buffers off, as wscsl shares no buffers
+during a step without synchronised batch norm), the whole batch's loss summed over the processes
+while backward runs (as wscsl reports it). Rank 0 times and prints.
+
 It warms up, then times N steps with torch.cuda.synchronize() around them (on a GPU), and prints
 one JSON line: model, device, steps, seconds, steps_per_s, data_s (the part of those seconds spent
 making batches on the CPU and copying them), torch's version, first and last loss.
 
 Usage: eager_reference.py EXPORT_DIR --model default|resnet18 [--device cuda|cpu] [--steps N]
                           [--warmup N] [--batch 64] [--threads T] [--seed S]
-                          [--precision 32|bf16-mixed]
+                          [--precision 32|bf16-mixed] [--nproc N]
 """
 import argparse
 import glob
@@ -128,6 +135,19 @@ def make_batch(images, triplets, step, batch, normalize, flip, generator):
     return out
 
 
+class TripletDistances(torch.nn.Module):
+    """The backbone on each role and the set module's fused distances: the one module that
+    DistributedDataParallel wraps (it sees one forward per backward)."""
+
+    def __init__(self, backbone, module):
+        super().__init__()
+        self.backbone, self.module = backbone, module
+
+    def forward(self, anchor, close, far):
+        phi_a, phi_c, phi_f = self.backbone(anchor), self.backbone(close), self.backbone(far)
+        return fused_distances(self.module, phi_a, phi_c, phi_f)
+
+
 def fused_distances(module, phi_a, phi_c, phi_f):
     """DiscoverNet's Eq. 6: Σ_k p_k ‖ψ_k(a) − ψ_k(x)‖₂ for x = close and far."""
     p = module.triplet_weights(phi_a, phi_c, phi_f)
@@ -149,8 +169,27 @@ def main():
     parser.add_argument("--threads", type=int, default=0, help="torch.set_num_threads (0: keep)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--precision", choices=["32", "bf16-mixed"], default="32")
+    parser.add_argument("--nproc", type=int, default=1,
+                        help="processes of a DistributedDataParallel job over Gloo (CPU only)")
+    parser.add_argument("--port", type=int, default=29533, help="the job's rendezvous port")
     args = parser.parse_args()
+    if args.nproc == 1:
+        train(0, args)
+        return
+    if args.device != "cpu" or args.batch % args.nproc:
+        sys.exit("eager_reference: --nproc runs on --device cpu, with --batch a multiple of it")
+    import torch.multiprocessing as mp
+    mp.spawn(train, args=(args,), nprocs=args.nproc)
+
+
+def train(rank, args):
+    """The run of process `rank` of args.nproc."""
     warmup = args.warmup if args.warmup is not None else max(5, args.steps // 5)
+    if args.nproc > 1:
+        import torch.distributed as dist
+        os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(args.port))
+        dist.init_process_group("gloo", rank=rank, world_size=args.nproc)
+    share = args.batch // args.nproc
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     device = torch.device(args.device)
@@ -170,6 +209,10 @@ def main():
     module.to(device).train()
     trainable = [p for p in list(backbone.parameters()) + list(module.parameters())
                  if p.requires_grad]
+    distances = TripletDistances(backbone, module)
+    if args.nproc > 1:
+        distances = torch.nn.parallel.DistributedDataParallel(
+            distances, broadcast_buffers=False, gradient_as_bucket_view=True)
     optimiser = torch.optim.Adam(trainable, lr=1e-3, betas=(0.9, 0.999))
     images = load_images(args.export, size)
     triplets = load_triplets(args.export)
@@ -185,18 +228,24 @@ def main():
         nonlocal data_seconds
         start = time.perf_counter()
         batch = make_batch(images, triplets, i, args.batch, normalize, flip, generator)
+        batch = [x[rank * share:(rank + 1) * share] for x in batch]
         if device.type == "cuda":
             batch = [x.pin_memory() for x in batch]
         anchor, close, far = (x.to(device, non_blocking=True) for x in batch)
         data_seconds += time.perf_counter() - start
         with torch.autocast(device.type, dtype=torch.bfloat16,
                             enabled=args.precision == "bf16-mixed"):
-            phi_a, phi_c, phi_f = backbone(anchor), backbone(close), backbone(far)
-            d_close, d_far = fused_distances(module, phi_a, phi_c, phi_f)
+            d_close, d_far = distances(anchor, close, far)
             loss = F.margin_ranking_loss(d_far, d_close, torch.ones_like(d_far), margin=margin)
         loss = loss.float()
         optimiser.zero_grad(set_to_none=False)
+        if args.nproc > 1:
+            whole = loss.detach() / args.nproc
+            summing = dist.all_reduce(whole, async_op=True)
         loss.backward()
+        if args.nproc > 1:
+            summing.wait()
+            loss = whole
         optimiser.step()
         return loss.item()
 
@@ -205,18 +254,24 @@ def main():
         loss = step(i)
         first = loss if first is None else first
     sync()
+    if args.nproc > 1:
+        dist.barrier()
     data_seconds = 0.0
     start = time.perf_counter()
     for i in range(warmup, warmup + args.steps):
         loss = step(i)
     sync()
+    if args.nproc > 1:
+        dist.barrier()
     seconds = time.perf_counter() - start
+    if rank > 0:
+        return
     print(json.dumps({
         "model": args.model, "precision": args.precision, "device": str(device),
         "steps": args.steps, "warmup": warmup,
         "batch": args.batch, "seconds": round(seconds, 6),
         "steps_per_s": round(args.steps / seconds, 4), "data_s": round(data_seconds, 6),
-        "torch": torch.__version__, "threads": torch.get_num_threads(),
+        "torch": torch.__version__, "threads": torch.get_num_threads(), "nproc": args.nproc,
         "images": int(images.size(0)), "triplets": int(triplets.size(0)),
         "loss_first": first, "loss_last": loss}))
 

@@ -99,6 +99,45 @@ TEST(Communicator, TwoRanksOverGlooShareEveryCollective) {
       2, CollectiveBackend::Gloo, [](int) { return at::Device(at::kCPU); }, exercise_collectives);
 }
 
+// As PyTorch's DDP: each gradient is a view into its bucket (backward accumulates there, and the
+// storage stays from step to step), and before the second backward the bucket is laid out again
+// in the order the first one's gradients became ready. Here `b`'s gradient is ready before `a`'s
+// (autograd reaches `a` only through 2a), so `a` leads the bucket in the first step and follows
+// `b` from the second on. The averages stay exact: (r + 1)·Σ_j b_j·Σ_i 2a_i with a = b = 1 has
+// gradients 6(r + 1) for `a` and 10(r + 1) for `b`.
+TEST(Communicator, GradientsAreBucketViewsLaidOutInTheOrderTheyBecomeReady) {
+  run_ranks(
+      2, CollectiveBackend::Gloo, [](int) { return at::Device(at::kCPU); },
+      [](const Communicator& comm, const at::Device&) {
+        at::Tensor a = at::ones({5}).requires_grad_();
+        at::Tensor b = at::ones({3}).requires_grad_();
+        const auto averager = comm.gradient_averager({a, b}, {"a", "b"});
+        const float mean_weight = 1.5f;  // of r + 1 over ranks 0 and 1
+        const void* storage_of_step_2 = nullptr;
+        for (int step = 1; step <= 3; ++step) {
+          for (at::Tensor* p : {&a, &b})
+            if (p->grad().defined()) p->mutable_grad().zero_();
+          const at::Tensor loss = (b * (a * 2).sum()).sum() * static_cast<float>(comm.rank() + 1);
+          averager->prepare(loss);
+          loss.backward();
+          EXPECT_TRUE(at::equal(a.grad(), at::full({5}, 6 * mean_weight))) << step;
+          EXPECT_TRUE(at::equal(b.grad(), at::full({3}, 10 * mean_weight))) << step;
+          EXPECT_TRUE(a.grad().is_alias_of(b.grad())) << "step " << step;
+          if (step == 1) {
+            EXPECT_EQ(a.grad().storage_offset(), 0);
+            EXPECT_EQ(b.grad().storage_offset(), 5);
+          } else {
+            EXPECT_EQ(b.grad().storage_offset(), 0) << "step " << step;
+            EXPECT_EQ(a.grad().storage_offset(), 3) << "step " << step;
+          }
+          if (step == 2) storage_of_step_2 = b.grad().data_ptr();
+          if (step == 3) {
+            EXPECT_EQ(b.grad().data_ptr(), storage_of_step_2);
+          }
+        }
+      });
+}
+
 // NCCL's construction and collectives run where a GPU exists (each rank on
 // its own GPU, at most two; one GPU gives a world of one rank, which still forms the NCCL group).
 TEST(Communicator, NcclReducesTensorsOnTheGpus) {

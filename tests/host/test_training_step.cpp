@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <torch/autograd.h>
@@ -284,9 +288,29 @@ TEST(DataParallel, TheProcessesShardsOfABatchAreTheWholeBatch) {
   EXPECT_TRUE(torch::equal(torch::cat(fars), whole.images.far));
 }
 
+// The ids of this process's threads named `name`.
+std::vector<std::string> threads_named(const std::string& name) {
+  std::vector<std::string> ids;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    if (std::getline(comm, line) && line == name) ids.push_back(task.path().filename().string());
+  }
+  return ids;
+}
+
+// The nanoseconds thread `id` of this process has run on a core (its schedstat's first field).
+std::uint64_t cpu_nanoseconds(const std::string& id) {
+  std::ifstream schedstat("/proc/self/task/" + id + "/schedstat");
+  std::uint64_t nanoseconds = 0;
+  schedstat >> nanoseconds;
+  return nanoseconds;
+}
+
 // A batch is read ahead on a background thread only where the step leaves that thread a core:
 // beside a step that takes every core of the process its parallel regions would wait for one
-// another (docs/benchmarks.md). Read ahead or not, the batches are the same.
+// another (docs/benchmarks.md). Read ahead or not, the batches are the same, and every batch is
+// read ahead on the same thread (one started per step would cost a thread's start each step).
 TEST(DataParallel, ABatchIsReadAheadOnlyWhereTheStepLeavesACore) {
   const Pipeline pipeline = tiny_sgd();
   Placement placement;
@@ -304,6 +328,9 @@ TEST(DataParallel, ABatchIsReadAheadOnlyWhereTheStepLeavesACore) {
   EXPECT_FALSE(TrainingData(asked_not, placement, 0).reads_ahead());
 
   ASSERT_GE(ahead.steps_per_epoch(), 2);
+  const std::vector<std::string> reader = threads_named("wscsl-read");
+  ASSERT_EQ(reader.size(), 1u);
+  const std::uint64_t idle = cpu_nanoseconds(reader[0]);
   for (std::int64_t epoch = 0; epoch < 2; ++epoch) {
     ahead.start_epoch(epoch);
     every_core.start_epoch(epoch);
@@ -314,8 +341,10 @@ TEST(DataParallel, ABatchIsReadAheadOnlyWhereTheStepLeavesACore) {
       EXPECT_TRUE(torch::equal(read_ahead.batch.images.anchor, read_now.batch.images.anchor));
       EXPECT_TRUE(torch::equal(read_ahead.batch.images.close, read_now.batch.images.close));
       EXPECT_EQ(read_ahead.share.total, read_now.share.total);
+      EXPECT_EQ(threads_named("wscsl-read"), reader) << "step " << global_step;
     }
   }
+  EXPECT_GT(cpu_nanoseconds(reader[0]), idle) << "the batches were read on another thread";
 }
 
 // The trainer always steps through DataParallel: in a world of one process its collectives do

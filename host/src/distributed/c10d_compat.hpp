@@ -65,7 +65,8 @@ inline c10::intrusive_ptr<c10d::ProcessGroup> process_group(
 }
 
 // DDP's Reducer over `buckets` (indices into `parameters`, each bucket at most `limits` bytes),
-// every parameter dense and used in every step, gradients copied out of the buckets. Its
+// every parameter dense and used in every step, each gradient a view into its bucket (DDP's
+// gradient_as_bucket_view: backward accumulates into the bucket, and nothing is copied). Its
 // constructor changed twice: up to LibTorch 2.6 it takes the bucket limits; later ones drop them
 // and take skip_all_reduce_unused_params and use_python_reducer, and 2.11 the byte caps of the
 // buckets a rebuild makes. (Detected rather than versioned: `Reducer` is a template parameter
@@ -82,7 +83,7 @@ std::unique_ptr<Reducer> make_reducer(std::vector<at::Tensor> parameters,
   std::vector<bool> dense(parameters.size(), false);
   const std::int64_t cap = c10d::kDefaultBucketBytesCap;
   const std::int64_t first_cap = c10d::kDefaultFirstBucketBytes;
-  const bool find_unused = false, gradient_as_bucket_view = false;
+  const bool find_unused = false, gradient_as_bucket_view = true;
   if constexpr (std::is_constructible_v<Reducer, std::vector<at::Tensor>, Indices,
                                         std::vector<std::size_t>, Group, std::vector<bool>,
                                         std::int64_t, bool, bool, Names, std::int64_t>) {

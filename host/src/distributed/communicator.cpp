@@ -34,7 +34,10 @@ class SingleProcess : public Communicator {
 };
 
 // DDP's bucketing engine: hooks on each parameter's gradient accumulator launch the all-reduce
-// of a bucket as soon as its gradients are ready, and backward returns averaged gradients.
+// of a bucket as soon as its gradients are ready, and backward returns averaged gradients. The
+// gradients are views into the buckets, and the buckets are laid out again once, before the second
+// backward, in the order the first one's gradients became ready (rank 0's order, which the
+// Reducer broadcasts), as PyTorch's DDP does before its second forward.
 class ReducerAverager : public GradientAverager {
  public:
   ReducerAverager(const std::vector<at::Tensor>& parameters, const std::vector<std::string>& names,
@@ -44,7 +47,8 @@ class ReducerAverager : public GradientAverager {
         {static_cast<std::size_t>(c10d::kDefaultFirstBucketBytes),
          static_cast<std::size_t>(c10d::kDefaultBucketBytesCap)},
         std::vector<bool>(parameters.size(), false));
-    // Gradients become ready roughly in reverse order of the parameters, as DDP assumes too.
+    // Until the rebuild, gradients are assumed ready in reverse order of the parameters, as DDP
+    // assumes too.
     std::reverse(buckets.begin(), buckets.end());
     std::reverse(limits.begin(), limits.end());
     std::unordered_map<std::size_t, std::string> indexed_names;
@@ -56,6 +60,7 @@ class ReducerAverager : public GradientAverager {
 
   void prepare(const at::Tensor& loss) override {
     try {
+      reducer_->rebuild_buckets();  // does nothing but once, after the first backward
       reducer_->prepare_for_backward({loss});
     } catch (const std::exception& e) {
       throw Error(fmt::format(

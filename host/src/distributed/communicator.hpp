@@ -39,11 +39,14 @@ struct JoinTimeouts {
 };
 
 // Averages gradients over the ranks during backward, bucket by bucket as PyTorch's DDP does (it
-// is DDP's own Reducer), so the all-reduce of one bucket overlaps the backward of the next.
+// is DDP's own Reducer), so the all-reduce of one bucket overlaps the backward of the next. With
+// several ranks each gradient is a view into its bucket after the first backward: zero gradients
+// in place between steps (zero_gradients, training_step.hpp), never drop or detach them.
 class GradientAverager {
  public:
   virtual ~GradientAverager() = default;
-  // Call before backward of `loss`, once per step.
+  // Call before backward of `loss`, once per step, on every rank (before the second backward the
+  // ranks agree on the buckets' new order).
   virtual void prepare(const at::Tensor& loss) = 0;
 };
 

@@ -30,7 +30,8 @@ TrainingData::TrainingData(const Pipeline& pipeline, const Placement& placement,
       rank_(rank),
       processes_(placement.processes),
       reads_ahead_(pipeline.trainer.read_ahead &&
-                   (placement.device.is_cuda() || placement.threads < placement.cores)) {
+                   (placement.device.is_cuda() || placement.threads < placement.cores)),
+      reader_(reads_ahead_ ? std::make_unique<WorkerThread>("wscsl-read") : nullptr) {
   if (const std::string problem = pipeline.trainer.batch_size_problem(count_); !problem.empty())
     throw Error(problem);
   if (conditioned_ && !split_.conditions.defined())
@@ -79,9 +80,8 @@ ShardBatch TrainingData::batch(std::int64_t step, std::int64_t global_step) {
   if (reads_ahead_ && step + 1 < steps_) {
     ahead_.step = step + 1;
     ahead_.global_step = global_step + 1;
-    ahead_.batch = std::async(std::launch::async, [this, step, global_step] {
-      return read_now(step + 1, global_step + 1);
-    });
+    ahead_.batch =
+        reader_->run([this, step, global_step] { return read_now(step + 1, global_step + 1); });
   }
   const std::int64_t begin = step * batch_size_;
   return {batch.to(device_), shard(std::min(count_, begin + batch_size_) - begin)};

@@ -1,19 +1,21 @@
 // The training split as the trainer reads it: the triplets in the order of each epoch, which
 // depends on the seed and the epoch only, cut into batches; and the images of a share of a batch,
 // augmented by their position in the whole batch, so that the augmentation does not depend on how
-// many processes share it. The next batch can be read ahead on a background thread while the step
-// trains on this one; for a GPU the batches are read into page-locked memory, which the GPU copies
-// from while the host goes on.
+// many processes share it. The next batch can be read ahead on a background thread (one for the
+// life of the data, named "wscsl-read") while the step trains on this one; for a GPU the batches
+// are read into page-locked memory, which the GPU copies from while the host goes on.
 #pragma once
 
 #include <cstdint>
 #include <future>
+#include <memory>
 #include <vector>
 
 #include "distributed/placement.hpp"
 #include "distributed/shard.hpp"
 #include "pipeline/pipeline.hpp"
 #include "training_step.hpp"
+#include "worker_thread.hpp"
 
 namespace wscsl::host {
 
@@ -79,6 +81,7 @@ class TrainingData {
   int rank_;
   int processes_;
   bool reads_ahead_;
+  std::unique_ptr<WorkerThread> reader_;  // where it reads ahead
 };
 
 }  // namespace wscsl::host

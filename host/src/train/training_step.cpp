@@ -25,6 +25,12 @@ TripletBatch TripletBatch::pinned() const {
   return with_each_tensor([](const torch::Tensor& t) { return t.pin_memory(); });
 }
 
+void zero_gradients(torch::optim::Optimizer& optimizer) {
+  for (auto& group : optimizer.param_groups())
+    for (auto& p : group.params())
+      if (p.grad().defined()) p.mutable_grad().zero_();
+}
+
 TrainingStep::TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer)
     : pipeline_(pipeline), optimizer_(optimizer) {}
 
@@ -54,7 +60,7 @@ StepLosses TrainingStep::take(const TripletBatch& batch, LossSharing& sharing) {
   const torch::Tensor term_values = terms.empty()
                                         ? torch::zeros({0}, torch::kDouble)
                                         : torch::stack(terms).to(torch::kCPU, torch::kDouble);
-  optimizer_.zero_grad();
+  zero_gradients(optimizer_);
   sharing.before_backward(loss.total, term_values).backward();
   const BatchLoss shared = sharing.after_backward();
   if (std::isfinite(shared.loss)) optimizer_.step();

@@ -11,8 +11,8 @@
 
 #include <torch/optim/optimizer.h>
 
-#include "pipeline/pipeline.hpp"
 #include "pipeline/item_forward.hpp"
+#include "pipeline/pipeline.hpp"
 
 namespace wscsl::host {
 
@@ -55,6 +55,12 @@ struct StepLosses {
   double total = 0.0;
   std::vector<std::pair<std::string, double>> terms;
 };
+
+// Zeroes the gradients of `optimizer`'s parameters in place, as LibTorch 1.13's
+// Optimizer::zero_grad does (LibTorch 2's drops them instead). In place, they stay the views into
+// the Reducer's buckets that data parallelism makes them (communicator.hpp), which neither
+// version's zero_grad keeps: it detaches each gradient in place, which a view refuses.
+void zero_gradients(torch::optim::Optimizer& optimizer);
 
 class TrainingStep {
  public:
