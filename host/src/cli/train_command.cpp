@@ -1,48 +1,27 @@
-#include "commands.hpp"
+#include "train_command.hpp"
 
-#include <cstdio>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
 #include "evaluation/run_evaluation.hpp"
 #include "evaluation/split_check.hpp"
-#include "pipeline/pipeline.hpp"
-#include "pipeline/probe.hpp"
 #include "rank_job.hpp"
 #include "run/clock.hpp"
 #include "run/run_job.hpp"
 #include "train/trainer.hpp"
-#include "triplet_files.hpp"
 #include "wscsl/error.hpp"
-#include "wscsl/nn/state_dict.hpp"
-#include "wscsl/util/tensor_text.hpp"
-#include "wscsl/util/text.hpp"
 
 namespace fs = std::filesystem;
 
 namespace wscsl::host {
 namespace {
 
-void print_results(const EvaluationResult& result) {
-  fmt::print("{}", format_text(result.tables));
-  for (const fs::path& a : result.artifacts)
-    fmt::print("wrote {}\n", a.string());
-}
-
-}  // namespace
-
+// runs/<pipeline>-<local time>: where a run goes without --run-dir.
 fs::path default_run_directory(const fs::path& pipeline) {
   return fs::path("runs") /
          (pipeline.stem().string() + "-" + now_text("%Y%m%d-%H%M%S", TimeZone::Local));
 }
-
-void check_training(const GlobalOptions& global, const TrainArgs& args, int processes) {
-  open_pipeline(global, args.resume ? RunDirectory::open(args.run_dir).resolved() : args.pipeline,
-                args.overrides, processes);
-}
-
-namespace {
 
 // What to do after a failure that left the checkpoints of `run` intact, under the launcher of
 // `world`.
@@ -58,8 +37,15 @@ std::string how_to_continue(const World& world, const std::string& run) {
   return fmt::format("continue with `{}`", resume_command(world, run));
 }
 
-}  // namespace
+struct TrainArgs {
+  fs::path pipeline;  // empty when resuming
+  fs::path run_dir;   // --run-dir, or the run to --resume
+  bool resume = false;
+  std::vector<std::string> overrides;
+  std::int64_t stop_after_steps = 0;
+};
 
+// With several processes (`world`), each trains on its share of every batch and rank 0 writes.
 int run_train(const GlobalOptions& global, const TrainArgs& args, const World& world) {
   fs::path run_root = args.run_dir;
   if (run_root.empty() && world.size > 1)
@@ -125,90 +111,45 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
       [&] {
         const TrainResult result = train(pipeline, job.placement(), run, request, job.comm());
         if (result.outcome == TrainOutcome::Interrupted) return 130;
-        if (result.test) {
-          print_results(*result.test);
-          fmt::print("\nresults written to {}\n", run.results_markdown().string());
-        }
+        if (result.test) print_evaluation(*result.test, run);
         return 0;
       },
       after_failure);
 }
 
-int run_eval(const GlobalOptions& global, const EvalArgs& args, const World& world) {
-  const auto [run, checkpoint] = run_and_checkpoint(args.target);
-  RankJob job(global, world, JobWork::Embedding, run.resolved(), args.overrides);
-  job.join();
-  job.lock(run);
-  return job.run([&] {
-    const auto result = evaluate_run(job.pipeline(), job.placement().device, run,
-                                     job.is_root() ? checkpoint : fs::path(), job.comm());
-    if (!result) return 0;
-    print_results(*result);
-    fmt::print("\nresults written to {}\n", run.results_markdown().string());
-    return 0;
-  });
+}  // namespace
+
+TrainCommand::TrainCommand(CLI::App& app)
+    : Command(app, "train", "Train a pipeline, then evaluate it on the test split") {
+  CLI::App& c = subcommand();
+  c.add_option("pipeline", pipeline_, "Pipeline TOML file");
+  c.add_option("--resume", resume_, "Continue the run in this directory from its last checkpoint");
+  c.add_option("--run-dir", run_dir_, "Run directory (default: runs/<pipeline>-<time>)");
+  c.add_option("--set", overrides_, "Override a pipeline key: --set trainer.lr=0.01");
+  c.add_option("--stop-after-steps", stop_after_steps_,
+               "Checkpoint and stop after this many steps in total (resumable)");
+  nproc_.add_to(c);
 }
 
-int run_export_weights(const GlobalOptions& global, const ExportWeightsArgs& args) {
-  const auto [run, checkpoint] = run_and_checkpoint(args.target);
-  const RunLock lock(run);
-  // Copying tensors out needs no GPU, whichever device the run trained on.
-  const Placement cpu;
-  OpenPipeline opened = open_pipeline_on(global, run.resolved(), DeviceSetting{DeviceKind::Cpu, -1},
-                                         "wscsl export-weights (on the CPU)");
-  auto model = opened.pipeline.model();
-  load_checkpoint(checkpoint, *model, nullptr, false, cpu.device);
-  nn::StateDict tensors;
-  for (const auto& p : model->named_parameters())
-    tensors.emplace_back(p.key(), p.value());
-  for (const auto& b : model->named_buffers())
-    tensors.emplace_back(b.key(), b.value());
-  nn::write_state_dict(args.output, tensors);
-  if (args.list)
-    for (const auto& [name, tensor] : tensors)
-      fmt::print("  {} {}\n", name, shape_of(tensor));
-  fmt::print("{} tensors of {} written to {} (Python: torch.load(\"{}\"))\n", tensors.size(),
-             checkpoint.string(), args.output.string(), args.output.string());
-  return 0;
-}
-
-int run_check(const GlobalOptions& global, const fs::path& path,
-              const std::vector<std::string>& overrides, const std::set<Kind>& skip_probe) {
-  OpenPipeline opened = open_pipeline(global, path, overrides);
-  Pipeline& p = opened.pipeline;
-  const ProbeReport probe = probe_pipeline(p, skip_probe);
-  const std::vector<SplitSize> splits = check_splits(p);
-  fmt::print("{}: pipeline is valid\n", path.string());
-  fmt::print("  dataset           {}\n", p.dataset->label());
-  fmt::print("  backbone          {}\n", p.backbone->label());
-  fmt::print("  condition_module  {}\n", p.condition_module->label());
-  for (const WeightedLoss& l : p.losses)
-    fmt::print("  loss              {} × {}\n", l.weight, l.loss->label());
-  for (const NamedEvaluator& e : p.evaluators)
-    fmt::print("  evaluator         {} ({})\n", e.name, e.evaluator->label());
-  fmt::print("  probed            {} ({} triplets, {:.0f} ms)\n", join(probe.ran, ", "),
-             kProbeTriplets, probe.milliseconds);
-  for (const SplitSize& s : splits)
-    fmt::print("  split             {}: {} triplets over {} images\n", split_name(s.split),
-               s.triplets, s.evaluated);
-  return 0;
-}
-
-int run_make_triplets(const GlobalOptions& global, const DatasetArgs& args,
-                      const MakeTripletsOptions& options) {
-  const OpenPipeline opened = open_pipeline(global, args.pipeline, args.overrides);
-  const Pipeline& p = opened.pipeline;
-  fmt::print("wscsl: drawing triplets of {} into {}\n", p.dataset->label(), options.out.string());
-  make_triplets(*p.dataset, options, stdout);
-  return 0;
-}
-
-int run_export(const GlobalOptions& global, const DatasetArgs& args, const fs::path& out) {
-  const OpenPipeline opened = open_pipeline(global, args.pipeline, args.overrides);
-  const Pipeline& p = opened.pipeline;
-  fmt::print("wscsl: exporting {} to {}\n", p.dataset->label(), out.string());
-  export_dataset(*p.dataset, out, stdout);
-  return 0;
+int TrainCommand::run(const Invocation& invocation) {
+  const bool starts_processes = nproc_.starts_processes(invocation.world);
+  TrainArgs args{pipeline_, run_dir_, false, overrides_, stop_after_steps_};
+  if (!resume_.empty()) {
+    if (!args.pipeline.empty() || !args.run_dir.empty())
+      throw UsageError("--resume takes the run directory alone");
+    args.resume = true;
+    args.run_dir = resume_;
+  } else if (args.pipeline.empty()) {
+    throw UsageError("train needs a pipeline file (or --resume RUN_DIR)");
+  }
+  if (!starts_processes) return run_train(invocation.global, args, invocation.world);
+  // Built and checked for the job's processes before any starts.
+  open_pipeline(invocation.global,
+                args.resume ? RunDirectory::open(args.run_dir).resolved() : args.pipeline,
+                args.overrides, nproc_.processes());
+  if (!args.resume && args.run_dir.empty())
+    return nproc_.launch(invocation, {"--run-dir", default_run_directory(args.pipeline).string()});
+  return nproc_.launch(invocation);
 }
 
 }  // namespace wscsl::host
