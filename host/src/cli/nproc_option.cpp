@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "distributed/launchers.hpp"
 #include "launcher.hpp"
 
 namespace wscsl::host {

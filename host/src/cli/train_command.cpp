@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "distributed/launchers.hpp"
 #include "evaluation/run_evaluation.hpp"
 #include "evaluation/split_check.hpp"
 #include "rank_job.hpp"
@@ -21,20 +22,6 @@ namespace {
 fs::path default_run_directory(const fs::path& pipeline) {
   return fs::path("runs") /
          (pipeline.stem().string() + "-" + now_text("%Y%m%d-%H%M%S", TimeZone::Local));
-}
-
-// What to do after a failure that left the checkpoints of `run` intact, under the launcher of
-// `world`.
-std::string how_to_continue(const World& world, const std::string& run) {
-  if (world.launcher == Launcher::Torchrun && world.restart < world.max_restarts)
-    return fmt::format(
-        "torchrun restarts the job ({} of --max_restarts {} used), which continues "
-        "from them",
-        world.restart, world.max_restarts);
-  if (world.launcher == Launcher::Torchrun)
-    return fmt::format("torchrun has no restart left (--max_restarts {}); continue with `{}`",
-                       world.max_restarts, resume_command(world, run));
-  return fmt::format("continue with `{}`", resume_command(world, run));
 }
 
 struct TrainArgs {
@@ -90,7 +77,7 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
     // The run is this job's from now on: a --resume takes it over.
     write_run_job(run, me, source);
     request.resume = resumable(run);
-    if (restarted) fmt::print("{}\n", continuing_text(world, me, run));
+    if (restarted) fmt::print("{}\n", continuing_text(world, me, run.root().string()));
     if (earlier_run && !request.resume)
       fmt::print("{} stopped before its first checkpoint: training it again from step 0\n",
                  run.root().string());
@@ -109,7 +96,7 @@ int run_train(const GlobalOptions& global, const TrainArgs& args, const World& w
                   run.root().string(), how_to_continue(world, run.root().string()));
   return job.run(
       [&] {
-        const TrainResult result = train(pipeline, job.placement(), run, request, job.comm());
+        const TrainResult result = train(pipeline, job.strategy(), run, request);
         if (result.outcome == TrainOutcome::Interrupted) return 130;
         if (result.test) print_evaluation(*result.test, run);
         return 0;

@@ -25,8 +25,9 @@ TripletBatch TripletBatch::pinned() const {
   return with_each_tensor([](const torch::Tensor& t) { return t.pin_memory(); });
 }
 
-TrainingStep::TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer)
-    : pipeline_(pipeline), optimizer_(optimizer) {}
+TrainingStep::TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer,
+                           Precision precision)
+    : pipeline_(pipeline), optimizer_(optimizer), precision_(precision) {}
 
 PipelineLoss TrainingStep::forward(const TripletBatch& batch) const {
   const ForwardTriplets triplets = forward_triplets(
@@ -36,7 +37,7 @@ PipelineLoss TrainingStep::forward(const TripletBatch& batch) const {
 
 StepLosses TrainingStep::take(const TripletBatch& batch, LossSharing& sharing) {
   PipelineLoss loss;
-  if (pipeline_.trainer.precision == Precision::Bf16Mixed) {
+  if (precision_ == Precision::Bf16Mixed) {
     {
       const AutocastScope autocast(batch.images.anchor.device().type());
       loss = forward(batch);

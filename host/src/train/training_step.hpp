@@ -11,8 +11,8 @@
 
 #include <torch/optim/optimizer.h>
 
-#include "pipeline/pipeline.hpp"
 #include "pipeline/item_forward.hpp"
+#include "pipeline/pipeline.hpp"
 
 namespace wscsl::host {
 
@@ -58,8 +58,9 @@ struct StepLosses {
 
 class TrainingStep {
  public:
-  // `optimizer` holds the trainable parameters of the pipeline's model.
-  TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer);
+  // `optimizer` holds the trainable parameters of the pipeline's model; the forward runs in
+  // `precision` (the job's, Strategy::precision).
+  TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer, Precision precision);
 
   // One step on `batch`; returns the loss of the whole batch and its terms, as `sharing` reports
   // them. When the loss is not finite the optimiser does not step: the parameters stay as they
@@ -72,6 +73,7 @@ class TrainingStep {
 
   const Pipeline& pipeline_;
   torch::optim::Optimizer& optimizer_;
+  Precision precision_;
 };
 
 }  // namespace wscsl::host
