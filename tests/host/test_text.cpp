@@ -146,7 +146,7 @@ TEST(Text, ATrainingStepEncodesEachRolesTextsAndTrainsTheEncoders) {
               train.texts.at("category").end());
 
   TrainingModel model(p, resolve_device(p.trainer.device));
-  TrainingStep step(p, model.optimizer());
+  TrainingStep step(p, model.optimizer(), p.trainer.precision);
   test::UnsharedLoss alone;
   step.take(batch, alone);
   for (const NamedTextEncoder& t : p.text_encoders)
@@ -277,7 +277,7 @@ field = "title"
   TrainingData data(p, Placement{}, 0);
   data.start_epoch(0);
   TrainingModel model(p, resolve_device(p.trainer.device));
-  TrainingStep step(p, model.optimizer());
+  TrainingStep step(p, model.optimizer(), p.trainer.precision);
   test::UnsharedLoss alone;
   step.take(data.batch(0, 0).batch, alone);
   EXPECT_GT(gradient_mass(*p.text_encoders[0].encoder), 0.0);

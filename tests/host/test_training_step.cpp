@@ -141,7 +141,7 @@ TEST(TrainingStep, DescendsTheGradientOfThePipelinesWeightedLoss) {
   const double expected_value = expected.item<double>();
   const std::vector<torch::Tensor> gradients = gradients_of(expected, model.parameters());
   const std::vector<torch::Tensor> before = copies(model.parameters());
-  TrainingStep step(p, model.optimizer());
+  TrainingStep step(p, model.optimizer(), p.trainer.precision);
   test::UnsharedLoss alone;
   EXPECT_EQ(step.take(batch, alone).total, expected_value);
   EXPECT_GT(expect_sgd_step(before, gradients, copies(model.parameters()), 1.0), 0u);
@@ -159,8 +159,10 @@ TEST(TrainingStep, ReportsEachLossTermUnweightedUnderItsLossName) {
   TrainingModel two_model(two, resolve_device(two.trainer.device));
   const TripletBatch batch = first_batch(single, single_model.device());
   test::UnsharedLoss alone, alone_too;
-  const StepLosses reference = TrainingStep(single, single_model.optimizer()).take(batch, alone);
-  const StepLosses both = TrainingStep(two, two_model.optimizer()).take(batch, alone_too);
+  const StepLosses reference =
+      TrainingStep(single, single_model.optimizer(), single.trainer.precision).take(batch, alone);
+  const StepLosses both =
+      TrainingStep(two, two_model.optimizer(), two.trainer.precision).take(batch, alone_too);
   ASSERT_EQ(both.terms.size(), 2u);
   EXPECT_EQ(both.terms[0].first, "margin/margin");
   EXPECT_EQ(both.terms[1].first, "wide/margin");
@@ -206,8 +208,12 @@ TEST(TrainingStep, Bf16MixedStaysWithinBfloat16RoundingOfTheFloat32StepAndKeepsF
   const std::vector<torch::Tensor> before = copies(bf16_model.parameters());
   test::UnsharedLoss alone, alone_too;
   const double float32_loss =
-      TrainingStep(float32, float32_model.optimizer()).take(batch, alone).total;
-  const double bf16_loss = TrainingStep(bf16, bf16_model.optimizer()).take(batch, alone_too).total;
+      TrainingStep(float32, float32_model.optimizer(), float32.trainer.precision)
+          .take(batch, alone)
+          .total;
+  const double bf16_loss = TrainingStep(bf16, bf16_model.optimizer(), bf16.trainer.precision)
+                               .take(batch, alone_too)
+                               .total;
   EXPECT_NE(bf16_loss, float32_loss) << "the forward did not run under bfloat16 autocast";
   EXPECT_LE(std::abs(bf16_loss - float32_loss), 12.0 * std::pow(2.0, -8) * distances);
   std::size_t moved = 0;
@@ -227,7 +233,7 @@ TEST(TrainingStep, DifferentiatesTheLossItsSharingReturnsAndReportsTheBatchLossI
   const std::vector<torch::Tensor> gradients =
       gradients_of(loss_by_hand(p, batch), model.parameters());
   const std::vector<torch::Tensor> before = copies(model.parameters());
-  TrainingStep step(p, model.optimizer());
+  TrainingStep step(p, model.optimizer(), p.trainer.precision);
   Rescaled tripled(3.0, 0.25);
   EXPECT_EQ(step.take(batch, tripled).total, 0.25);
   EXPECT_GT(expect_sgd_step(before, gradients, copies(model.parameters()), 3.0), 0u);
@@ -238,7 +244,7 @@ TEST(TrainingStep, AStepWhoseBatchLossIsNotFiniteLeavesTheParametersAsTheyWere) 
   TrainingModel model(p, resolve_device(p.trainer.device));
   const TripletBatch batch = first_batch(p, model.device());
   const std::vector<torch::Tensor> before = copies(model.parameters());
-  TrainingStep step(p, model.optimizer());
+  TrainingStep step(p, model.optimizer(), p.trainer.precision);
   Rescaled diverged(1.0, std::numeric_limits<double>::quiet_NaN());
   EXPECT_TRUE(std::isnan(step.take(batch, diverged).total));
   const std::vector<torch::Tensor> after = copies(model.parameters());
@@ -352,10 +358,10 @@ TEST(DataParallel, ABatchIsReadAheadOnlyWhereTheStepLeavesACore) {
 TEST(DataParallel, OneProcessTakesTheStepOfTheTrainingStepAloneBitForBit) {
   const Pipeline bare_pipeline = tiny_sgd();
   TrainingModel bare(bare_pipeline, resolve_device(bare_pipeline.trainer.device));
-  TrainingStep bare_step(bare_pipeline, bare.optimizer());
+  TrainingStep bare_step(bare_pipeline, bare.optimizer(), bare_pipeline.trainer.precision);
   const Pipeline shared_pipeline = tiny_sgd();
   TrainingModel shared(shared_pipeline, resolve_device(shared_pipeline.trainer.device));
-  TrainingStep shared_step(shared_pipeline, shared.optimizer());
+  TrainingStep shared_step(shared_pipeline, shared.optimizer(), shared_pipeline.trainer.precision);
   const auto one = Communicator::single();
   const TripletBatch batch = first_batch(bare_pipeline, bare.device());
   const std::int64_t size = batch.images.anchor.size(0);

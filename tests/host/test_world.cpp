@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "distributed/launchers.hpp"
 #include "distributed/world.hpp"
 #include "slurm_step.hpp"
 #include "wscsl/error.hpp"

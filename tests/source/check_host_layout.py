@@ -3,7 +3,10 @@
 host/src include one another without a cycle (a folder's `#include "other/…"` is an edge from it to
 other/; a cycle means neither can be understood, built or tested without the other), and LibTorch's
 thread counts are set in one place, host/src/distributed/placement.cpp (use_threads: once per
-process, from its placement, which shares the machine's cores among its local processes).
+process, from its placement, which shares the machine's cores among its local processes, called by
+the process's Strategy alone, which also joins its communicator), and the
+command line is one list: each command of host/src/cli is a Command in a file of its own that adds
+its own options, and main.cpp lists every one of them and declares no option or subcommand itself.
 
 Prints each broken rule as one sentence naming the file or the folders, and exits 1 if any.
 
@@ -85,10 +88,84 @@ def thread_setters(root):
     return problems
 
 
+COMPOSERS = re.compile(r"\b(use_threads|Communicator::(?:join|single))\s*\(")
+STRATEGY_HOME = os.path.join("host", "src", "distributed", "strategy.cpp")
+COMPOSER_EXCEPTIONS = {
+    # The communicator's own files, and the one-process overloads of evaluation that take no job.
+    os.path.join("host", "src", "distributed", "communicator.cpp"),
+    os.path.join("host", "src", "evaluation", "evaluation.cpp"),
+    os.path.join("host", "src", "evaluation", "run_evaluation.cpp"),
+    THREADS_HOME,
+    os.path.join("host", "src", "distributed", "placement.hpp"),  # where use_threads is declared
+}
+
+
+def strategy_composers(root):
+    """A process's threads are set, and its communicator joined, by its Strategy alone."""
+    problems = []
+    for folder, _, files in os.walk(os.path.join(root, "host", "src")):
+        for name in sorted(files):
+            path = os.path.join(folder, name)
+            relative = os.path.relpath(path, root)
+            if relative == STRATEGY_HOME or relative in COMPOSER_EXCEPTIONS:
+                continue
+            with open(path, encoding="utf-8") as f:
+                for number, line in enumerate(f, 1):
+                    match = COMPOSERS.search(line.split("//")[0])
+                    if match:
+                        problems.append(f"{relative}:{number} calls {match.group(1)}; a process "
+                                        f"is placed and joins its job through its Strategy "
+                                        f"({STRATEGY_HOME})")
+    return problems
+
+
+CLI_DIR = os.path.join("host", "src", "cli")
+MAIN = os.path.join(CLI_DIR, "main.cpp")
+PARSER_CALLS = re.compile(r"\b(add_option|add_flag|add_subcommand|add_option_function|"
+                          r"add_flag_function|set_version_flag|require_subcommand)\b")
+COMMAND_CLASS = re.compile(r"^class\s+(\w+)\s+(?:final\s*)?:\s*public\s+Command\b", re.MULTILINE)
+LISTED = re.compile(r"\badd<(\w+)>\(\)")
+
+
+def command_list(root):
+    """main.cpp declares no option or subcommand, every Command has a file of its own, and main.cpp
+    lists each one."""
+    problems = []
+    with open(os.path.join(root, MAIN), encoding="utf-8") as f:
+        main_text = f.read()
+    for number, line in enumerate(main_text.splitlines(), 1):
+        if PARSER_CALLS.search(line.split("//")[0]):
+            problems.append(f"{MAIN}:{number} declares an option or subcommand; main.cpp only "
+                            f"lists the commands, each of which adds its own (command.hpp)")
+    listed = set(LISTED.findall(main_text))
+    commands = {}
+    for name in sorted(os.listdir(os.path.join(root, CLI_DIR))):
+        if not name.endswith(".hpp"):
+            continue
+        path = os.path.join(CLI_DIR, name)
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            found = COMMAND_CLASS.findall(f.read())
+        if len(found) > 1:
+            problems.append(f"{path} declares {len(found)} commands ({', '.join(found)}): one "
+                            f"file per command")
+        for command in found:
+            commands[command] = path
+    for command, path in sorted(commands.items()):
+        if command not in listed:
+            problems.append(f"{path} declares {command}, which {MAIN} does not list "
+                            f"(add<{command}>())")
+    for command in sorted(listed - set(commands)):
+        problems.append(f"{MAIN} lists {command}, which no header of {CLI_DIR} declares as a "
+                        f"Command")
+    return problems
+
+
 def main():
     root = sys.argv[1]
     problems = long_files(root)
     problems += thread_setters(root)
+    problems += command_list(root)
+    problems += strategy_composers(root)
     for cycle in cycles(include_edges(os.path.join(root, "host", "src"))):
         problems.append("host/src/" + " → host/src/".join(cycle + [cycle[0]]) +
                         ": the folders include one another in a cycle")

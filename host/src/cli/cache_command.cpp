@@ -18,10 +18,7 @@ double mib(const fs::path& file) {
   return ec ? 0.0 : static_cast<double>(bytes) / kMiB;
 }
 
-}  // namespace
-
-int run_cache_list(const CacheArgs& args) {
-  const fs::path dir = image_cache_dir(args.cache_dir);
+void list_stores(const fs::path& dir) {
   const std::vector<fs::path> stores = image_stores(dir);
   if (stores.empty()) fmt::print("no image stores in {}\n", dir.string());
   double total = 0;
@@ -42,20 +39,41 @@ int run_cache_list(const CacheArgs& args) {
   if (!stores.empty())
     fmt::print("{} store{}, {:.1f} MiB in {}\n", stores.size(), stores.size() == 1 ? "" : "s",
                total, dir.string());
-  return 0;
 }
 
-int run_cache_remove(const CacheArgs& args) {
-  const fs::path dir = image_cache_dir(args.cache_dir);
-  if (args.all == !args.stores.empty())
-    throw Error("wscsl cache remove takes either store files or --all");
-  std::vector<fs::path> stores = args.all ? image_stores(dir) : args.stores;
+void remove_stores(const fs::path& dir, std::vector<fs::path> stores) {
   for (fs::path& store : stores) {
     if (store.is_relative() && !store.has_parent_path()) store = dir / store;
     const double size = mib(store);
     remove_image_store(store);
     fmt::print("removed {} ({:.1f} MiB)\n", store.string(), size);
   }
+}
+
+}  // namespace
+
+CacheCommand::CacheCommand(CLI::App& app)
+    : Command(app, "cache", "List or remove the stores of decoded images (dataset.cache_dir)") {
+  CLI::App& c = subcommand();
+  c.require_subcommand(1);
+  c.fallthrough();  // --cache-dir after list or remove
+  c.add_option("--cache-dir", cache_dir_,
+               "The folder of the stores (default: $XDG_CACHE_HOME/wscsl, else ~/.cache/wscsl)");
+  list_ = c.add_subcommand("list", "Every store, its size and sources");
+  CLI::App* remove =
+      c.add_subcommand("remove", "Remove stores (later runs that need one build it again)");
+  remove->add_option("stores", stores_, "Store files, or names in the folder");
+  remove->add_flag("--all", all_, "Every store of the folder");
+}
+
+int CacheCommand::run(const Invocation&) {
+  const fs::path dir = image_cache_dir(cache_dir_);
+  if (list_->parsed()) {
+    list_stores(dir);
+    return 0;
+  }
+  if (all_ == !stores_.empty()) throw Error("wscsl cache remove takes either store files or --all");
+  remove_stores(dir, all_ ? image_stores(dir) : stores_);
   return 0;
 }
 

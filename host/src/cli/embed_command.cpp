@@ -1,5 +1,5 @@
-// `wscsl embed`: the embeddings of a trained run's splits as .npy files, with what names their rows
-// and which embedding serves each condition.
+#include "embed_command.hpp"
+
 #include <ATen/ATen.h>
 
 #include <map>
@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
 #include "evaluation/run_evaluation.hpp"
 #include "rank_job.hpp"
 #include "wscsl/error.hpp"
@@ -112,17 +111,39 @@ void write_split(const Pipeline& pipeline, const EmbeddingTable& table, const st
 
 }  // namespace
 
-int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& world) {
-  const auto [run, checkpoint] = run_and_checkpoint(args.target);
-  RankJob job(global, world, JobWork::Embedding, run.resolved(), args.overrides);
+EmbedCommand::EmbedCommand(CLI::App& app)
+    : Command(app, "embed",
+              "Export per-image embeddings (φ and every ψ_k) and labels as .npy files") {
+  CLI::App& c = subcommand();
+  c.add_option("target", target_, "Run directory or checkpoint file")->required();
+  std::vector<std::string> split_names;
+  for (Split split : kAllSplits)
+    split_names.emplace_back(split_name(split));
+  c.add_option("--split", splits_, "Split to export (repeatable; default: test)")
+      ->check(CLI::IsMember(split_names));
+  c.add_option("--output", output_, "Directory (default: <run>/embeddings)");
+  c.add_option("--set", overrides_, "Override a pipeline key");
+  nproc_.add_to(c);
+}
+
+int EmbedCommand::run(const Invocation& invocation) {
+  if (nproc_.starts_processes(invocation.world)) return nproc_.launch(invocation);
+  std::vector<Split> splits;
+  for (const std::string& name : splits_) {
+    Split split{};
+    if (parse_split(name, split)) splits.push_back(split);
+  }
+  if (splits.empty()) splits = {Split::Test};
+  const auto [run, checkpoint] = run_and_checkpoint(target_);
+  RankJob job(invocation.global, invocation.world, JobWork::Embedding, run.resolved(), overrides_);
   Pipeline& pipeline = job.pipeline();
-  check_splits_exist(*pipeline.dataset, args.splits);
+  check_splits_exist(*pipeline.dataset, splits);
   job.join();
   job.lock(run);
   const Communicator& comm = job.comm();
   return job.run([&] {
     model_from_root(pipeline, job.placement().device, checkpoint, comm);
-    const fs::path out = args.output.empty() ? run.root() / "embeddings" : args.output;
+    const fs::path out = output_.empty() ? run.root() / "embeddings" : output_;
     const DatasetInfo info = pipeline.dataset->info();
     if (comm.is_root()) {
       std::error_code ec;
@@ -143,7 +164,7 @@ int run_embed(const GlobalOptions& global, const EmbedArgs& args, const World& w
                  .first;
       return it->second;
     };
-    for (Split split : args.splits) {
+    for (Split split : splits) {
       const EmbeddingTable& table = table_of(split);
       if (comm.is_root()) write_split(pipeline, table, std::string(split_name(split)), out);
     }

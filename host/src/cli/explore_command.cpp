@@ -11,47 +11,45 @@
 
 namespace wscsl::host {
 
-ExploreCommand::ExploreCommand(CLI::App& app) {
-  command_ = app.add_subcommand(
-      "explore",
-      "Browse an index in a web page: the nearest images of a query under every condition side "
-      "by side, the run's alignment, results and curves");
+ExploreCommand::ExploreCommand(CLI::App& app)
+    : Command(app, "explore",
+              "Browse an index in a web page: the nearest images of a query under every "
+              "condition side by side, the run's alignment, results and curves") {
+  CLI::App& c = subcommand();
   ExploreArgs& a = args_;
-  command_->add_option("target", a.target, "Index directory, or a run directory with RUN/index")
+  c.add_option("target", a.target, "Index directory, or a run directory with RUN/index")
       ->required();
-  command_->add_option("--run", a.run,
-                       "The run of the target index (default: the one the index names)");
-  command_->add_option("--compare", a.compare,
-                       "A second index or run shown beside the first, condition by condition, on "
-                       "the same queries");
-  command_->add_option("--compare-run", a.compare_run,
-                       "The run of the --compare index (default: the one the index names)");
-  command_->add_option("--host", a.host, "Address to listen on")->capture_default_str();
-  command_->add_option("--port", a.port, "Port to listen on (0: one the system chooses)")
+  c.add_option("--run", a.run, "The run of the target index (default: the one the index names)");
+  c.add_option("--compare", a.compare,
+               "A second index or run shown beside the first, condition by condition, on "
+               "the same queries");
+  c.add_option("--compare-run", a.compare_run,
+               "The run of the --compare index (default: the one the index names)");
+  c.add_option("--host", a.host, "Address to listen on")->capture_default_str();
+  c.add_option("--port", a.port, "Port to listen on (0: one the system chooses)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
-  command_->add_option(
-      "--static", a.static_out,
-      "Write the views of the --query queries as a folder of HTML and images instead of "
-      "serving");
-  command_->add_option("--query", a.queries,
-                       "A query (repeatable): a row of the index, a file it holds (its path or "
-                       "the end of it), or an image file; --static shows these, the page opens on "
-                       "the first");
-  command_->add_option("-k", a.k, "Neighbours per condition (--static)")
+  c.add_option("--static", a.static_out,
+               "Write the views of the --query queries as a folder of HTML and images instead of "
+               "serving");
+  c.add_option("--query", a.queries,
+               "A query (repeatable): a row of the index, a file it holds (its path or "
+               "the end of it), or an image file; --static shows these, the page opens on "
+               "the first");
+  c.add_option("-k", a.k, "Neighbours per condition (--static)")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, explore::kMaxNeighbours));
-  command_->add_option("--condition", a.conditions,
-                       "--static: a condition to show, for both runs (repeatable; default: every "
-                       "condition)");
+  c.add_option("--condition", a.conditions,
+               "--static: a condition to show, for both runs (repeatable; default: every "
+               "condition)");
 }
 
-int ExploreCommand::run(const GlobalOptions& global) {
+int ExploreCommand::run(const Invocation& invocation) {
   std::vector<std::unique_ptr<search::ExploreSource>> owned;
   owned.push_back(
-      std::make_unique<search::ExploreSource>(global, args_.target, args_.run, "--run"));
+      std::make_unique<search::ExploreSource>(invocation.global, args_.target, args_.run, "--run"));
   if (!args_.compare.empty())
-    owned.push_back(std::make_unique<search::ExploreSource>(global, args_.compare,
+    owned.push_back(std::make_unique<search::ExploreSource>(invocation.global, args_.compare,
                                                             args_.compare_run, "--compare-run"));
   std::vector<search::ExploreSource*> sources;
   for (const auto& s : owned)

@@ -6,9 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
-#include "pipeline/session.hpp"
+#include "command.hpp"
 
 namespace wscsl::host {
 
@@ -25,15 +23,12 @@ struct ExploreArgs {
   std::vector<std::string> conditions;
 };
 
-// Adds the subcommand to `app`; `run` runs it when it was parsed.
-class ExploreCommand {
+class ExploreCommand final : public Command {
  public:
   explicit ExploreCommand(CLI::App& app);
-  bool parsed() const { return command_->parsed(); }
-  int run(const GlobalOptions& global);
+  int run(const Invocation& invocation) override;
 
  private:
-  CLI::App* command_ = nullptr;
   ExploreArgs args_;
 };
 

@@ -128,36 +128,32 @@ void make_splits(Dataset& dataset, const fs::path& out, double query_fraction, s
 
 }  // namespace
 
-MakeSplitsCommand::MakeSplitsCommand(CLI::App& app) {
-  command_ = app.add_subcommand(
-      "make-splits",
-      "Write the split files of attribute-specific retrieval (filenames_*.txt, label_train.txt, "
-      "query_*.txt, candidate_*.txt, as ASEN++ released them) from a dataset's attributes");
-  command_->add_option("pipeline", pipeline_, "Pipeline TOML file (its [dataset])")->required();
-  command_->add_option("--out", out_, "Output folder")->required();
-  command_->add_option("--set", overrides_, "Override a pipeline key");
-  command_
-      ->add_option("--query-fraction", query_fraction_,
-                   "Share of each validation and test image set that are queries (the others "
-                   "are candidates)")
+MakeSplitsCommand::MakeSplitsCommand(CLI::App& app)
+    : Command(app, "make-splits",
+              "Write the split files of attribute-specific retrieval (filenames_*.txt, "
+              "label_train.txt, query_*.txt, candidate_*.txt, as ASEN++ released them) from a "
+              "dataset's attributes") {
+  CLI::App& c = subcommand();
+  c.add_option("pipeline", pipeline_, "Pipeline TOML file (its [dataset])")->required();
+  c.add_option("--out", out_, "Output folder")->required();
+  c.add_option("--set", overrides_, "Override a pipeline key");
+  c.add_option("--query-fraction", query_fraction_,
+               "Share of each validation and test image set that are queries (the others "
+               "are candidates)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
-  command_->add_option("--seed", seed_, "Seed of the query draw")
+  c.add_option("--seed", seed_, "Seed of the query draw")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
 }
 
-bool MakeSplitsCommand::parsed() const {
-  return command_->parsed();
-}
-
-int MakeSplitsCommand::run(const GlobalOptions& global) {
+int MakeSplitsCommand::run(const Invocation& invocation) {
   if (query_fraction_ <= 0.0 || query_fraction_ >= 1.0)
     throw Error(
         fmt::format("--query-fraction {} leaves no queries or no candidates; give a "
                     "share between 0 and 1",
                     query_fraction_));
-  const OpenPipeline opened = open_pipeline(global, pipeline_, overrides_);
+  const OpenPipeline opened = open_pipeline(invocation.global, pipeline_, overrides_);
   Dataset& dataset = *opened.pipeline.dataset;
   fmt::print("wscsl: writing the attribute splits of {} into {}\n", dataset.label(), out_.string());
   make_splits(dataset, out_, query_fraction_, static_cast<std::uint64_t>(seed_));

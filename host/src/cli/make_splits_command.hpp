@@ -3,21 +3,21 @@
 // per-image attributes, e.g. an image_folder of the user's own images.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
 
-#include "pipeline/session.hpp"
+#include "command.hpp"
 
 namespace wscsl::host {
 
-class MakeSplitsCommand {
+class MakeSplitsCommand final : public Command {
  public:
-  // Adds the subcommand to `app`.
   explicit MakeSplitsCommand(CLI::App& app);
-  bool parsed() const;
-  int run(const GlobalOptions& global);
+  int run(const Invocation& invocation) override;
 
  private:
-  CLI::App* command_ = nullptr;
   std::filesystem::path pipeline_;
   std::vector<std::string> overrides_;
   std::filesystem::path out_;

@@ -1,6 +1,7 @@
 // One process of the job a command runs as (train, eval, embed): its pipeline, built for the job's
-// processes; where it computes and its communicator, once it joins; on rank 0, the lock of the run
-// directory it writes into; and the run of the command's body, which names this process's failure.
+// processes; its strategy (placement, communicator, precision, shard), once it joins; on rank 0,
+// the lock of the run directory it writes into; and the run of the command's body, which names
+// this process's failure.
 #pragma once
 
 #include <cstdio>
@@ -11,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "distributed/communicator.hpp"
-#include "distributed/placement.hpp"
+#include "distributed/strategy.hpp"
 #include "distributed/world.hpp"
 #include "pipeline/session.hpp"
 #include "run/run_directory.hpp"
@@ -29,8 +29,8 @@ class RankJob {
   RankJob(const GlobalOptions& global, const World& world, JobWork work,
           const std::filesystem::path& pipeline, const std::vector<std::string>& overrides);
 
-  // Joins the job's other processes: resolves the placement, sets the intra-op threads and joins
-  // the communicator. Checks that need no other process belong before.
+  // Joins the job's other processes through its strategy, made from [trainer]. Checks that need
+  // no other process belong before.
   void join();
   // On rank 0, locks `run` until the job ends; the other processes write nothing into it.
   void lock(const RunDirectory& run);
@@ -43,17 +43,17 @@ class RankJob {
   Pipeline& pipeline() { return opened_.pipeline; }
   const World& world() const { return world_; }
   // After join().
-  const Placement& placement() const { return placement_; }
-  const Communicator& comm() const { return *comm_; }
-  bool is_root() const { return comm_->is_root(); }
+  const Strategy& strategy() const { return *strategy_; }
+  const Placement& placement() const { return strategy_->placement(); }
+  const Communicator& comm() const { return strategy_->comm(); }
+  bool is_root() const { return strategy_->is_root(); }
   // Where this process's progress goes: only rank 0 reports.
   std::FILE* progress_output() const;
 
  private:
   World world_;
   OpenPipeline opened_;
-  Placement placement_;
-  std::unique_ptr<Communicator> comm_;
+  std::unique_ptr<Strategy> strategy_;
   std::optional<RunLock> lock_;
 };
 

@@ -34,9 +34,9 @@ Placement place(const TrainerOptions& trainer, const World& world);
 torch::Device resolve_device(const DeviceSetting& setting);
 
 // Sets LibTorch's thread count of this process to the placement's: the host's one place that
-// does, called once per process (when it joins its job, or opens a run to search it), after the
-// pipeline is built and before the model trains or embeds. Building does not depend on it: the
-// parameters' random initialisation runs on one thread whatever the count.
+// does, called once per process by its Strategy (when it joins its job, or opens a run to search
+// it), after the pipeline is built and before the model trains or embeds. Building does not depend
+// on it: the parameters' random initialisation runs on one thread whatever the count.
 void use_threads(const Placement& placement);
 
 }  // namespace wscsl::host

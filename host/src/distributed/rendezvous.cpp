@@ -23,6 +23,7 @@
 #include <torch/version.h>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
+#include "launchers.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace wscsl::host {
@@ -30,22 +31,6 @@ namespace {
 
 bool is_loopback(const std::string& address) {
   return address == "localhost" || starts_with(address, "127.") || address == "::1";
-}
-
-// The job `world` belongs to, as messages name it.
-std::string job_of(const World& world) {
-  switch (world.launcher) {
-    case Launcher::Torchrun:
-      return "the torchrun job";
-    case Launcher::Slurm:
-      return "the srun step";
-    case Launcher::Nproc:
-      return "the --nproc job";
-    case Launcher::Environment:
-    case Launcher::None:
-      break;
-  }
-  return fmt::format("WORLD_SIZE={}", world.size);
 }
 
 // Whether another socket holds TCP port `port` of this machine, as a server bound to it would
@@ -65,36 +50,6 @@ bool port_taken(std::uint16_t port) {
   return taken;
 }
 
-// What to do when the ranks of `world` do not all reach the store.
-std::string way_out(const World& world) {
-  switch (world.launcher) {
-    case Launcher::Torchrun:
-      return fmt::format(
-          "a torchrun of another PyTorch serves a store that LibTorch {} cannot speak to: start "
-          "the job with {} (the torchrun of the PyTorch wscsl is built with), or on one machine "
-          "with `wscsl train … --nproc {}`; if it is that torchrun, is its agent still running?",
-          TORCH_VERSION,
-          std::string(WSCSL_TORCHRUN).empty()
-              ? fmt::format("the torchrun of PyTorch {}", TORCH_VERSION)
-              : fmt::format("`{}`", WSCSL_TORCHRUN),
-          world.size);
-    case Launcher::Slurm:
-      return fmt::format(
-          "did every task of the step start (srun -n {}), and is MASTER_PORT free "
-          "on the first node?",
-          world.size);
-    case Launcher::Nproc:
-      return "did a process of the job stop before it joined (see its output above)?";
-    case Launcher::Environment:
-    case Launcher::None:
-      break;
-  }
-  return fmt::format(
-      "start every rank with the same MASTER_ADDR and MASTER_PORT and WORLD_SIZE={}, "
-      "rank 0 among them",
-      world.size);
-}
-
 // Why the ranks of `world` did not all reach its store on `master` within `timeout`.
 std::string first_contact_failure(const World& world, const std::string& master,
                                   std::chrono::seconds timeout, const std::string& reason) {
@@ -103,7 +58,7 @@ std::string first_contact_failure(const World& world, const std::string& master,
       "(trainer.rendezvous_timeout_s; wscsl is built with LibTorch {}): {} ({})",
       world.size, job_of(world), master,
       world.agent_store ? "served by torchrun's agent" : "served by rank 0", timeout.count(),
-      TORCH_VERSION, way_out(world), reason);
+      TORCH_VERSION, rendezvous_way_out(world, WSCSL_TORCHRUN), reason);
 }
 
 // Ends the process with `message` unless destroyed within `after`: the store client of one

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "launchers.hpp"
 #include "wscsl/error.hpp"
 
 namespace wscsl::host {
@@ -184,22 +185,6 @@ World slurm_world(const Variables& v) {
 
 }  // namespace
 
-const char* launcher_name(Launcher launcher) {
-  switch (launcher) {
-    case Launcher::None:
-      return "one process";
-    case Launcher::Nproc:
-      return "--nproc";
-    case Launcher::Torchrun:
-      return "torchrun";
-    case Launcher::Slurm:
-      return "srun";
-    case Launcher::Environment:
-      return "the environment";
-  }
-  return "";
-}
-
 std::string first_slurm_host(const std::string& node_list) {
   std::string host;
   bool in_brackets = false;
@@ -259,22 +244,6 @@ World world_from_environment(const Environment& env) {
   if (env("SLURM_STEP_ID") && env("SLURM_PROCID"))
     return slurm_world(Variables(env, Launcher::Slurm));
   return World{};
-}
-
-std::string resume_command(const World& world, const std::string& run) {
-  switch (world.launcher) {
-    case Launcher::Nproc:
-      return fmt::format("wscsl train --resume {} --nproc {}", run, world.size);
-    case Launcher::Torchrun:
-      return fmt::format("torchrun … --no_python wscsl train --resume {}", run);
-    case Launcher::Slurm:
-      return fmt::format("srun wscsl train --resume {}", run);
-    case Launcher::Environment:
-      return fmt::format("wscsl train --resume {} in every process of the job", run);
-    case Launcher::None:
-      break;
-  }
-  return fmt::format("wscsl train --resume {}", run);
 }
 
 }  // namespace wscsl::host

@@ -1,5 +1,6 @@
 // Which process of a data-parallel job this one is, from the environment that wscsl's own
-// launcher, torchrun and Slurm's srun set.
+// launcher, torchrun and Slurm's srun set. What else wscsl knows of each launcher is in
+// launchers.hpp.
 #pragma once
 
 #include <cstdint>
@@ -17,9 +18,6 @@ enum class Launcher {
   Slurm,        // a task of an srun step
   Environment,  // RANK and WORLD_SIZE set by hand or by another launcher
 };
-
-// The launcher's name in messages and in [provenance]: "torchrun", "srun", "--nproc", ….
-const char* launcher_name(Launcher launcher);
 
 struct World {
   int rank = 0;
@@ -58,9 +56,5 @@ std::string first_slurm_host(const std::string& node_list);
 
 // Slurm's tasks per node ("2(x3),1": 2 on each of three nodes, then 1) as one count per node.
 std::vector<int> slurm_tasks_per_node(const std::string& text);
-
-// The command that continues the run in `run` from its last checkpoint, as the launcher that
-// started `world` runs it ("torchrun … --no_python wscsl train --resume runs/p").
-std::string resume_command(const World& world, const std::string& run);
 
 }  // namespace wscsl::host

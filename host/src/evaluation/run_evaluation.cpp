@@ -81,4 +81,11 @@ std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, torch::Device d
   return result;
 }
 
+void print_evaluation(const EvaluationResult& result, const RunDirectory& run) {
+  fmt::print("{}", format_text(result.tables));
+  for (const fs::path& a : result.artifacts)
+    fmt::print("wrote {}\n", a.string());
+  fmt::print("\nresults written to {}\n", run.results_markdown().string());
+}
+
 }  // namespace wscsl::host

@@ -32,6 +32,9 @@ std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, torch::Device d
                                              const std::filesystem::path& checkpoint,
                                              const Communicator& comm);
 
+// Prints the tables of `result`, the files it wrote, and where `run`'s results are.
+void print_evaluation(const EvaluationResult& result, const RunDirectory& run);
+
 // The model's parameters and buffers, in one order on every process.
 std::vector<at::Tensor> model_state(torch::nn::Module& model);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "clock.hpp"
+#include "distributed/launchers.hpp"
 #include "wscsl/config/toml.hpp"
 #include "wscsl/plugin/toolchain.hpp"
 #include "wscsl/version.hpp"

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "distributed/placement.hpp"
+#include "distributed/strategy.hpp"
 #include "evaluation/evaluation.hpp"
 #include "evaluation/run_evaluation.hpp"
 #include "pipeline/item_forward.hpp"
@@ -43,11 +43,10 @@ std::unique_ptr<RunModel> open_run_model(const GlobalOptions& global, const fs::
   model->checkpoint_sha256 = checkpoint_sha256(model->checkpoint);
   model->opened = open_pipeline(global, model->run.resolved(), {});
   Pipeline& pipeline = model->pipeline();
-  const Placement placement = place(pipeline.trainer, World{});
-  use_threads(placement);
-  model->device = placement.device;
+  const Strategy alone(pipeline.trainer, World{});
+  model->device = alone.device();
   model->images = image_preparation(pipeline);
-  model_from_root(pipeline, model->device, model->checkpoint, *Communicator::single());
+  model_from_root(pipeline, model->device, model->checkpoint, alone.comm());
   pipeline.model()->eval();
   return model;
 }

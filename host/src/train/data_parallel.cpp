@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "distributed/launchers.hpp"
 #include "evaluation/run_evaluation.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/checkpoint_manifest.hpp"

@@ -62,7 +62,7 @@ class DataParallel {
   // `writer`; processes that differ stop the run.
   void check_replicas(std::int64_t epoch, RunWriter& writer) const;
 
-  // The command that continues `run` under the launcher of this job (world.hpp).
+  // The command that continues `run` under the launcher of this job (launchers.hpp).
   std::string resume_command(const std::string& run) const;
 
  private:

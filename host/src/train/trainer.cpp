@@ -57,20 +57,20 @@ bool on_device(const Pipeline& pipeline, torch::Device device) {
 // data, then the other processes of the job.
 class Loop {
  public:
-  Loop(Pipeline& pipeline, const Placement& placement, const RunDirectory& run,
-       const TrainRequest& request, const Communicator& comm)
+  Loop(Pipeline& pipeline, const Strategy& strategy, const RunDirectory& run,
+       const TrainRequest& request)
       : p_(pipeline),
         o_(pipeline.trainer),
         run_(run),
         request_(request),
-        model_(pipeline, placement.device),
-        writer_(run_writer(run, pipeline, placement, comm)),
+        model_(pipeline, strategy.device()),
+        writer_(run_writer(run, pipeline, strategy.placement(), strategy.comm())),
         checkpoints_(pipeline, run, *writer_, model_),
-        state_(checkpoints_.start(request.resume, placement, request.out)),
+        state_(checkpoints_.start(request.resume, strategy.placement(), request.out)),
         model_on_device_(on_device(pipeline, model_.device())),
-        data_(pipeline, placement, comm.rank()),
-        parallel_(comm, model_, data_.last_batch_size(), o_.sync_batch_norm),
-        step_(pipeline, model_.optimizer()) {}
+        data_(pipeline, strategy.placement(), strategy.rank()),
+        parallel_(strategy.comm(), model_, data_.last_batch_size(), o_.sync_batch_norm),
+        step_(pipeline, model_.optimizer(), strategy.precision()) {}
 
   TrainResult run() {
     writer_->open_steps();
@@ -224,15 +224,13 @@ void install_stop_handlers() {
   std::signal(SIGTERM, on_stop_signal);
 }
 
-TrainResult train(Pipeline& pipeline, const Placement& placement, const RunDirectory& run,
-                  const TrainRequest& request, const Communicator& comm) {
-  return Loop(pipeline, placement, run, request, comm).run();
+TrainResult train(Pipeline& pipeline, const Strategy& strategy, const RunDirectory& run,
+                  const TrainRequest& request) {
+  return Loop(pipeline, strategy, run, request).run();
 }
 
 TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request) {
-  const Placement placement = place(pipeline.trainer, World{});
-  use_threads(placement);
-  return train(pipeline, placement, run, request, *Communicator::single());
+  return train(pipeline, Strategy(pipeline.trainer, World{}), run, request);
 }
 
 }  // namespace wscsl::host

@@ -5,8 +5,7 @@
 #include <cstdio>
 #include <optional>
 
-#include "distributed/communicator.hpp"
-#include "distributed/placement.hpp"
+#include "distributed/strategy.hpp"
 #include "evaluation/evaluation.hpp"
 #include "pipeline/pipeline.hpp"
 #include "run/checkpoint.hpp"
@@ -28,13 +27,13 @@ struct TrainResult {
   std::optional<EvaluationResult> test;  // the final evaluation, when the run finished
 };
 
-// Trains `pipeline` in `run`, this process placed at `placement` (its threads already in use). A
-// stop (stop_after_steps or a signal) writes the `last` checkpoint and returns; `--resume` then
-// continues exactly where it stopped. With several processes (`comm`), each trains on its share of
-// every batch with the data order of one process; rank 0 alone writes into `run`, and only rank 0's
+// Trains `pipeline` in `run` as this process of the job `strategy` joined. A stop
+// (stop_after_steps or a signal) writes the `last` checkpoint and returns; `--resume` then
+// continues exactly where it stopped. With several processes, each trains on its share of every
+// batch with the data order of one process; rank 0 alone writes into `run`, and only rank 0's
 // result holds the test evaluation.
-TrainResult train(Pipeline& pipeline, const Placement& placement, const RunDirectory& run,
-                  const TrainRequest& request, const Communicator& comm);
+TrainResult train(Pipeline& pipeline, const Strategy& strategy, const RunDirectory& run,
+                  const TrainRequest& request);
 // One process, placed as [trainer] says, on the placement's threads.
 TrainResult train(Pipeline& pipeline, const RunDirectory& run, const TrainRequest& request);
 

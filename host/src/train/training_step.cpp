@@ -31,8 +31,9 @@ void zero_gradients(torch::optim::Optimizer& optimizer) {
       if (p.grad().defined()) p.mutable_grad().zero_();
 }
 
-TrainingStep::TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer)
-    : pipeline_(pipeline), optimizer_(optimizer) {}
+TrainingStep::TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer,
+                           Precision precision)
+    : pipeline_(pipeline), optimizer_(optimizer), precision_(precision) {}
 
 PipelineLoss TrainingStep::forward(const TripletBatch& batch) const {
   const ForwardTriplets triplets = forward_triplets(
@@ -42,7 +43,7 @@ PipelineLoss TrainingStep::forward(const TripletBatch& batch) const {
 
 StepLosses TrainingStep::take(const TripletBatch& batch, LossSharing& sharing) {
   PipelineLoss loss;
-  if (pipeline_.trainer.precision == Precision::Bf16Mixed) {
+  if (precision_ == Precision::Bf16Mixed) {
     {
       const AutocastScope autocast(batch.images.anchor.device().type());
       loss = forward(batch);

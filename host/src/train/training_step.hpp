@@ -64,8 +64,9 @@ void zero_gradients(torch::optim::Optimizer& optimizer);
 
 class TrainingStep {
  public:
-  // `optimizer` holds the trainable parameters of the pipeline's model.
-  TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer);
+  // `optimizer` holds the trainable parameters of the pipeline's model; the forward runs in
+  // `precision` (the job's, Strategy::precision).
+  TrainingStep(const Pipeline& pipeline, torch::optim::Optimizer& optimizer, Precision precision);
 
   // One step on `batch`; returns the loss of the whole batch and its terms, as `sharing` reports
   // them. When the loss is not finite the optimiser does not step: the parameters stay as they
@@ -78,6 +79,7 @@ class TrainingStep {
 
   const Pipeline& pipeline_;
   torch::optim::Optimizer& optimizer_;
+  Precision precision_;
 };
 
 }  // namespace wscsl::host

@@ -1,10 +1,10 @@
-// `wscsl plugins` and `wscsl describe`: what is installed, and every option of a component.
+#include "describe_command.hpp"
+
 #include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
 #include "pipeline/host_keys.hpp"
 #include "pipeline/pipeline.hpp"
 #include "wscsl/error.hpp"
@@ -140,35 +140,9 @@ SchemaDescription host_keys_of(Kind kind) {
   return host_key_schema(kind, place_of(kind)).description();
 }
 
-}  // namespace
+enum class DescribeFormat { Text, Json, Markdown };
 
-int run_plugins(const GlobalOptions& global, bool json) {
-  Session session(global);
-  const Registry& r = session.registry();
-  if (json) {
-    Json plugins = Json::array(), refused = Json::array();
-    for (const auto& p : r.plugins())
-      plugins.push_back({{"name", p->name},
-                         {"version", p->version},
-                         {"file", p->file},
-                         {"description", p->description},
-                         {"types", p->types}});
-    for (const RefusedPlugin& refusal : r.refused())
-      refused.push_back({{"file", refusal.file}, {"reason", refusal.reason}});
-    fmt::print("{}\n", Json{{"plugins", plugins}, {"refused", refused}}.dump(2));
-    return 0;
-  }
-  if (r.plugins().empty()) fmt::print("no plugins found\n");
-  for (const auto& p : r.plugins()) {
-    fmt::print("{} {}  {}\n    {}\n    provides: {}\n", p->name, p->version, p->file,
-               p->description, join(p->types, ", "));
-  }
-  for (const RefusedPlugin& refused : r.refused())
-    fmt::print("refused: {}\n", refused.reason);
-  return 0;
-}
-
-int run_describe(const GlobalOptions& global, const std::string& what, DescribeFormat format) {
+int describe(const GlobalOptions& global, const std::string& what, DescribeFormat format) {
   if (what == "trainer") {
     const SchemaDescription schema = TrainerOptions::schema().description();
     if (format == DescribeFormat::Json)
@@ -217,6 +191,24 @@ int run_describe(const GlobalOptions& global, const std::string& what, DescribeF
                       entry->factory.schema, host_keys_of(kind), contract);
   }
   return 0;
+}
+
+}  // namespace
+
+DescribeCommand::DescribeCommand(CLI::App& app)
+    : Command(app, "describe", "Every option of a component type") {
+  CLI::App& c = subcommand();
+  c.add_option("what", what_, "<kind>/<type> (e.g. condition_module/discovernet) or 'trainer'")
+      ->required();
+  c.add_flag("--json", json_, "JSON output");
+  c.add_flag("--markdown", markdown_, "The options as a Markdown table");
+}
+
+int DescribeCommand::run(const Invocation& invocation) {
+  return describe(invocation.global, what_,
+                  json_       ? DescribeFormat::Json
+                  : markdown_ ? DescribeFormat::Markdown
+                              : DescribeFormat::Text);
 }
 
 }  // namespace wscsl::host
