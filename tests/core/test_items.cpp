@@ -143,7 +143,7 @@ TEST(Items, TheBlocksByRowAreTheirConcatenationMadeOnceWithGradient) {
   }
   EXPECT_TRUE(copy.by_row().phi.is_same(items.by_row().phi));
   EXPECT_TRUE(items.by_row().texts.at("title").present.equal(
-      torch::tensor({true, true, false, false, true, true})));
+      torch::tensor({true, true, true, false, true, true})));
   copy.by_row().phi.sum().backward();
   EXPECT_TRUE(t.roles[1].phi.grad().equal(torch::ones({2, 3})));
   // One block is its own rows, without a copy.
