@@ -88,7 +88,7 @@ class MisshapedModule final : public wscsl::ConditionModule {
   torch::Tensor embed_impl(const wscsl::EmbedInput& input) override {
     return input.phi.unsqueeze(1) * scales_.view({1, -1, 1});
   }
-  wscsl::ComparisonScores score_impl(const wscsl::ItemFeatures& items,
+  wscsl::ComparisonScores score_impl(const wscsl::ItemBlocks& items,
                                      const wscsl::Comparisons& c) override {
     const wscsl::ComparedItems in = wscsl::gather(items, c);
     wscsl::ComparisonScores s;

@@ -1,6 +1,7 @@
 // Items and comparisons, what crosses the plugin boundary, and the checks ConditionModule::score
 // and ::embed and Backbone::embed_with_map run on what a component is given and returns.
 #include <cmath>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,15 @@
 
 namespace wscsl {
 namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ComponentError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 ItemFeatures three_items() {
   ItemFeatures items;
@@ -43,7 +53,7 @@ TEST(Items, ConcatenatedPutsTheGroupsOneAfterAnother) {
 // Two triplets laid out by role over items held in three blocks, one per role.
 struct ByRole {
   std::vector<ItemFeatures> roles;
-  ItemFeatures items;
+  ItemBlocks items;
   Comparisons triplets;
 };
 ByRole by_role() {
@@ -55,8 +65,7 @@ ByRole by_role() {
     r.texts["title"] = {torch::randn({2, 1}), torch::tensor({true, role != 1})};
     t.roles.push_back(r);
   }
-  t.items = ItemFeatures::concatenated(t.roles);
-  t.items.blocks = t.roles;
+  t.items = ItemBlocks(t.roles);
   t.triplets = Comparisons::triplets_by_role(2, torch::kCPU);
   return t;
 }
@@ -79,15 +88,15 @@ TEST(Items, GatherGivesEachRoleItsBlocksOwnTensors) {
   EXPECT_FALSE(second_only.second.texts.at("title").present.item<bool>());
 }
 
-TEST(Items, GatherCopiesRowsWithoutBlocksOrWithoutALayout) {
+TEST(Items, GatherCopiesRowsOfOneBlockOrWithoutALayout) {
   const ByRole t = by_role();
-  const ItemFeatures by_row = ItemFeatures::concatenated(t.roles);
+  const ItemBlocks by_row(ItemFeatures::concatenated(t.roles));
   const ComparedItems copied = gather(by_row, t.triplets);
   EXPECT_FALSE(copied.first.phi.is_same(t.roles[0].phi));
   EXPECT_TRUE(copied.first.phi.equal(t.roles[0].phi));
   // The same rows given by hand declare no layout: a gathered copy of the same values.
   const Comparisons by_hand{
-      t.triplets.first.clone(), t.triplets.second.clone(), t.triplets.third.clone(), {}, {}};
+      t.triplets.first.clone(), t.triplets.second.clone(), t.triplets.third.clone(), {}, {}, {}};
   const ComparedItems same_values = gather(t.items, by_hand);
   EXPECT_FALSE(same_values.third.phi.is_same(t.roles[2].phi));
   EXPECT_TRUE(same_values.third.phi.equal(t.roles[2].phi));
@@ -114,9 +123,46 @@ TEST(Items, ScoreRefusesRowsReplacedUnderTheRoleLayout) {
           << e.what();
     }
   }
-  ItemFeatures two_blocks = t.items;
-  two_blocks.blocks.pop_back();
+  const ItemBlocks two_blocks({t.roles[0], t.roles[1]});
   EXPECT_THROW(module.score(two_blocks, t.triplets), ComponentError);
+}
+
+TEST(Items, TheBlocksByRowAreTheirConcatenationMadeOnceWithGradient) {
+  ByRole t = by_role();
+  for (ItemFeatures& role : t.roles)
+    role.phi.requires_grad_(true);
+  const ItemBlocks items(t.roles);
+  EXPECT_EQ(items.size(), 6);
+  EXPECT_TRUE(items.has_texts("title"));
+  EXPECT_FALSE(items.has_texts("caption"));
+  const ItemBlocks copy = items;
+  {
+    torch::NoGradGuard no_grad;  // a reader without gradient first
+    EXPECT_TRUE(
+        items.by_row().phi.equal(torch::cat({t.roles[0].phi, t.roles[1].phi, t.roles[2].phi})));
+  }
+  EXPECT_TRUE(copy.by_row().phi.is_same(items.by_row().phi));
+  EXPECT_TRUE(items.by_row().texts.at("title").present.equal(
+      torch::tensor({true, true, true, false, true, true})));
+  copy.by_row().phi.sum().backward();
+  EXPECT_TRUE(t.roles[1].phi.grad().equal(torch::ones({2, 3})));
+  // One block is its own rows, without a copy.
+  EXPECT_TRUE(ItemBlocks(t.roles[0]).by_row().phi.is_same(t.roles[0].phi));
+  EXPECT_EQ(ItemBlocks().size(), 0);
+}
+
+TEST(Items, BlocksMustHoldTheSameFeatures) {
+  const ByRole t = by_role();
+  ItemFeatures without_texts = t.roles[1];
+  without_texts.texts.clear();
+  try {
+    ItemBlocks({t.roles[0], without_texts});
+    FAIL() << "blocks of other features were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "item block 1 holds other features than block 0 (φ set against set, ψ set against "
+              "set, text encoders [] against [title]): every block holds the same");
+  }
 }
 
 TEST(Comparisons, ReversedSlicedAndMovedKeepTheirLayoutWithTheirRows) {
@@ -157,7 +203,7 @@ class TripletsOnly final : public ConditionModule {
 
  protected:
   torch::Tensor embed_impl(const EmbedInput& input) override { return input.phi.unsqueeze(1); }
-  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
+  ComparisonScores score_impl(const ItemBlocks& items, const Comparisons& c) override {
     return nn::expected_distances(*this, gather(items, c), torch::ones({c.size(), 1}));
   }
 };
@@ -181,14 +227,39 @@ TEST(Comparisons, ScoreRefusesRowsOutsideTheItems) {
                       torch::tensor({3}, torch::kLong),
                       torch::tensor({1}, torch::kLong),
                       {},
+                      {},
                       {}};
   try {
     module.score(three_items(), c);
     FAIL() << "row 3 of 3 items was accepted";
   } catch (const ComponentError& e) {
-    EXPECT_NE(std::string(e.what()).find("second rows must lie in [0, 3)"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("second rows must lie in [0, 3), the items, and "
+                                         "comparison 0 names row 3"),
+              std::string::npos)
         << e.what();
   }
+}
+
+// Rows moved off the CPU are checked on the host copy Comparisons::to kept, without reading the
+// device: here the meta device, which holds no values at all, stands for an accelerator.
+TEST(Comparisons, ScoreChecksRowsMovedToADeviceOnTheirHostCopy) {
+  testing::TableModule module(1, 2, {1.0});
+  const Comparisons on_host = Comparisons::triplets(torch::tensor({{0, 1, 2}, {2, 0, 5}}));
+  for (const Comparisons& moved :
+       {on_host.to(torch::kMeta), on_host.slice(1, 2).to(torch::kMeta),
+        on_host.to(torch::kMeta).slice(1, 2), on_host.to(torch::kMeta).reversed().reversed()}) {
+    ASSERT_TRUE(moved.third.is_meta());
+    EXPECT_TRUE(moved.host.of(moved.third).defined());
+    EXPECT_NE(error_of([&] { module.score(three_items(), moved); })
+                  .find("the comparisons' third rows must lie in [0, 3), the items, and "
+                        "comparison"),
+              std::string::npos);
+  }
+  // Rows made on the device, or replaced since, have no host copy: they are not read.
+  Comparisons replaced = on_host.to(torch::kMeta);
+  replaced.third = torch::zeros({2}, torch::TensorOptions(torch::kMeta).dtype(torch::kLong));
+  EXPECT_FALSE(replaced.host.of(replaced.third).defined());
+  EXPECT_TRUE(replaced.host.of(replaced.first).defined());
 }
 
 // Weighs a pair's two embeddings otherwise than a triplet's: what pair_scores_contract must catch.
@@ -202,7 +273,7 @@ class PairsWeighedApart final : public ConditionModule {
   torch::Tensor embed_impl(const EmbedInput& input) override {
     return input.phi.reshape({input.phi.size(0), 2, 1});
   }
-  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
+  ComparisonScores score_impl(const ItemBlocks& items, const Comparisons& c) override {
     const torch::Tensor w =
         c.are_triplets() ? torch::tensor({0.25f, 0.75f}) : torch::full({2}, 0.5f);
     return nn::expected_distances(*this, gather(items, c), w.unsqueeze(0).expand({c.size(), 2}));
@@ -249,15 +320,6 @@ class MapBackbone final : public Backbone {
   std::vector<std::int64_t> map_shape_;
 };
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ComponentError& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(FeatureMap, OnlyABackboneThatProvidesItIsAskedAndItsShapeIsChecked) {
   const torch::Tensor images = torch::rand({3, 3, 2, 2});
   MapBackbone provides(true);
@@ -298,7 +360,7 @@ class MapReader final : public ConditionModule {
     a.select(3, 0).select(2, 0).fill_(1);
     return attention_shaped_ ? a : a.sum(1);
   }
-  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
+  ComparisonScores score_impl(const ItemBlocks& items, const Comparisons& c) override {
     return nn::expected_distances(*this, gather(items, c), torch::full({c.size(), 2}, 0.5f));
   }
 

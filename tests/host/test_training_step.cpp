@@ -63,7 +63,7 @@ class Rescaled : public LossSharing {
 // The components' features of `batch`'s items (anchors, then close, then far items) and its
 // triplets among them, computed here from their interfaces.
 struct ByHand {
-  ItemFeatures items;
+  ItemBlocks items;
   Comparisons triplets;
 };
 ByHand input_by_hand(const Pipeline& p, const TripletBatch& batch) {
@@ -77,7 +77,7 @@ ByHand input_by_hand(const Pipeline& p, const TripletBatch& batch) {
   const std::int64_t b = batch.images.anchor.size(0);
   const torch::Tensor rows = torch::arange(b, torch::kLong);
   ByHand in{ItemFeatures::concatenated(roles),
-            Comparisons{rows, rows + b, rows + 2 * b, batch.conditions, {}}};
+            Comparisons{rows, rows + b, rows + 2 * b, batch.conditions, {}, {}}};
   return in;
 }
 

@@ -26,7 +26,7 @@ torch::Tensor TableModule::embed_impl(const EmbedInput& input) {
   return phi.reshape({phi.size(0), k_, e_});
 }
 
-ComparisonScores TableModule::score_impl(const ItemFeatures& items, const Comparisons& c) {
+ComparisonScores TableModule::score_impl(const ItemBlocks& items, const Comparisons& c) {
   return nn::expected_distances(*this, gather(items, c),
                                 weights_.unsqueeze(0).expand({c.size(), k_}));
 }
@@ -115,8 +115,8 @@ DatasetInfo dataset_info(const std::vector<std::string>& condition_names) {
   return info;
 }
 
-ItemFeatures TripletRoles::items() const {
-  return ItemFeatures::concatenated({anchor, close, far});
+ItemBlocks TripletRoles::items() const {
+  return ItemBlocks({anchor, close, far});
 }
 
 Comparisons TripletRoles::triplets() const {

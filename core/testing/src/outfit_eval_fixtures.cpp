@@ -44,7 +44,7 @@ ConditionPicker::ConditionPicker(std::int64_t k, std::int64_t e) : k_(k), e_(e) 
   set_contract(pair_scoring());
 }
 
-ComparisonScores ConditionPicker::score_impl(const ItemFeatures& items, const Comparisons& c) {
+ComparisonScores ConditionPicker::score_impl(const ItemBlocks& items, const Comparisons& c) {
   return nn::conditioned_distances(*this, items, c);
 }
 

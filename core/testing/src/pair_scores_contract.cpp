@@ -31,10 +31,10 @@ std::string pair_scores_contract(ConditionModule& module, const RandomTriplets& 
   const Comparisons& c = triplets.comparisons;
   torch::manual_seed(seed);
   const ComparisonScores pair =
-      module.score(triplets.items, {c.first, c.second, {}, c.conditions, {}});
+      module.score(triplets.items, {c.first, c.second, {}, c.conditions, {}, {}});
   torch::manual_seed(seed);
   const ComparisonScores as_triplet =
-      module.score(triplets.items, {c.first, c.second, c.second, c.conditions, {}});
+      module.score(triplets.items, {c.first, c.second, c.second, c.conditions, {}, {}});
   expect_equal("fused_second", pair.fused_second, as_triplet.fused_second, problems);
   expect_equal("second_distances", pair.second_distances, as_triplet.second_distances, problems);
   expect_equal("weights", pair.weights, as_triplet.weights, problems);

@@ -45,7 +45,7 @@ torch::Tensor GatedExplainer::distances_impl(const torch::Tensor& psi_a,
   throw wscsl::Error("gated_explainer: unknown distance");
 }
 
-wscsl::ComparisonScores GatedExplainer::score_impl(const wscsl::ItemFeatures& items,
+wscsl::ComparisonScores GatedExplainer::score_impl(const wscsl::ItemBlocks& items,
                                                    const wscsl::Comparisons& comparisons) {
   const wscsl::ComparedItems in = wscsl::gather(items, comparisons);
   const torch::Tensor close = distances(in.first.psi, in.second.psi);

@@ -35,7 +35,7 @@ class GatedExplainer final : public wscsl::ConditionModule {
   torch::Tensor embed_impl(const wscsl::EmbedInput& input) override;
   // Triplets only: the weights contrast a comparison's distances to its second and third items,
   // so a pair has no weights (the contract does not provide PairScores; the SDK refuses pairs).
-  wscsl::ComparisonScores score_impl(const wscsl::ItemFeatures& items,
+  wscsl::ComparisonScores score_impl(const wscsl::ItemBlocks& items,
                                      const wscsl::Comparisons& comparisons) override;
   // ψ_a, ψ_b [B, K, E] → d_k [B, K]; distances() checks the shapes around it.
   torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;

@@ -64,9 +64,8 @@ ForwardTriplets forward_triplets(const Pipeline& pipeline, const TripletImages& 
       pipeline,
       {{images.anchor, texts.anchor}, {images.close, texts.close}, {images.far, texts.far}},
       embedders);
-  ForwardTriplets out{ItemFeatures::concatenated(roles),
+  ForwardTriplets out{ItemBlocks(std::move(roles)),
                       Comparisons::triplets_by_role(images.anchor.size(0), images.anchor.device())};
-  out.items.blocks = std::move(roles);
   out.comparisons.conditions = conditions;
   return out;
 }

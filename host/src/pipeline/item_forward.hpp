@@ -65,10 +65,10 @@ TripletTexts triplet_texts(const Pipeline& pipeline, const SplitData& split,
 
 // A batch of triplets through the forward pass: its items laid out by role
 // (Comparisons::triplets_by_role) and the triplets among them. Each role is a block of the items
-// (ItemFeatures::blocks), so that the condition module and the losses read the role's own
-// tensors, as the reference code's per-role ones.
+// (ItemBlocks), so that the condition module and the losses read the role's own tensors, as the
+// reference code's per-role ones.
 struct ForwardTriplets {
-  ItemFeatures items;
+  ItemBlocks items;
   Comparisons comparisons;
 };
 ForwardTriplets forward_triplets(const Pipeline& pipeline, const TripletImages& images,

@@ -71,8 +71,8 @@ class Prober {
     model_->train();
     {
       const ForwardTriplets triplets = forward_triplets(p_, roles, texts, conditions(), embedders);
-      note("φ", triplets.items.phi, run_backbone_);
-      note("ψ", triplets.items.psi, run_module_);
+      note("φ", triplets.items.by_row().phi, run_backbone_);
+      note("ψ", triplets.items.by_row().psi, run_module_);
       const ScoredTriplets scored = scores(triplets);
       note("weights", scored.scores.weights, run_module_);
       weighted_loss(p_, triplets, scored, roles);
@@ -89,6 +89,7 @@ class Prober {
                        (rows + kProbeTriplets - 1).remainder(kProbeTriplets),
                        (rows + kProbeTriplets - 2).remainder(kProbeTriplets),
                        conditions(),
+                       {},
                        {}};
     if (run_module_) {
       if (p_.condition_module->contract().provides_resource(Resource::AttentionMaps, ""))
@@ -97,7 +98,7 @@ class Prober {
       p_.condition_module->score(items, rolled);
       if (p_.condition_module->contract().provides_resource(Resource::PairScores, ""))
         p_.condition_module->score(
-            items, Comparisons{rolled.first, rolled.second, {}, rolled.conditions, {}});
+            items, Comparisons{rolled.first, rolled.second, {}, rolled.conditions, {}, {}});
     }
     if (run_backbone_ || run_module_) ran_.push_back("the evaluators' inputs");
     return ran_;

@@ -110,7 +110,7 @@ torch::Tensor PairScorer::distances(const ItemPairs& pairs) const {
   Comparisons all = Comparisons::pairs(table_.rows_of(pairs.first), table_.rows_of(pairs.second));
   if (module_.supervision() == Supervision::Conditioned) all.conditions = conditions(pairs);
   const torch::Device device = nn::device_of(module_);
-  const ItemFeatures items = table_.items.to(device);
+  const ItemBlocks items(table_.items.to(device));
   std::vector<torch::Tensor> parts;
   for (std::int64_t begin = 0; begin < total; begin += batch_size_) {
     const Comparisons some = all.slice(begin, std::min(total, begin + batch_size_)).to(device);

@@ -86,7 +86,7 @@ std::pair<torch::Tensor, torch::Tensor> fused_distances(ConditionModule& module,
                                                         bool with_conditions, TripletOrder order) {
   torch::NoGradGuard no_grad;
   const torch::Device device = nn::device_of(module), home = table.items.psi.device();
-  const ItemFeatures items = table.items.to(device);
+  const ItemBlocks items(table.items.to(device));
   std::vector<torch::Tensor> close, far;
   for_each_batch(table, batch_size, device, [&](Comparisons c) {
     if (!with_conditions) c = c.without_conditions();

@@ -39,7 +39,7 @@ torch::Tensor condition_one_hot(const torch::Tensor& conditions, std::int64_t nu
   return torch::one_hot(conditions.to(torch::kLong), num_embeddings).to(torch::kFloat);
 }
 
-ComparisonScores conditioned_distances(ConditionModule& module, const ItemFeatures& items,
+ComparisonScores conditioned_distances(ConditionModule& module, const ItemBlocks& items,
                                        const Comparisons& comparisons) {
   return expected_distances(module, gather(items, comparisons),
                             condition_one_hot(comparisons.conditions, module.num_embeddings()));

@@ -23,48 +23,45 @@ void check_long_vector(const Component& c, const char* name, const torch::Tensor
                                      name, b, dtype_and_shape_of(t)));
 }
 
-// Item rows [B] int64 within [0, items). Their values are read where they are on the CPU only: on
-// an accelerator the read would wait for the device (a host sync per member and step), and the
-// indexing that gathers them checks them there.
-void check_rows(const Component& c, const char* name, const torch::Tensor& rows, int64_t b,
-                int64_t items) {
+// Item rows [B] int64 within [0, items). Their values are read on the host only: where they are
+// on the CPU, or from the host copy Comparisons::to kept of them (HostRows). Rows made on an
+// accelerator are not read (that would wait for the device, a host sync per member and step);
+// the indexing that gathers them checks them there.
+void check_rows(const Component& c, const char* name, const torch::Tensor& rows,
+                const HostRows& host, int64_t b, int64_t items) {
   check_long_vector(c, (std::string(name) + " rows").c_str(), rows, b);
-  if (!rows.device().is_cpu()) return;
-  const torch::Tensor flat = rows.contiguous();
+  const torch::Tensor on_host = host.of(rows);
+  if (!on_host.defined()) return;
+  const torch::Tensor flat = on_host.contiguous();
   const int64_t* row = flat.data_ptr<int64_t>();
-  if (std::any_of(row, row + b, [&](int64_t r) { return r < 0 || r >= items; }))
-    throw ComponentError(fmt::format("{}: the comparisons' {} rows must lie in [0, {}), the items",
-                                     who(c), name, items));
+  const int64_t* bad = std::find_if(row, row + b, [&](int64_t r) { return r < 0 || r >= items; });
+  if (bad != row + b)
+    throw ComponentError(fmt::format(
+        "{}: the comparisons' {} rows must lie in [0, {}), the items, and comparison {} names "
+        "row {}",
+        who(c), name, items, bad - row, *bad));
 }
 
-// The blocks of items held in blocks lie one after another and hold every item.
-void check_blocks(const Component& c, const ItemFeatures& items) {
-  int64_t rows = 0;
-  for (const ItemFeatures& block : items.blocks)
-    rows += block.size();
-  if (rows != items.size())
-    throw ComponentError(fmt::format("{}: the items' {} blocks hold {} rows, and the items {}",
-                                     who(c), items.blocks.size(), rows, items.size()));
-}
-
-// Rows [B] of one member of the comparisons: with a block of the role layout, rows [begin,
-// begin + B) of that block, which the items must hold (what gather() hands over; the layout names
-// the rows it holds, checked once for all members by check_layout); otherwise any rows of the
-// items.
-void check_member(const Component& c, const char* name, const torch::Tensor& rows, int64_t b,
-                  const ItemFeatures& items, int64_t block, int64_t begin) {
-  if (block < 0 || items.blocks.empty()) return check_rows(c, name, rows, b, items.size());
+// Rows [B] of one member of the comparisons: with a block of the role layout over items in more
+// than one block, rows [begin, begin + B) of that block, which the items must hold (what gather()
+// hands over; the layout names the rows it holds, checked once for all members by check_layout);
+// otherwise any rows of the items.
+void check_member(const Component& c, const char* name, const torch::Tensor& rows,
+                  const Comparisons& comparisons, const ItemBlocks& items, int64_t block) {
+  const int64_t b = comparisons.size(), begin = comparisons.roles.begin();
+  const std::vector<ItemFeatures>& in = items.blocks();
+  if (block < 0 || in.size() < 2)
+    return check_rows(c, name, rows, comparisons.host, b, items.size());
   check_long_vector(c, (std::string(name) + " rows").c_str(), rows, b);
-  const int64_t blocks = static_cast<int64_t>(items.blocks.size());
-  if (block >= blocks || begin < 0 ||
-      begin + b > items.blocks[static_cast<std::size_t>(block)].size())
+  const int64_t blocks = static_cast<int64_t>(in.size());
+  if (block >= blocks || begin < 0 || begin + b > in[static_cast<std::size_t>(block)].size())
     throw ComponentError(fmt::format(
         "{}: the comparisons' role layout names rows [{}, {}) of block {} for their {} items, "
         "and the items hold {} blocks{}",
         who(c), begin, begin + b, block, name, blocks,
-        block < blocks ? fmt::format(" (that one of {} rows)",
-                                     items.blocks[static_cast<std::size_t>(block)].size())
-                       : ""));
+        block < blocks
+            ? fmt::format(" (that one of {} rows)", in[static_cast<std::size_t>(block)].size())
+            : ""));
 }
 
 // A declared role layout is trusted without reading a row: it holds the row tensors it was
@@ -80,15 +77,14 @@ void check_layout(const Component& c, const Comparisons& comparisons) {
       who(c), layout.first(), layout.second(), layout.third(), layout.begin()));
 }
 
-void check_input(const ConditionModule& m, const ItemFeatures& items, const Comparisons& c) {
+void check_input(const ConditionModule& m, const ItemBlocks& items, const Comparisons& c) {
   const int64_t b = c.size();
   const RoleLayout& layout = c.roles;
-  if (!items.blocks.empty()) check_blocks(m, items);
   check_layout(m, c);
-  check_member(m, "first", c.first, b, items, layout.first(), layout.begin());
-  check_member(m, "second", c.second, b, items, layout.second(), layout.begin());
+  check_member(m, "first", c.first, c, items, layout.first());
+  check_member(m, "second", c.second, c, items, layout.second());
   if (c.are_triplets()) {
-    check_member(m, "third", c.third, b, items, layout.third(), layout.begin());
+    check_member(m, "third", c.third, c, items, layout.third());
   } else if (!m.contract().provides_resource(Resource::PairScores, "")) {
     throw ComponentError(fmt::format(
         "{} scores triplets only (its contract does not provide {}), and was given pairs", who(m),
@@ -99,7 +95,7 @@ void check_input(const ConditionModule& m, const ItemFeatures& items, const Comp
         "{} needs the condition of every triplet, and this dataset split provides none", who(m)));
   if (c.conditions.defined()) check_long_vector(m, "conditions", c.conditions, b);
   for (const std::string& name : m.contract().needed_names(Resource::TextFeatures))
-    if (!items.texts.count(name))
+    if (!items.has_texts(name))
       throw ComponentError(fmt::format("{} needs {}, and its input has none", who(m),
                                        describe_resource(Resource::TextFeatures, name)));
 }
@@ -158,7 +154,7 @@ torch::Tensor ConditionModule::attention_maps_impl(const EmbedInput&) {
   broke_contract(*this, "its contract provides attention maps and it computes none");
 }
 
-ComparisonScores ConditionModule::score(const ItemFeatures& items, const Comparisons& comparisons) {
+ComparisonScores ConditionModule::score(const ItemBlocks& items, const Comparisons& comparisons) {
   check_input(*this, items, comparisons);
   ComparisonScores s = guarded(*this, "score", [&] { return score_impl(items, comparisons); });
   const int64_t b = comparisons.size(), k = num_embeddings();

@@ -1,8 +1,11 @@
 #include "wscsl/plugin/items.hpp"
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "wscsl/error.hpp"
 
@@ -23,20 +26,21 @@ torch::Tensor sliced(const torch::Tensor& t, std::int64_t begin, std::int64_t en
 
 // Rows [begin, end) of `items`.
 ItemFeatures sliced(const ItemFeatures& items, std::int64_t begin, std::int64_t end) {
-  ItemFeatures out{sliced(items.phi, begin, end), sliced(items.psi, begin, end), {}, {}};
+  ItemFeatures out{sliced(items.phi, begin, end), sliced(items.psi, begin, end), {}};
   for (const auto& [name, t] : items.texts)
     out.texts[name] = {t.features.slice(0, begin, end), t.present.slice(0, begin, end)};
   return out;
 }
 
 // The features of one member of the comparisons: its block's own (RoleLayout), or its rows.
-ItemFeatures member(const ItemFeatures& items, const torch::Tensor& rows, std::int64_t block,
+ItemFeatures member(const ItemBlocks& items, const torch::Tensor& rows, std::int64_t block,
                     std::int64_t begin) {
-  if (block < 0 || items.blocks.empty()) return items.rows(rows);
-  if (block >= static_cast<std::int64_t>(items.blocks.size()))
+  const std::vector<ItemFeatures>& blocks = items.blocks();
+  if (block < 0 || blocks.size() < 2) return items.by_row().rows(rows);
+  if (block >= static_cast<std::int64_t>(blocks.size()))
     throw Error(fmt::format("the comparisons' role layout names block {}, and the items hold {}",
-                            block, items.blocks.size()));
-  const ItemFeatures& features = items.blocks[static_cast<std::size_t>(block)];
+                            block, blocks.size()));
+  const ItemFeatures& features = blocks[static_cast<std::size_t>(block)];
   const std::int64_t n = rows.size(0);
   if (begin < 0 || begin + n > features.size())
     throw Error(
@@ -46,17 +50,25 @@ ItemFeatures member(const ItemFeatures& items, const torch::Tensor& rows, std::i
   return begin == 0 && n == features.size() ? features : sliced(features, begin, begin + n);
 }
 
+// The names of the text encoders whose features `items` hold.
+std::set<std::string> text_names(const ItemFeatures& items) {
+  std::set<std::string> names;
+  for (const auto& [name, t] : items.texts)
+    names.insert(name);
+  return names;
+}
+
 }  // namespace
 
 ItemFeatures ItemFeatures::rows(const torch::Tensor& rows) const {
-  ItemFeatures out{selected(phi, rows), selected(psi, rows), {}, {}};
+  ItemFeatures out{selected(phi, rows), selected(psi, rows), {}};
   for (const auto& [name, t] : texts)
     out.texts[name] = t.index_select(rows);
   return out;
 }
 
 ItemFeatures ItemFeatures::to(torch::Device device) const {
-  ItemFeatures out{moved(phi, device), moved(psi, device), {}, {}};
+  ItemFeatures out{moved(phi, device), moved(psi, device), {}};
   for (const auto& [name, t] : texts)
     out.texts[name] = t.to(device);
   return out;
@@ -72,7 +84,6 @@ ItemFeatures ItemFeatures::concatenated(const std::vector<ItemFeatures>& parts) 
   };
   ItemFeatures out{cat([](const ItemFeatures& p) { return p.phi; }),
                    cat([](const ItemFeatures& p) { return p.psi; }),
-                   {},
                    {}};
   if (parts.empty()) return out;
   for (const auto& [name, first] : parts.front().texts)
@@ -81,8 +92,59 @@ ItemFeatures ItemFeatures::concatenated(const std::vector<ItemFeatures>& parts) 
   return out;
 }
 
+struct ItemBlocks::Concatenation {
+  std::once_flag made;
+  ItemFeatures items;
+};
+
+ItemBlocks::ItemBlocks(ItemFeatures items) : blocks_{std::move(items)} {}
+
+ItemBlocks::ItemBlocks(std::vector<ItemFeatures> blocks) : blocks_(std::move(blocks)) {
+  for (std::size_t b = 1; b < blocks_.size(); ++b) {
+    const ItemFeatures &first = blocks_.front(), &other = blocks_[b];
+    if (other.phi.defined() != first.phi.defined() || other.psi.defined() != first.psi.defined() ||
+        text_names(other) != text_names(first))
+      throw Error(fmt::format(
+          "item block {} holds other features than block 0 (φ {} against {}, ψ {} against {}, "
+          "text encoders [{}] against [{}]): every block holds the same",
+          b, other.phi.defined() ? "set" : "unset", first.phi.defined() ? "set" : "unset",
+          other.psi.defined() ? "set" : "unset", first.psi.defined() ? "set" : "unset",
+          fmt::join(text_names(other), ", "), fmt::join(text_names(first), ", ")));
+  }
+  if (blocks_.size() > 1) by_row_ = std::make_shared<Concatenation>();
+}
+
+std::int64_t ItemBlocks::size() const {
+  std::int64_t rows = 0;
+  for (const ItemFeatures& block : blocks_)
+    rows += block.size();
+  return rows;
+}
+
+bool ItemBlocks::has_texts(const std::string& name) const {
+  return !blocks_.empty() && blocks_.front().texts.count(name) > 0;
+}
+
+const ItemFeatures& ItemBlocks::by_row() const {
+  static const ItemFeatures none;
+  if (blocks_.empty()) return none;
+  if (!by_row_) return blocks_.front();
+  std::call_once(by_row_->made, [this] {
+    torch::AutoGradMode with_gradient(true);
+    by_row_->items = ItemFeatures::concatenated(blocks_);
+  });
+  return by_row_->items;
+}
+
+ItemBlocks ItemBlocks::to(torch::Device device) const {
+  std::vector<ItemFeatures> moved;
+  for (const ItemFeatures& block : blocks_)
+    moved.push_back(block.to(device));
+  return ItemBlocks(std::move(moved));
+}
+
 Comparisons Comparisons::triplets(const torch::Tensor& rows) {
-  return {rows.select(1, 0), rows.select(1, 1), rows.select(1, 2), {}, {}};
+  return {rows.select(1, 0), rows.select(1, 1), rows.select(1, 2), {}, {}, {}};
 }
 
 RoleLayout::RoleLayout(std::int64_t first, std::int64_t second, std::int64_t third,
@@ -97,6 +159,26 @@ bool RoleLayout::holds_rows_of(const Comparisons& c) const {
   return c.first.is_same(rows_[0]) && c.second.is_same(rows_[1]) && c.third.is_same(rows_[2]);
 }
 
+torch::Tensor HostRows::of(const torch::Tensor& rows) const {
+  if (!rows.defined() || rows.device().is_cpu()) return rows;
+  for (int m = 0; m < 3; ++m)
+    if (moved_[m].defined() && rows.is_same(moved_[m])) return host_[m];
+  return {};
+}
+
+HostRows HostRows::kept(const Comparisons& before, const Comparisons& after,
+                        const std::function<torch::Tensor(const torch::Tensor&)>& derive) {
+  const torch::Tensor from[3] = {before.first, before.second, before.third};
+  const torch::Tensor made[3] = {after.first, after.second, after.third};
+  HostRows kept;
+  for (int m = 0; m < 3; ++m)
+    if (made[m].defined() && !made[m].device().is_cpu()) {
+      kept.host_[m] = derive(before.host.of(from[m]));
+      kept.moved_[m] = made[m];
+    }
+  return kept;
+}
+
 Comparisons Comparisons::laid_out(Comparisons c, std::int64_t first, std::int64_t second,
                                   std::int64_t third, std::int64_t begin) {
   c.roles = RoleLayout(first, second, third, begin, c);
@@ -106,26 +188,29 @@ Comparisons Comparisons::laid_out(Comparisons c, std::int64_t first, std::int64_
 Comparisons Comparisons::triplets_by_role(std::int64_t batch, torch::Device device) {
   const torch::Tensor first =
       torch::arange(batch, torch::TensorOptions(device).dtype(torch::kLong));
-  return laid_out({first, first + batch, first + 2 * batch, {}, {}}, 0, 1, 2, 0);
+  return laid_out({first, first + batch, first + 2 * batch, {}, {}, {}}, 0, 1, 2, 0);
 }
 
 Comparisons Comparisons::pairs(torch::Tensor first, torch::Tensor second) {
-  return {std::move(first), std::move(second), {}, {}, {}};
+  return {std::move(first), std::move(second), {}, {}, {}, {}};
 }
 
 Comparisons Comparisons::reversed() const {
   if (!are_triplets()) throw Error("only triplets can be reversed: these comparisons are pairs");
-  const Comparisons out{first, third, second, conditions, {}};
+  const Comparisons out{first, third, second, conditions, {}, host};
   if (!roles.declared()) return out;
   return laid_out(out, roles.first(), roles.third(), roles.second(), roles.begin());
 }
 
 Comparisons Comparisons::slice(std::int64_t begin, std::int64_t end) const {
-  const Comparisons out{sliced(first, begin, end),
-                        sliced(second, begin, end),
-                        sliced(third, begin, end),
-                        sliced(conditions, begin, end),
-                        {}};
+  Comparisons out{sliced(first, begin, end),
+                  sliced(second, begin, end),
+                  sliced(third, begin, end),
+                  sliced(conditions, begin, end),
+                  {},
+                  {}};
+  out.host = HostRows::kept(*this, out,
+                            [&](const torch::Tensor& rows) { return sliced(rows, begin, end); });
   if (!roles.declared()) return out;
   // Tensor::slice clamps its bounds: the layout moves by the rows it kept.
   return laid_out(out, roles.first(), roles.second(), roles.third(),
@@ -133,20 +218,22 @@ Comparisons Comparisons::slice(std::int64_t begin, std::int64_t end) const {
 }
 
 Comparisons Comparisons::without_conditions() const {
-  return {first, second, third, {}, roles};
+  return {first, second, third, {}, roles, host};
 }
 
 Comparisons Comparisons::to(torch::Device device) const {
-  const Comparisons out{moved(first, device),
-                        moved(second, device),
-                        moved(third, device),
-                        moved(conditions, device),
-                        {}};
+  Comparisons out{moved(first, device),
+                  moved(second, device),
+                  moved(third, device),
+                  moved(conditions, device),
+                  {},
+                  {}};
+  out.host = HostRows::kept(*this, out, [](const torch::Tensor& rows) { return rows; });
   if (!roles.declared()) return out;
   return laid_out(out, roles.first(), roles.second(), roles.third(), roles.begin());
 }
 
-ComparedItems gather(const ItemFeatures& items, const Comparisons& comparisons) {
+ComparedItems gather(const ItemBlocks& items, const Comparisons& comparisons) {
   const RoleLayout& layout = comparisons.roles;
   ComparedItems out{member(items, comparisons.first, layout.first(), layout.begin()),
                     member(items, comparisons.second, layout.second(), layout.begin()),

@@ -15,9 +15,8 @@ std::map<std::string, torch::Tensor> Loss::compute(const LossInput& input) {
     const bool met = need.resource == Resource::ReversedScores   ? input.reversed != nullptr
                      : need.resource == Resource::TrainingImages ? input.images != nullptr
                      : need.resource == Resource::AuxTerm ? input.scores.aux.count(need.name) > 0
-                     : need.resource == Resource::TextFeatures
-                         ? input.items.texts.count(need.name) > 0
-                         : true;
+                     : need.resource == Resource::TextFeatures ? input.items.has_texts(need.name)
+                                                               : true;
     if (!met)
       throw ComponentError(fmt::format("{} needs {}, and its input has none", who(*this),
                                        describe_resource(need.resource, need.name)));

@@ -126,7 +126,7 @@ torch::Tensor Asen::distances_impl(const torch::Tensor& psi_a, const torch::Tens
   return 1 - (psi_a * psi_b).sum(-1);
 }
 
-ComparisonScores Asen::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
+ComparisonScores Asen::score_impl(const ItemBlocks& items, const Comparisons& comparisons) {
   return nn::conditioned_distances(*this, items, comparisons);
 }
 

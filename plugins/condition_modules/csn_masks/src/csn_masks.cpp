@@ -39,7 +39,7 @@ torch::Tensor CsnMasks::distances_impl(const torch::Tensor& psi_a, const torch::
   return nn::pairwise_distance(psi_a, psi_b);
 }
 
-ComparisonScores CsnMasks::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
+ComparisonScores CsnMasks::score_impl(const ItemBlocks& items, const Comparisons& comparisons) {
   ComparisonScores s = nn::conditioned_distances(*this, items, comparisons);
   s.aux["mask_l1"] = masks_->l1_norms().index_select(0, comparisons.conditions);
   return s;

@@ -130,8 +130,7 @@ torch::Tensor DiscoverNet::condition_weights(const torch::Tensor& phi_anchor,
   return torch::softmax(logits / options_.temperature, 1);
 }
 
-ComparisonScores DiscoverNet::score_impl(const ItemFeatures& items,
-                                         const Comparisons& comparisons) {
+ComparisonScores DiscoverNet::score_impl(const ItemBlocks& items, const Comparisons& comparisons) {
   const ComparedItems in = gather(items, comparisons);
   return nn::expected_distances(*this, in,
                                 condition_weights(in.first.phi, in.second.phi, in.third.phi));

@@ -45,7 +45,7 @@ class DiscoverNet final : public ConditionModule {
  protected:
   torch::Tensor embed_impl(const EmbedInput& input) override;
   // Triplets only: every form of g summarises three items.
-  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
+  ComparisonScores score_impl(const ItemBlocks& items, const Comparisons& comparisons) override;
 
  private:
   Options options_;

@@ -39,7 +39,7 @@ torch::Tensor Lsn::distances_impl(const torch::Tensor& psi_a, const torch::Tenso
   return nn::pairwise_distance(psi_a, psi_b);
 }
 
-ComparisonScores Lsn::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
+ComparisonScores Lsn::score_impl(const ItemBlocks& items, const Comparisons& comparisons) {
   const ComparedItems in = gather(items, comparisons);
   const torch::Tensor close = distances(in.first.psi, in.second.psi);
   const torch::Tensor far = distances(in.first.psi, in.third.psi);

@@ -216,8 +216,7 @@ torch::Tensor SceAttention::condition_weights(const ComparedItems& in,
   throw Error("sce_attention: unknown assignment");
 }
 
-ComparisonScores SceAttention::score_impl(const ItemFeatures& items,
-                                          const Comparisons& comparisons) {
+ComparisonScores SceAttention::score_impl(const ItemBlocks& items, const Comparisons& comparisons) {
   const ComparedItems in = gather(items, comparisons);
   const bool triplets = comparisons.are_triplets();
   ComparisonScores s;

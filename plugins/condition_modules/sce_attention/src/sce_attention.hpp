@@ -81,7 +81,7 @@ class SceAttention final : public ConditionModule {
   torch::Tensor embed_impl(const EmbedInput& input) override;
   // ComparisonScores::weights are the weights of d(first, second): the triplet's with the triplet
   // branch, the (first, second) pair's with the pair branch.
-  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
+  ComparisonScores score_impl(const ItemBlocks& items, const Comparisons& comparisons) override;
   torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
 
  private:

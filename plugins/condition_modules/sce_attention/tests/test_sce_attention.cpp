@@ -188,7 +188,7 @@ TEST(SceAttention, ThePairBranchWeightsEachDistanceFromItsOwnPair) {
   others.phi = torch::randn({6, kD});
   others.psi = m->embed(others.phi);
   const Comparisons& c = t.comparisons;
-  const Comparisons other_far{c.first, c.second, torch::arange(18, 24, torch::kLong), {}, {}};
+  const Comparisons other_far{c.first, c.second, torch::arange(18, 24, torch::kLong), {}, {}, {}};
   EXPECT_TRUE(
       torch::equal(m->score(ItemFeatures::concatenated({t.items, others}), other_far).fused_second,
                    s.fused_second));

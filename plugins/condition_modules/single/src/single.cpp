@@ -29,7 +29,7 @@ Contract Single::contract_of(const Options&) {
   return c;
 }
 
-ComparisonScores Single::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
+ComparisonScores Single::score_impl(const ItemBlocks& items, const Comparisons& comparisons) {
   const ComparedItems in = gather(items, comparisons);
   return nn::expected_distances(*this, in,
                                 torch::ones({in.first.phi.size(0), 1}, in.first.phi.options()));

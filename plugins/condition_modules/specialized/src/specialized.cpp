@@ -42,8 +42,7 @@ torch::Tensor Specialized::distances_impl(const torch::Tensor& psi_a, const torc
   return nn::pairwise_distance(psi_a, psi_b);
 }
 
-ComparisonScores Specialized::score_impl(const ItemFeatures& items,
-                                         const Comparisons& comparisons) {
+ComparisonScores Specialized::score_impl(const ItemBlocks& items, const Comparisons& comparisons) {
   return nn::conditioned_distances(*this, items, comparisons);
 }
 

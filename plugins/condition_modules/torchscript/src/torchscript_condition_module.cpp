@@ -265,9 +265,9 @@ torch::Tensor TorchScriptConditionModule::distances_impl(const torch::Tensor& ps
   return script_.run_method("distances", psi_a, psi_b).toTensor();
 }
 
-ComparisonScores TorchScriptConditionModule::score_impl(const ItemFeatures& items,
+ComparisonScores TorchScriptConditionModule::score_impl(const ItemBlocks& items,
                                                         const Comparisons& comparisons) {
-  const std::vector<c10::IValue> arguments = comparison_arguments(items.phi, comparisons);
+  const std::vector<c10::IValue> arguments = comparison_arguments(items.by_row().phi, comparisons);
   ComparisonScores scores =
       supervision_ == Supervision::Conditioned
           ? nn::conditioned_distances(*this, items, comparisons)

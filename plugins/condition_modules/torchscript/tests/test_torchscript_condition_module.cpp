@@ -142,7 +142,7 @@ TEST(TorchScriptConditionModule, AConditionedModuleSelectsTheConditionOfTriplets
     EXPECT_FLOAT_EQ(s.fused_second[i].item<float>(),
                     s.second_distances[i][condition].item<float>());
   }
-  const ComparisonScores pairs = m->score(t.items, {c.first, c.second, {}, c.conditions, {}});
+  const ComparisonScores pairs = m->score(t.items, {c.first, c.second, {}, c.conditions, {}, {}});
   EXPECT_TRUE(torch::equal(pairs.fused_second, s.fused_second));
   EXPECT_TRUE(torch::equal(pairs.weights, s.weights));
   EXPECT_FALSE(pairs.fused_third.defined());

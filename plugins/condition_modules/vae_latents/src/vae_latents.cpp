@@ -34,7 +34,7 @@ torch::Tensor VaeLatents::embed_impl(const EmbedInput& input) {
   return means(input.phi).unsqueeze(2);
 }
 
-ComparisonScores VaeLatents::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
+ComparisonScores VaeLatents::score_impl(const ItemBlocks& items, const Comparisons& comparisons) {
   const ComparedItems in = gather(items, comparisons);
   ComparisonScores s;
   s.second_distances = distances(in.first.psi, in.second.psi);

@@ -26,7 +26,7 @@ class VaeLatents final : public ConditionModule {
 
  protected:
   torch::Tensor embed_impl(const EmbedInput& input) override;
-  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
+  ComparisonScores score_impl(const ItemBlocks& items, const Comparisons& comparisons) override;
 
  private:
   torch::Tensor means(const torch::Tensor& phi) const { return phi.narrow(1, 0, latent_); }

@@ -33,7 +33,7 @@ class Lazy final : public ConditionModule {
   torch::Tensor embed_impl(const wscsl::EmbedInput& input) override {
     return input.phi.reshape({-1, 2, 1});
   }
-  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override {
+  ComparisonScores score_impl(const ItemBlocks& items, const Comparisons& c) override {
     const ComparedItems in = gather(items, c);
     ComparisonScores s;
     s.second_distances = distances(in.first.psi, in.second.psi);

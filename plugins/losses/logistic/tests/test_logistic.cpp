@@ -8,7 +8,7 @@ using namespace wscsl;
 
 TEST(Logistic, HandComputedSoftplusOfTheFusedDifference) {
   auto loss = wscsl::testing::build<Loss>("logistic", "margin = 0.5");
-  const ItemFeatures items;  // the loss reads only the scores
+  const ItemBlocks items;  // the loss reads only the scores
   const Comparisons triplets;
   ComparisonScores s;
   s.fused_second = torch::tensor({1.0f, 0.0f}, torch::requires_grad());
@@ -26,7 +26,7 @@ TEST(Logistic, HandComputedSoftplusOfTheFusedDifference) {
 
 TEST(Logistic, ExpectedLossMatchesANaiveLoop) {
   auto loss = wscsl::testing::build<Loss>("logistic", "margin = 0.3\nexpectation = \"loss\"");
-  const ItemFeatures items;
+  const ItemBlocks items;
   const Comparisons triplets;
   ComparisonScores s;
   s.second_distances = torch::rand({6, 4});

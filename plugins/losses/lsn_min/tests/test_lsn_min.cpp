@@ -23,7 +23,7 @@ ComparisonScores hand_scores() {
 
 TEST(LsnMin, BatchFormTakesTheMinimumOfTheMeans) {
   auto loss = wscsl::testing::build<Loss>("lsn_min", "form = \"batch\"");
-  const ItemFeatures items;  // the loss reads only the scores
+  const ItemBlocks items;  // the loss reads only the scores
   const Comparisons triplets;
   // Means per embedding: k0 = 0.3, k1 = 0.25 → 0.25.
   EXPECT_NEAR(loss->compute({items, triplets, hand_scores()}).at("lsn_min").item<double>(), 0.25,
@@ -32,7 +32,7 @@ TEST(LsnMin, BatchFormTakesTheMinimumOfTheMeans) {
 
 TEST(LsnMin, TripletFormTakesTheMeanOfTheMinima) {
   auto loss = wscsl::testing::build<Loss>("lsn_min", "form = \"triplet\"");
-  const ItemFeatures items;
+  const ItemBlocks items;
   const Comparisons triplets;
   // Minima per triplet: 0 and 0.1 → 0.05.
   EXPECT_NEAR(loss->compute({items, triplets, hand_scores()}).at("lsn_min").item<double>(), 0.05,
@@ -57,7 +57,7 @@ TEST(LsnMin, BothFormsMatchNaiveLoops) {
     }
     sum_of_minima += best;
   }
-  const ItemFeatures items;
+  const ItemBlocks items;
   const Comparisons triplets;
   EXPECT_NEAR(batch->compute({items, triplets, s}).at("lsn_min").item<double>(),
               *std::min_element(per_embedding.begin(), per_embedding.end()), 1e-6);

@@ -17,7 +17,7 @@ ComparisonScores scores(std::vector<float> second, std::vector<float> third) {
 
 TEST(Margin, HandComputedHingeAndGradient) {
   auto loss = wscsl::testing::build<Loss>("margin", "margin = 0.2");
-  const ItemFeatures items;  // the loss reads only the scores
+  const ItemBlocks items;  // the loss reads only the scores
   const Comparisons triplets;
   ComparisonScores s = scores({0.1f, 0.5f, 0.3f}, {0.4f, 0.5f, 0.2f});
   // max(0, 0.2 − 0.3) = 0, max(0, 0.2 − 0) = 0.2, max(0, 0.2 + 0.1) = 0.3 → mean 0.5/3.
@@ -34,7 +34,7 @@ TEST(Margin, HandComputedHingeAndGradient) {
 TEST(Margin, MatchesANaiveLoop) {
   auto loss = wscsl::testing::build<Loss>("margin", "margin = 0.7");
   const torch::Tensor close = torch::rand({50}), far = torch::rand({50});
-  const ItemFeatures items;
+  const ItemBlocks items;
   const Comparisons triplets;
   ComparisonScores s;
   s.fused_second = close;

@@ -19,7 +19,7 @@ ComparisonScores scored(std::vector<float> close, std::vector<float> far, torch:
 TEST(SemanticRegularizer, HistogramIntersectionOnlyWhereBothDirectionsAreSatisfied) {
   auto loss = wscsl::testing::build<Loss>("semantic_regularizer", "lambda = 1.0");
   EXPECT_TRUE(loss->contract().needs_resource(Resource::ReversedScores));
-  const ItemFeatures items;  // the loss reads only the scores
+  const ItemBlocks items;  // the loss reads only the scores
   const Comparisons triplets;
   const torch::Tensor w =
       torch::tensor({{0.7f, 0.3f}, {0.5f, 0.5f}, {0.2f, 0.8f}}, torch::requires_grad());
@@ -39,7 +39,7 @@ TEST(SemanticRegularizer, HistogramIntersectionOnlyWhereBothDirectionsAreSatisfi
 
 TEST(SemanticRegularizer, ZeroWhenEitherDirectionIsUnsatisfied) {
   auto loss = wscsl::testing::build<Loss>("semantic_regularizer", "lambda = 1.0");
-  const ItemFeatures items;
+  const ItemBlocks items;
   const Comparisons triplets;
   const torch::Tensor w = torch::full({2, 3}, 1.0f / 3);
   const ComparisonScores s = scored({0.1f, 0.5f}, {0.5f, 0.1f}, w);
@@ -50,7 +50,7 @@ TEST(SemanticRegularizer, ZeroWhenEitherDirectionIsUnsatisfied) {
 TEST(SemanticRegularizer, MeanReductionAndLambda) {
   auto loss =
       wscsl::testing::build<Loss>("semantic_regularizer", "lambda = 0.5\nreduction = \"mean\"");
-  const ItemFeatures items;
+  const ItemBlocks items;
   const Comparisons triplets;
   const torch::Tensor w = torch::tensor({{1.0f, 0.0f}, {0.5f, 0.5f}});
   const ComparisonScores s = scored({0.1f, 0.1f}, {0.5f, 0.5f}, w);

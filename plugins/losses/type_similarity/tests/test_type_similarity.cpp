@@ -22,7 +22,7 @@ TripletRoles line_triplet() {
 
 double compute(const std::string& options, const TripletRoles& in) {
   auto loss = wscsl::testing::build<Loss>("type_similarity", options);
-  const ItemFeatures items = in.items();
+  const ItemBlocks items = in.items();
   const Comparisons triplets = in.triplets();
   const ComparisonScores s;
   const auto terms = loss->compute({items, triplets, s});
@@ -141,7 +141,7 @@ TEST(TypeSimilarity, TheTextPartLeavesOutTripletsWithoutThreeTexts) {
   in.close.texts["titles"] = {close.features.clone().requires_grad_(true), close.present};
   in.far.texts["titles"] = {far.features.clone().requires_grad_(true), far.present};
   auto loss = wscsl::testing::build<Loss>("type_similarity", "input = \"text\"\ntext = \"titles\"");
-  const ItemFeatures items = in.items();
+  const ItemBlocks items = in.items();
   const Comparisons triplets = in.triplets();
   const ComparisonScores s;
   // With a margin of 0.3 and unit vectors the first triplet alone gives the term, whatever it is.
@@ -155,7 +155,7 @@ TEST(TypeSimilarity, TheTextPartLeavesOutTripletsWithoutThreeTexts) {
   // No triplet with three texts: 0, not NaN.
   TripletRoles none = in;
   none.anchor.texts["titles"] = wscsl::testing::unit_text_features({false, false, false}, 4);
-  const ItemFeatures none_items = none.items();
+  const ItemBlocks none_items = none.items();
   EXPECT_EQ(loss->compute({none_items, triplets, s}).at("type_similarity").item<double>(), 0.0);
 }
 

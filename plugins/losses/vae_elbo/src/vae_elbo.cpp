@@ -146,7 +146,7 @@ torch::Tensor VaeElbo::shared_dimensions(const Posterior& first, const Posterior
 }
 
 std::map<std::string, torch::Tensor> VaeElbo::compute_impl(const LossInput& input) {
-  const torch::Tensor& phi = input.items.phi;
+  const torch::Tensor& phi = input.items.by_row().phi;
   const torch::Tensor& images = *input.images;  // declared need: Loss::compute checked it
   const Comparisons& triplets = input.comparisons;
   const ComparedItems in = gather(input.items, triplets);

@@ -20,7 +20,7 @@ std::shared_ptr<Loss> make_visual_semantic(const std::string& options = "") {
 
 // The term on the triplets laid out as the host lays them out.
 torch::Tensor term(Loss& loss, const TripletRoles& in) {
-  const ItemFeatures items = in.items();
+  const ItemBlocks items = in.items();
   const Comparisons triplets = in.triplets();
   const ComparisonScores s;
   const auto terms = loss.compute({items, triplets, s});

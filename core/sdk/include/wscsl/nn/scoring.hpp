@@ -27,7 +27,7 @@ torch::Tensor condition_one_hot(const torch::Tensor& conditions, std::int64_t nu
 // Supervised selection (Supervision::Conditioned): every comparison is scored by the embedding its
 // condition names, i.e. expected_distances under condition_one_hot(comparisons.conditions, K) of
 // `module`'s K embeddings. Throws as condition_one_hot does.
-ComparisonScores conditioned_distances(ConditionModule& module, const ItemFeatures& items,
+ComparisonScores conditioned_distances(ConditionModule& module, const ItemBlocks& items,
                                        const Comparisons& comparisons);
 
 }  // namespace wscsl::nn

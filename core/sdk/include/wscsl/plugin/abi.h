@@ -10,7 +10,7 @@
 /* Bump on ANY change to a plugin-visible interface: virtual functions, struct layouts, the
  * registrar. The number is pasted into the register symbol's name, so a stale plugin lacks the
  * symbol instead of being called with the wrong layout. */
-#define WSCSL_PLUGIN_ABI_VERSION 12
+#define WSCSL_PLUGIN_ABI_VERSION 13
 
 #define WSCSL_PLUGIN_INFO_SYMBOL "wscsl_plugin_info"
 #define WSCSL_PLUGIN_REGISTER_PREFIX "wscsl_plugin_register_abi"

@@ -41,8 +41,10 @@ class ConditionModule : public Component, public torch::nn::Module {
   // map each embedding looks, [B, K, h, w], each map summing to 1 over its h·w positions.
   torch::Tensor attention_maps(const EmbedInput& input);
   // Per comparison, from the features of the items, computed once per item. Pairs are scored only
-  // by a module whose contract provides Resource::PairScores.
-  ComparisonScores score(const ItemFeatures& items, const Comparisons& comparisons);
+  // by a module whose contract provides Resource::PairScores. Checks what the host knows of the
+  // comparisons (shapes, a declared role layout, rows it holds a host copy of) and reads nothing
+  // back from a device.
+  ComparisonScores score(const ItemBlocks& items, const Comparisons& comparisons);
   // d_k(a, b) for every embedding k: ψ_a, ψ_b [B, K, E] → [B, K].
   torch::Tensor distances(const torch::Tensor& psi_a, const torch::Tensor& psi_b);
 
@@ -55,8 +57,7 @@ class ConditionModule : public Component, public torch::nn::Module {
   virtual torch::Tensor embed_impl(const EmbedInput& input) = 0;
   // The default breaks the contract: a module that provides attention maps overrides it.
   virtual torch::Tensor attention_maps_impl(const EmbedInput& input);
-  virtual ComparisonScores score_impl(const ItemFeatures& items,
-                                      const Comparisons& comparisons) = 0;
+  virtual ComparisonScores score_impl(const ItemBlocks& items, const Comparisons& comparisons) = 0;
   // Default: Euclidean distance over the last dimension, no epsilon.
   virtual torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b);
 };

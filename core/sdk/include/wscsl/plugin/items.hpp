@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,35 +16,59 @@
 
 namespace wscsl {
 
-// One row per item.
+// The features of a set of items, one row per item.
 struct ItemFeatures {
   torch::Tensor phi;  // [N, D] backbone embeddings
   torch::Tensor psi;  // [N, K, E] from ConditionModule::embed
   // By text encoder name: every text encoder of the pipeline (Resource::TextFeatures), [N, E].
   std::map<std::string, TextFeatures> texts;
-  // The blocks the items were computed in, one after another: rows [0, n₀) are blocks[0], the
-  // next n₁ rows blocks[1], and so on. The host sets them for a training batch, whose blocks are
-  // its roles (anchors, close items, far items). Empty for items held only by row.
-  std::vector<ItemFeatures> blocks;
 
   std::int64_t size() const { return phi.defined() ? phi.size(0) : 0; }
-  // The items of `rows` ([B] int64), in that order: a gathered copy, without blocks.
+  // The items of `rows` ([B] int64), in that order: a gathered copy.
   ItemFeatures rows(const torch::Tensor& rows) const;
-  // The items on `device`, without blocks.
+  // The items on `device`.
   ItemFeatures to(torch::Device device) const;
-  // The items of `parts` one after another, e.g. a batch's anchors, then its close and far items.
-  // The result holds them by row; set `blocks` to `parts` to declare the blocks.
+  // The items of `parts` one after another, e.g. the chunks a split was embedded in.
   static ItemFeatures concatenated(const std::vector<ItemFeatures>& parts);
+};
+
+// The items a condition module scores and a loss reads, held in the blocks they were computed in:
+// rows [0, n₀) are blocks()[0], the next n₁ rows blocks()[1], and so on. A training batch's
+// blocks are its roles (anchors, close items, far items: Comparisons::triplets_by_role); a table
+// of items is one block. The blocks are the only copy: by_row() derives the items by row on demand.
+class ItemBlocks {
+ public:
+  ItemBlocks() = default;  // no items
+  // One block: items held by row (implicit, so that a table of items is scored as it is).
+  ItemBlocks(ItemFeatures items);
+  // Throws Error unless every block holds the same features (φ, ψ and text encoders).
+  explicit ItemBlocks(std::vector<ItemFeatures> blocks);
+
+  const std::vector<ItemFeatures>& blocks() const { return blocks_; }
+  std::int64_t size() const;  // the rows of all blocks
+  // Whether the items hold the features of text encoder `name`.
+  bool has_texts(const std::string& name) const;
+  // Every item by row: the one block itself, or the blocks concatenated on the first call and
+  // kept (copies of these ItemBlocks share it), with gradient recorded whatever the caller's
+  // grad mode, so that a reader without gradient does not cut it for a later one.
+  const ItemFeatures& by_row() const;
+  // The blocks on `device`.
+  ItemBlocks to(torch::Device device) const;
+
+ private:
+  struct Concatenation;
+  std::vector<ItemFeatures> blocks_;
+  std::shared_ptr<Concatenation> by_row_;  // made with the blocks, filled by the first by_row()
 };
 
 struct Comparisons;
 
-// Comparisons laid out by role over items held in blocks (ItemFeatures::blocks): member `first` of
+// Comparisons laid out by role over items held in blocks (ItemBlocks): member `first` of
 // comparison i is row `begin + i` of block `first`, and likewise for `second` and `third`.
 // Only Comparisons declares one: triplets_by_role makes it with the rows it names, and reversed(),
 // slice(), to() and without_conditions() keep it with theirs. The layout holds the very row tensors
 // it was declared with, so that ConditionModule::score trusts it without reading a row (no host
-// sync): it refuses comparisons whose rows were replaced since. Over items that hold blocks,
+// sync): it refuses comparisons whose rows were replaced since. Over items in more than one block,
 // gather() gives each member its block's own tensors (sliced for a slice of the comparisons)
 // rather than a gathered copy, so that every reader of a role computes with the role's tensors and
 // their gradients add up on them. Comparisons made from rows (triplets(), pairs(), or fields set by
@@ -71,19 +97,41 @@ class RoleLayout {
   torch::Tensor rows_[3];  // the first, second and third rows it was declared with
 };
 
-// B comparisons of items given as rows of an ItemFeatures.
+// The host copies of comparisons' member rows that Comparisons::to moved from the CPU to another
+// device, kept so that ConditionModule::score checks the rows' range on the host, without waiting
+// for the device. Found by tensor identity (reversed() swaps members and keeps them); slice()
+// slices them with the rows.
+class HostRows {
+ public:
+  // The host copy of `rows` (a member of the comparisons): `rows` itself on the CPU, else the copy
+  // it was moved from, else an undefined tensor (rows made on the device, or replaced since).
+  torch::Tensor of(const torch::Tensor& rows) const;
+
+ private:
+  friend struct Comparisons;
+  // The host copies of `after`'s rows on a device other than the CPU, each `derive`d (e.g.
+  // sliced) from that of the same member of `before` (these rows, or the copy they were moved
+  // from).
+  static HostRows kept(const Comparisons& before, const Comparisons& after,
+                       const std::function<torch::Tensor(const torch::Tensor&)>& derive);
+
+  torch::Tensor host_[3], moved_[3];  // of first, second, third
+};
+
+// B comparisons of items given as rows of ItemBlocks.
 struct Comparisons {
   torch::Tensor first, second;  // [B] int64 item rows
   torch::Tensor third;          // [B] int64 item rows of triplets; undefined for pairs
   torch::Tensor conditions;     // [B] int64 condition of each comparison, or undefined
   RoleLayout roles;             // declared by triplets_by_role only
+  HostRows host;                // kept by to() from the CPU
 
   std::int64_t size() const { return first.defined() ? first.size(0) : 0; }
   bool are_triplets() const { return third.defined(); }
 
   // Triplets of rows [B, 3] (first, second, third).
   static Comparisons triplets(const torch::Tensor& rows);
-  // The triplets of a batch laid out by role, as ItemFeatures::concatenated puts them: items
+  // The triplets of a batch laid out by role, over items in a block per role: items
   // [0, B) are the anchors (block 0), [B, 2B) the close items (block 1), [2B, 3B) the far ones
   // (block 2); the RoleLayout says so.
   static Comparisons triplets_by_role(std::int64_t batch, torch::Device device);
@@ -102,13 +150,14 @@ struct Comparisons {
 };
 
 // The features of each comparison's members, [B, …] each: what most modules compute with. A member
-// the comparisons' RoleLayout names, over items that hold blocks, is its block's own tensors (a
-// slice of them for a slice of the comparisons); any other is gathered by row.
+// the comparisons' RoleLayout names, over items in more than one block, is its block's own tensors
+// (a slice of them for a slice of the comparisons); any other is gathered from
+// ItemBlocks::by_row().
 struct ComparedItems {
   ItemFeatures first, second;
   ItemFeatures third;  // of triplets only
 };
-ComparedItems gather(const ItemFeatures& items, const Comparisons& comparisons);
+ComparedItems gather(const ItemBlocks& items, const Comparisons& comparisons);
 
 // What a condition module computes for B comparisons.
 struct ComparisonScores {

@@ -17,7 +17,7 @@ namespace wscsl {
 // The optional parts are given only to a loss whose contract needs them:
 // Need{Resource::ReversedScores} and Need{Resource::TrainingImages}.
 struct LossInput {
-  const ItemFeatures& items;
+  const ItemBlocks& items;
   const Comparisons& comparisons;
   const ComparisonScores& scores;
   const ComparisonScores* reversed = nullptr;  // of comparisons.reversed(), without gradient

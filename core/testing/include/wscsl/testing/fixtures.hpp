@@ -26,7 +26,7 @@ class TableModule final : public ConditionModule {
 
  protected:
   torch::Tensor embed_impl(const EmbedInput& input) override;
-  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override;
+  ComparisonScores score_impl(const ItemBlocks& items, const Comparisons& c) override;
 
  private:
   std::int64_t k_, e_;
@@ -96,11 +96,11 @@ double metric(const EvalReport& report, const std::string& name);
 DatasetInfo dataset_info(const std::vector<std::string>& condition_names);
 
 // The items of a batch of triplets by role, row i of each a member of triplet i, and the batch as
-// the host lays it out: the anchors, then the close and the far items.
+// the host lays it out: a block per role, the anchors, then the close and the far items.
 struct TripletRoles {
   ItemFeatures anchor, close, far;
 
-  ItemFeatures items() const;
+  ItemBlocks items() const;
   Comparisons triplets() const;
 };
 

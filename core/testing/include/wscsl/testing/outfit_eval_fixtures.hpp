@@ -36,7 +36,7 @@ class ConditionPicker final : public ConditionModule {
 
  protected:
   torch::Tensor embed_impl(const EmbedInput& input) override;
-  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& c) override;
+  ComparisonScores score_impl(const ItemBlocks& items, const Comparisons& c) override;
 
  private:
   std::int64_t k_, e_;
