@@ -146,17 +146,17 @@ LocalResNetImpl::LocalResNetImpl(LocalTrunk trunk, std::int64_t input_channels)
 AsenPp::AsenPp(const Options& options) : options_(options) {
   attributes_ = register_module(
       "attributes", torch::nn::Embedding(options.num_conditions, options.attribute_dim));
-  global_ =
-      register_module("global", Branch(nn::AttributeBranchSizes{
-                                    options.feature_map_channels, options.attribute_dim,
-                                    options.common_dim, options.reduction, options.embedding_dim}));
+  global_ = register_module(
+      "global_branch", Branch(nn::AttributeBranchSizes{options.feature_map_channels,
+                                                       options.attribute_dim, options.common_dim,
+                                                       options.reduction, options.embedding_dim}));
   if (joint(options)) {
     local_trunk_ =
         register_module("local_trunk", LocalResNet(options.local_trunk, options.input_channels));
     if (!options.local_weights.empty())
       nn::load_resnet_weights(*local_trunk_, options.local_weights, {"layer4.", "fc."}, {});
-    local_ = register_module(
-        "local", Branch(nn::AttributeBranchSizes{local_trunk_->out_channels(),
+    local_ = register_module("local_branch", Branch(nn::AttributeBranchSizes{
+                                                 local_trunk_->out_channels(),
                                                  options.attribute_dim, options.local_common_dim,
                                                  options.local_reduction, options.embedding_dim}));
     if (!options.initial_weights.empty()) load_initial_weights(options.initial_weights);
@@ -169,7 +169,7 @@ void AsenPp::load_initial_weights(const std::string& file) {
   for (auto& [name, tensor] : nn::read_state_dict(file))
     if (starts_with(name, prefix)) own.emplace_back(name.substr(prefix.size()), tensor);
   nn::StateDictMatch match;
-  match.optional = [](const std::string& name) { return starts_with(name, "local"); };
+  match.optional = [](const std::string& name) { return starts_with(name, "local_"); };
   const std::vector<std::string> problems = nn::load_state_dict(*this, own, match);
   if (!problems.empty())
     throw DataError(fmt::format(

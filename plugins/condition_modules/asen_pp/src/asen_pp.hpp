@@ -56,7 +56,8 @@ class LocalResNetImpl : public torch::nn::Module {
 };
 TORCH_MODULE(LocalResNet);
 
-// One branch's attention layers as a module of their own (global.…, local.…).
+// One branch's attention layers as a module of their own (global_branch.…, local_branch.…; not
+// "global", a Python keyword, which TorchScript archives cannot name).
 class BranchImpl : public torch::nn::Module {
  public:
   explicit BranchImpl(const nn::AttributeBranchSizes& sizes)

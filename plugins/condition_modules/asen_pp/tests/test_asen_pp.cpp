@@ -151,8 +151,8 @@ TEST(AsenPp, JointEmbeddingIsTheCropOfEachAttributesAttentionThroughTheLocalBran
   const torch::Tensor psi = m->embed(input_of(map, images));
   ASSERT_EQ(psi.sizes(), (std::vector<std::int64_t>{3, kConditions, 2 * kEmbedding}));
   const torch::Tensor alpha = m->attention_maps(input_of(map, images));
-  auto& global = child<asen_pp::BranchImpl>(*m, "global");
-  auto& local = child<asen_pp::BranchImpl>(*m, "local");
+  auto& global = child<asen_pp::BranchImpl>(*m, "global_branch");
+  auto& local = child<asen_pp::BranchImpl>(*m, "local_branch");
   auto& trunk = child<asen_pp::LocalResNetImpl>(*m, "local_trunk");
   const torch::Tensor attributes = parameter(*m, "attributes.weight");
   torch::NoGradGuard no_grad;
