@@ -7,7 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "attention_crop.hpp"
-#include "wscsl/config/image_fields.hpp"
+#include "wscsl/config/facts.hpp"
 #include "wscsl/config/limits.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/nn/distances.hpp"
@@ -48,7 +48,10 @@ Schema<AsenPpOptions> AsenPp::schema() {
   condition_options::num_conditions(
       s, &O::num_conditions, "K, one embedding per attribute (set from the dataset's conditions).");
   condition_options::feature_map_channels(s, &O::feature_map_channels);
-  image_fields(s, "input", &O::input_channels, &O::input_height, &O::input_width);
+  s.field("input_channels", &O::input_channels,
+          "The images' channels, which the local trunk reads (set from the dataset).")
+      .min(1)
+      .derived(facts::dataset_channels);
   s.field("attribute_dim", &O::attribute_dim,
           "Size of the attribute embedding both branches share (ATTRIBUTE.EMBED_SIZE, released "
           "512).")

@@ -29,11 +29,11 @@ struct AsenPpOptions {
   Stage stage = Stage::Global;
   std::int64_t num_conditions = 0;        // K
   std::int64_t feature_map_channels = 0;  // C of the global backbone's map
-  std::int64_t input_channels = 0, input_height = 0, input_width = 0;  // the images'
-  std::int64_t attribute_dim = 512;                                    // MODEL.ATTRIBUTE.EMBED_SIZE
-  std::int64_t common_dim = 512;      // MODEL.GLOBAL.ATTENTION.SPATIAL.COMMON_EMBED_SIZE
-  std::int64_t reduction = 2;         // MODEL.GLOBAL.ATTENTION.CHANNEL.REDUCTION_RATE
-  std::int64_t embedding_dim = 1024;  // MODEL.EMBED_SIZE, of each branch
+  std::int64_t input_channels = 0;        // the images', for the local trunk
+  std::int64_t attribute_dim = 512;       // MODEL.ATTRIBUTE.EMBED_SIZE
+  std::int64_t common_dim = 512;          // MODEL.GLOBAL.ATTENTION.SPATIAL.COMMON_EMBED_SIZE
+  std::int64_t reduction = 2;             // MODEL.GLOBAL.ATTENTION.CHANNEL.REDUCTION_RATE
+  std::int64_t embedding_dim = 1024;      // MODEL.EMBED_SIZE, of each branch
   LocalTrunk local_trunk = LocalTrunk::Resnet34;  // MODEL.LOCAL.BACKBONE.NAME
   std::string local_weights;                      // a torchvision ResNet state dict, or none
   std::int64_t local_common_dim = 256;            // MODEL.LOCAL.ATTENTION.SPATIAL.COMMON_EMBED_SIZE

@@ -33,7 +33,7 @@ asen_pp::AsenPpOptions small_options(asen_pp::Stage stage) {
   o.stage = stage;
   o.num_conditions = kConditions;
   o.feature_map_channels = kChannels;
-  o.input_channels = 3, o.input_height = kImage, o.input_width = kImage;
+  o.input_channels = 3;
   o.attribute_dim = 3, o.common_dim = 2, o.reduction = 2, o.embedding_dim = kEmbedding;
   o.local_trunk = asen_pp::LocalTrunk::Resnet18;
   o.local_common_dim = 3, o.local_reduction = 4, o.local_size = 16;
