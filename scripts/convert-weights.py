@@ -8,6 +8,11 @@ reads (LibTorch cannot rebuild an OrderedDict, nor read files saved before PyTor
 The first is what backbone/resnet18_trunk's `weights` reads, the second backbone/resnet50_trunk's
 (the file the ASEN and ASEN++ releases load).
 
+    scripts/convert-weights.py --prefix backbone. s1.pt s1-backbone.pt
+
+keeps only the entries under a prefix, without it: the backbone of a `wscsl export-weights` file,
+for a run that starts its trunk from another run's (ASEN++'s second stage).
+
 IN is anything torch.load opens that holds a state dict: torchvision's published files, a
 model.state_dict() saved with torch.save, or a training checkpoint with a "state_dict" entry
 (its "module." prefixes, left by DataParallel, are removed). Needs Debian's python3-torch.
@@ -31,10 +36,19 @@ def state_dict_of(loaded, source):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: scripts/convert-weights.py IN OUT")
-    source, target = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    prefix = None
+    if len(args) == 4 and args[0] == "--prefix":
+        prefix, args = args[1], args[2:]
+    if len(args) != 2:
+        sys.exit("usage: scripts/convert-weights.py [--prefix PREFIX] IN OUT")
+    source, target = args
     tensors = state_dict_of(torch.load(source, map_location="cpu", weights_only=True), source)
+    if prefix is not None:
+        tensors = {name[len(prefix):]: value for name, value in tensors.items()
+                   if name.startswith(prefix)}
+        if not tensors:
+            sys.exit(f"{source}: no entry starts with '{prefix}'")
     torch.save(tensors, target)
     print(f"{target}: {len(tensors)} tensors from {source}")
 

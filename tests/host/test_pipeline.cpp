@@ -220,31 +220,60 @@ TEST(Contracts, ALossNeedingMaskNormsNeedsAModuleThatHasThem) {
 }
 
 TEST(Contracts, AModuleThatNeedsTheFeatureMapIsRefusedWithABackboneThatHasNone) {
+  for (const std::string module : {"asen", "asen_pp"}) {
+    const std::string model =
+        "[backbone]\ntype = \"vae_encoder\"\n\n[condition_module]\ntype = \"" + module +
+        "\"\n\n[[losses]]\ntype = \"margin\"\n";
+    const std::string text =
+        with_evaluators("[[evaluators]]\ntype = \"triplet_accuracy\"\n", model);
+    const Diagnostics d = build_errors(text);
+    ASSERT_EQ(d.error_count(), 1u) << d.format();
+    EXPECT_EQ(d.all()[0].where.line, line_of(text, "[condition_module]"));
+    const std::string& message = d.all()[0].message;
+    EXPECT_EQ(message.find("[condition_module] (condition_module '" + module + "'"), 0u) << message;
+    EXPECT_NE(message.find("needs the backbone's feature map, and [backbone] (backbone "
+                           "'vae_encoder'"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("provides none"), std::string::npos) << message;
+    ASSERT_EQ(d.all()[0].notes.size(), 1u);
+    EXPECT_EQ(d.all()[0].notes[0].find("use a [backbone] type that provides it: "), 0u);
+    for (const char* type : {"convnet", "resnet18_trunk", "resnet50_trunk"})
+      EXPECT_NE(d.all()[0].notes[0].find(type), std::string::npos) << d.all()[0].notes[0];
+    // With the convnet, which provides its map, the same module builds.
+    const std::string convnet =
+        "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 2\n\n[condition_module]\n"
+        "type = \"" +
+        module + "\"\n\n[[losses]]\ntype = \"margin\"\n";
+    EXPECT_TRUE(
+        build_errors(with_evaluators("[[evaluators]]\ntype = \"triplet_accuracy\"\n", convnet))
+            .empty())
+        << module;
+  }
+}
+
+// ASEN++'s second-stage loss reads terms only the joint stage publishes: with the first stage's
+// module, `check` names each missing term at the loss.
+TEST(Contracts, AsenPpJointLossNeedsTheJointStage) {
   const std::string model =
-      "[backbone]\ntype = \"vae_encoder\"\n\n[condition_module]\ntype = \"asen\"\n\n"
-      "[[losses]]\ntype = \"margin\"\n";
+      "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 2\n\n[condition_module]\n"
+      "type = \"asen_pp\"\nstage = \"global\"\n\n[[losses]]\ntype = \"asen_pp_joint\"\n";
   const std::string text = with_evaluators("[[evaluators]]\ntype = \"triplet_accuracy\"\n", model);
   const Diagnostics d = build_errors(text);
-  ASSERT_EQ(d.error_count(), 1u) << d.format();
-  EXPECT_EQ(d.all()[0].where.line, line_of(text, "[condition_module]"));
-  const std::string& message = d.all()[0].message;
-  EXPECT_EQ(message.find("[condition_module] (condition_module 'asen'"), 0u) << message;
-  EXPECT_NE(message.find("needs the backbone's feature map, and [backbone] (backbone "
-                         "'vae_encoder'"),
-            std::string::npos)
-      << message;
-  EXPECT_NE(message.find("provides none"), std::string::npos) << message;
-  ASSERT_EQ(d.all()[0].notes.size(), 1u);
-  EXPECT_EQ(d.all()[0].notes[0].find("use a [backbone] type that provides it: "), 0u);
-  for (const char* type : {"convnet", "resnet18_trunk", "resnet50_trunk"})
-    EXPECT_NE(d.all()[0].notes[0].find(type), std::string::npos) << d.all()[0].notes[0];
-  // With the convnet, which provides its map, the same module builds.
-  const std::string convnet =
-      "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 2\n\n[condition_module]\n"
-      "type = \"asen\"\n\n[[losses]]\ntype = \"margin\"\n";
-  EXPECT_TRUE(
-      build_errors(with_evaluators("[[evaluators]]\ntype = \"triplet_accuracy\"\n", convnet))
-          .empty());
+  const std::vector<std::string> terms = {"global_close", "global_far", "local_close", "local_far",
+                                          "alignment"};
+  ASSERT_EQ(d.error_count(), terms.size()) << d.format();
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    EXPECT_EQ(d.all()[i].where.line, line_of(text, "type = \"asen_pp_joint\"") - 1);
+    EXPECT_NE(
+        d.all()[i].message.find("needs the aux term '" + terms[i] + "' of the condition module"),
+        std::string::npos)
+        << d.format();
+  }
+  // The joint stage publishes them: the same pipeline builds.
+  std::string joint = text;
+  joint.replace(joint.find("stage = \"global\""), 16, "stage = \"joint\"");
+  EXPECT_TRUE(build_errors(joint).empty()) << build_errors(joint).format();
 }
 
 TEST(Contracts, LossesGetOnlyWhatTheyNeed) {

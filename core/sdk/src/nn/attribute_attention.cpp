@@ -54,4 +54,33 @@ torch::Tensor ChannelAttentionImpl::forward(const torch::Tensor& x,
   return x * gate;
 }
 
+AttributeBranch::AttributeBranch(torch::nn::Module& owner, const AttributeBranchSizes& sizes,
+                                 bool batch_norm) {
+  namespace tnn = torch::nn;
+  spatial_transform_ = owner.register_module("spatial_transform",
+                                             tnn::Linear(sizes.attribute_dim, sizes.common_dim));
+  channel_transform_ = owner.register_module("channel_transform",
+                                             tnn::Linear(sizes.attribute_dim, sizes.attribute_dim));
+  spatial_ = owner.register_module(
+      "spatial",
+      SpatialAttention(sizes.channels, sizes.common_dim, AttentionScore::ScaledDot, batch_norm));
+  channel_ = owner.register_module(
+      "channel", ChannelAttention(sizes.channels, sizes.attribute_dim, sizes.reduction));
+  head_ = owner.register_module("head", tnn::Linear(sizes.channels, sizes.embedding_dim));
+}
+
+torch::Tensor AttributeBranch::attention(const torch::Tensor& map,
+                                         const torch::Tensor& attributes) {
+  return spatial_->weights(map, torch::tanh(spatial_transform_->forward(attributes)));
+}
+
+std::pair<torch::Tensor, torch::Tensor> AttributeBranch::embed(const torch::Tensor& map,
+                                                               const torch::Tensor& attributes) {
+  torch::Tensor alpha = attention(map, attributes);
+  const torch::Tensor attended = SpatialAttentionImpl::attend(map, alpha);
+  const torch::Tensor gated =
+      channel_->forward(attended, torch::relu(channel_transform_->forward(attributes)));
+  return {head_->forward(gated), std::move(alpha)};
+}
+
 }  // namespace wscsl::nn

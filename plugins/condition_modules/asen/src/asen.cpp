@@ -62,64 +62,52 @@ Asen::Asen(const Options& options) : options_(options) {
   namespace tnn = torch::nn;
   const std::int64_t k = options.num_conditions, c = options.feature_map_channels,
                      d = options.common_dim;
-  std::int64_t attribute_features = 0;  // R, what the channel attention reads of an attribute
   switch (options.variant) {
     case Variant::V1:
       spatial_table_ =
           register_module("spatial_table", tnn::Linear(tnn::LinearOptions(k, d).bias(false)));
       channel_table_ =
           register_module("channel_table", tnn::Linear(tnn::LinearOptions(k, c).bias(false)));
-      attribute_features = c;
+      spatial_ = register_module(
+          "spatial", nn::SpatialAttention(c, d, nn::AttentionScore::Learned, /*batch_norm=*/false));
+      channel_ = register_module("channel", nn::ChannelAttention(c, c, options.reduction));
+      head_ = register_module("head", tnn::Linear(c, options.embedding_dim));
       break;
     case Variant::V2:
       attributes_ = register_module("attributes", tnn::Embedding(k, options.attribute_dim));
-      spatial_transform_ =
-          register_module("spatial_transform", tnn::Linear(options.attribute_dim, d));
-      channel_transform_ = register_module(
-          "channel_transform", tnn::Linear(options.attribute_dim, options.attribute_dim));
-      attribute_features = options.attribute_dim;
+      branch_ = std::make_unique<nn::AttributeBranch>(
+          *this,
+          nn::AttributeBranchSizes{c, options.attribute_dim, d, options.reduction,
+                                   options.embedding_dim},
+          /*batch_norm=*/true);
       break;
   }
-  const bool v2 = options.variant == Variant::V2;
-  spatial_ = register_module(
-      "spatial",
-      nn::SpatialAttention(c, d, v2 ? nn::AttentionScore::ScaledDot : nn::AttentionScore::Learned,
-                           /*batch_norm=*/v2));
-  channel_ =
-      register_module("channel", nn::ChannelAttention(c, attribute_features, options.reduction));
-  head_ = register_module("head", tnn::Linear(c, options.embedding_dim));
-}
-
-torch::Tensor Asen::spatial_queries() {
-  switch (options_.variant) {
-    case Variant::V1:  // tanh(W e_k) of the one-hot e_k: column k of W
-      return torch::tanh(spatial_table_->weight.t());
-    case Variant::V2:
-      return torch::tanh(spatial_transform_->forward(attributes_->weight));
-  }
-  return {};
-}
-
-torch::Tensor Asen::channel_features() {
-  switch (options_.variant) {
-    case Variant::V1:
-      return torch::relu(channel_table_->weight.t());
-    case Variant::V2:
-      return torch::relu(channel_transform_->forward(attributes_->weight));
-  }
-  return {};
 }
 
 torch::Tensor Asen::attention_maps_impl(const EmbedInput& input) {
-  return spatial_->weights(input.feature_map, spatial_queries());
+  switch (options_.variant) {
+    case Variant::V1:  // tanh(W e_k) of the one-hot e_k: column k of W
+      return spatial_->weights(input.feature_map, torch::tanh(spatial_table_->weight.t()));
+    case Variant::V2:
+      return branch_->attention(input.feature_map, attributes_->weight);
+  }
+  return {};
 }
 
 torch::Tensor Asen::embed_impl(const EmbedInput& input) {
   const torch::Tensor& map = input.feature_map;
-  const torch::Tensor attended =
-      nn::SpatialAttentionImpl::attend(map, spatial_->weights(map, spatial_queries()));
-  const torch::Tensor gated = channel_->forward(attended, channel_features());
-  return nn::normalize_clamped(head_->forward(gated), -1);
+  switch (options_.variant) {
+    case Variant::V1: {
+      const torch::Tensor attended = nn::SpatialAttentionImpl::attend(
+          map, spatial_->weights(map, torch::tanh(spatial_table_->weight.t())));
+      const torch::Tensor gated =
+          channel_->forward(attended, torch::relu(channel_table_->weight.t()));
+      return nn::normalize_clamped(head_->forward(gated), -1);
+    }
+    case Variant::V2:
+      return nn::normalize_clamped(branch_->embed(map, attributes_->weight).first, -1);
+  }
+  return {};
 }
 
 torch::Tensor Asen::distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
@@ -48,20 +49,17 @@ class Asen final : public ConditionModule {
   torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
 
  private:
-  // Every attribute's query of the spatial attention [K, d] and feature for the channel
-  // attention [K, R].
-  torch::Tensor spatial_queries();
-  torch::Tensor channel_features();
-
   Options options_;
-  // V1: one-hot attributes through bias-free linear layers (their weights' columns).
+  // V1: one-hot attributes through bias-free linear layers (their weights' columns), the learned
+  // attention score, channel attention and the head.
   torch::nn::Linear spatial_table_{nullptr}, channel_table_{nullptr};
-  // V2: an embedding and two transforms of it.
-  torch::nn::Embedding attributes_{nullptr};
-  torch::nn::Linear spatial_transform_{nullptr}, channel_transform_{nullptr};
   nn::SpatialAttention spatial_{nullptr};
   nn::ChannelAttention channel_{nullptr};
   torch::nn::Linear head_{nullptr};
+  // V2: an embedding and core's attention branch with batch norm (the layers it registers on this
+  // module keep ASENet_V2's names: spatial_transform, channel_transform, spatial, channel, head).
+  torch::nn::Embedding attributes_{nullptr};
+  std::unique_ptr<nn::AttributeBranch> branch_;
 };
 
 }  // namespace wscsl::asen

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "wscsl/eval/average_precision.hpp"
 #include "wscsl/eval/neighbours.hpp"
 
 namespace wscsl::attribute_map {
@@ -16,17 +17,6 @@ std::string cell(double v) {
 }
 
 }  // namespace
-
-torch::Tensor average_precision(const torch::Tensor& relevant, std::int64_t top_k) {
-  const torch::Tensor rel = relevant.to(torch::kDouble);
-  const std::int64_t n = rel.size(1);
-  const std::int64_t cut = top_k > 0 ? std::min(top_k, n) : n;
-  const torch::Tensor total = rel.sum(1);
-  const torch::Tensor head = rel.slice(1, 0, cut);
-  const torch::Tensor positions = torch::arange(1, cut + 1, rel.options());
-  const torch::Tensor sums = (head * head.cumsum(1) / positions).sum(1);
-  return torch::where(total > 0, sums / total.clamp_min(1), torch::zeros_like(total));
-}
 
 std::string metric_stem(std::int64_t top_k) {
   return top_k > 0 ? fmt::format("map@{}", top_k) : std::string("map");
@@ -113,7 +103,10 @@ EvalReport AttributeMap::evaluate_impl(EvalContext& context) {
         const torch::Tensor ranked = rank_database(distances.select(2, k));
         const torch::Tensor relevant =
             candidate_values.take(ranked) == chunk.select(1, 2).unsqueeze(1);
-        sum += average_precision(relevant, options_.top_k).sum().item<double>();
+        // AP as the released APScorer: 0 for a query without any relevant candidate.
+        sum += eval::average_precision(relevant, options_.top_k, eval::WithoutRelevant::Zero)
+                   .sum()
+                   .item<double>();
       }
     }
     // An attribute without queries has no MAP and weighs nothing in the total.

@@ -19,12 +19,6 @@ struct AttributeMapOptions {
   std::int64_t block_elements = std::int64_t{1} << 24;
 };
 
-// The average precision of each query, as the released APScorer defines it: `relevant` [Q, N] is
-// 1 where the n-th ranked candidate has the query's value; AP = Σ_{n ≤ k} δ_n · hits(n)/n divided
-// by R, the relevant candidates of the whole list (k = N when top_k is 0 or above N); 0 when
-// R = 0. float64 [Q].
-torch::Tensor average_precision(const torch::Tensor& relevant, std::int64_t top_k);
-
 // "map", or "map@10" with a cut-off: the stem of the metric names.
 std::string metric_stem(std::int64_t top_k);
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "wscsl/eval/aligned.hpp"
+#include "wscsl/eval/average_precision.hpp"
 #include "wscsl/eval/neighbours.hpp"
 
 namespace wscsl::retrieval {
@@ -110,7 +111,7 @@ RankingMetrics ranking_metrics(const torch::Tensor& relevant, const std::vector<
   RankingMetrics m;
   // Where R = 0 the sums below are 0 / 0: NaN, the undefined value.
   const torch::Tensor precision_at_hits = rel * hits / positions;
-  m.map = precision_at_hits.sum(1) / r;
+  m.map = eval::average_precision(rel, 0, eval::WithoutRelevant::Undefined);
   m.ndcg = torch::where(r > 0, (rel * discount).sum(1) / ideal, undefined);
   m.nn = rel.select(1, 0).clone();
   const torch::Tensor within_r = positions.unsqueeze(0) <= r.unsqueeze(1);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/conv.h>
@@ -52,5 +53,35 @@ class ChannelAttentionImpl : public torch::nn::Module {
   torch::nn::Linear fc1_{nullptr}, fc2_{nullptr};
 };
 TORCH_MODULE(ChannelAttention);
+
+// The sizes of an AttributeBranch.
+struct AttributeBranchSizes {
+  std::int64_t channels = 0;       // C, the feature map's
+  std::int64_t attribute_dim = 0;  // A, the attributes' embedding
+  std::int64_t common_dim = 0;     // d, where the map meets the attribute
+  std::int64_t reduction = 0;      // the channel attention's C / hidden
+  std::int64_t embedding_dim = 0;  // E
+};
+
+// One attribute-conditioned embedding of a feature map from the attributes' embeddings e_k [K, A],
+// as ASENet_V2 and each branch of ASEN++ compute it: the spatial attention's query
+// q_k = tanh(W_q e_k + b_q) [d] (scaled dot-product score), the channel attention's
+// r_k = ReLU(W_r e_k + b_r) [A], then ψ_k = W_e y_k + b_e [E] (not normalised). Its layers are
+// registered on `owner` as spatial_transform, channel_transform, spatial, channel and head.
+class AttributeBranch {
+ public:
+  AttributeBranch(torch::nn::Module& owner, const AttributeBranchSizes& sizes, bool batch_norm);
+  // α [B, K, h, w] of `map` [B, C, h, w] under `attributes` [K, A].
+  torch::Tensor attention(const torch::Tensor& map, const torch::Tensor& attributes);
+  // ψ [B, K, E] of `map` [B, C, h, w] under `attributes` [K, A], with the attention α it used.
+  std::pair<torch::Tensor, torch::Tensor> embed(const torch::Tensor& map,
+                                                const torch::Tensor& attributes);
+
+ private:
+  torch::nn::Linear spatial_transform_{nullptr}, channel_transform_{nullptr};
+  SpatialAttention spatial_{nullptr};
+  ChannelAttention channel_{nullptr};
+  torch::nn::Linear head_{nullptr};
+};
 
 }  // namespace wscsl::nn
