@@ -210,7 +210,7 @@ torch::Tensor AsenPp::distances_impl(const torch::Tensor& psi_a, const torch::Te
   return 1 - (psi_a * psi_b).sum(-1);
 }
 
-ComparisonScores AsenPp::score_impl(const ItemFeatures& items, const Comparisons& comparisons) {
+ComparisonScores AsenPp::score_impl(const ItemBlocks& items, const Comparisons& comparisons) {
   ComparisonScores s = nn::conditioned_distances(*this, items, comparisons);
   if (!joint(options_)) return s;
   // Each member's g and l under the comparison's attribute, unit vectors again.

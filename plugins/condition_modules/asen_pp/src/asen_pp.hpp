@@ -95,7 +95,7 @@ class AsenPp final : public ConditionModule {
  protected:
   torch::Tensor embed_impl(const EmbedInput& input) override;
   torch::Tensor attention_maps_impl(const EmbedInput& input) override;
-  ComparisonScores score_impl(const ItemFeatures& items, const Comparisons& comparisons) override;
+  ComparisonScores score_impl(const ItemBlocks& items, const Comparisons& comparisons) override;
   torch::Tensor distances_impl(const torch::Tensor& psi_a, const torch::Tensor& psi_b) override;
 
  private:
