@@ -164,7 +164,7 @@ json ExploreSource::gallery(std::int64_t offset, std::int64_t limit, const std::
     std::string text = lower(s.labels[static_cast<std::size_t>(row)]);
     if (const auto* values = s.attributes_of(row))
       for (std::size_t f = 0; f < values->size(); ++f)
-        text += " " + lower(s.names->conditions()[f]) + "=" + lower((*values)[f]);
+        text += fmt::format(" {}={}", lower(s.names->conditions()[f]), lower((*values)[f]));
     return std::all_of(words.begin(), words.end(),
                        [&](const std::string& w) { return text.find(w) != std::string::npos; });
   };

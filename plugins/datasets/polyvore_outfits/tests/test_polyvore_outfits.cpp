@@ -403,7 +403,7 @@ TEST_F(PolyvoreOutfitsTest, EveryMalformedFileIsOneSentenceNamingFileRecordAndFi
            "integer within 64 bits"},
       {edit_json(file("train.json"),
                  [](json& d) {
-                   d[2]["set_id"] = "\x1b[2J" + std::string(300, 'x');
+                   d[2]["set_id"] = std::string(300, 'x').insert(0, "\x1b[2J");
                    d[2]["items"][0].erase("item_id");
                  }),
        Split::Train,
