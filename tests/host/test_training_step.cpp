@@ -347,7 +347,10 @@ TEST(DataParallel, ABatchIsReadAheadOnlyWhereTheStepLeavesACore) {
       EXPECT_TRUE(torch::equal(read_ahead.batch.images.anchor, read_now.batch.images.anchor));
       EXPECT_TRUE(torch::equal(read_ahead.batch.images.close, read_now.batch.images.close));
       EXPECT_EQ(read_ahead.share.total, read_now.share.total);
-      EXPECT_EQ(threads_named("wscsl-read"), reader) << "step " << global_step;
+      // The first reader lives on (threads it starts, as LibTorch 2's pools, inherit its name).
+      const std::vector<std::string> named = threads_named("wscsl-read");
+      EXPECT_NE(std::find(named.begin(), named.end(), reader[0]), named.end())
+          << "step " << global_step;
     }
   }
   EXPECT_GT(cpu_nanoseconds(reader[0]), idle) << "the batches were read on another thread";
