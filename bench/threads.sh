@@ -13,41 +13,15 @@ cd "$(dirname "$0")/.."
 steps=${1:-300}
 rounds=${2:-5}
 source bench/common.sh
+source bench/rounds.sh
+export_pixels
 
-# Fashion-CRB's pixels and training triplets for PyTorch (docs/datasets.md, `wscsl export`).
-"$wscsl" export examples/pipelines/default.toml --out "$work/crb" --set dataset.train_items=4000 \
-  --set dataset.val_items=200 --set dataset.test_items=200 \
-  --set dataset.train_triplets=$((steps * 64)) >/dev/null
-
-wscsl_rate() {  # <binary> <threads>
-  wscsl=$1 steps_per_second "$work/run" "" --set trainer.threads="$2"
-}
-eager_rate() {  # <threads>
-  /usr/bin/python3 bench/eager_reference.py "$work/crb" --model default --device cpu \
-    --threads "$1" --steps "$steps" | python3 -c 'import json, sys; print(json.loads(sys.stdin.readlines()[-1])["steps_per_s"])'
+rate() {  # <name> <threads>
+  case $1 in
+    wscsl) steps_per_second "$work/run" "" --set trainer.threads="$2" ;;
+    baseline) wscsl=$BASELINE steps_per_second "$work/run" "" --set trainer.threads="$2" ;;
+    eager) pytorch_rate "$2" ;;
+  esac
 }
 
-rows=("wscsl|1" "wscsl|2" "eager|1" "eager|2")
-[ -z "${BASELINE:-}" ] || rows=("baseline|1" "baseline|2" "${rows[@]}")
-declare -A rates
-for round in $(seq "$rounds"); do
-  for row in "${rows[@]}"; do
-    IFS='|' read -r who threads <<<"$row"
-    case $who in
-      wscsl) rate=$(wscsl_rate build/bin/wscsl "$threads") ;;
-      baseline) rate=$(wscsl_rate "$BASELINE" "$threads") ;;
-      eager) rate=$(eager_rate "$threads") ;;
-    esac
-    rates[$row]="${rates[$row]:-} $rate"
-    echo "round $round: $who, $threads thread(s): $rate steps/s"
-  done
-done
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-echo
-echo "| implementation | 1 thread (steps/s) | 2 threads (steps/s) | 2 ÷ 1 |"
-echo "|---|---:|---:|---:|"
-for who in $([ -z "${BASELINE:-}" ] || echo baseline) wscsl eager; do
-  one=$(median <<<"${rates[$who|1]}")
-  two=$(median <<<"${rates[$who|2]}")
-  echo "| $who | $one | $two | $(ratio "$two" "$one") |"
-done
+take_rounds thread threads rate $([ -z "${BASELINE:-}" ] || echo baseline) wscsl eager
