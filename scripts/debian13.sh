@@ -21,7 +21,8 @@
 # rebuild incrementally. The checkout is bind-mounted into the root and built in the leg's build
 # directory.
 #
-# Usage (as root): scripts/test.sh --debian13 | --debian13-cuda   (which run this script)
+# Usage (as root): scripts/test.sh --debian13 | --debian13-cuda [--record]   (which run this script;
+#                  --record adds the run to docs/legs.tsv, scripts/legs.py)
 #        scripts/debian13.sh [--cuda] --packages   prints the leg's packages and does nothing else
 # Environment: WSCSL_DEBIAN13_ROOT (default /var/cache/wscsl/debian13),
 #              WSCSL_DEBIAN13_CCACHE (default /var/cache/wscsl/debian13-ccache),
@@ -32,13 +33,14 @@
 set -euo pipefail
 checkout="$(cd "$(dirname "$0")/.." && pwd)"
 
-leg=debian13 print_packages=0
+leg=debian13 print_packages=0 record=0
 for argument in "$@"; do
   case "$argument" in
     --cuda) leg=debian13-cuda ;;
     --packages) print_packages=1 ;;
+    --record) record=1 ;;
     *)
-      echo "debian13: unknown argument '$argument' (scripts/debian13.sh [--cuda] [--packages])" >&2
+      echo "debian13: unknown argument '$argument' (scripts/debian13.sh [--cuda] [--packages] [--record])" >&2
       exit 2
       ;;
   esac
@@ -48,6 +50,8 @@ fail() {
   echo "$leg: $*" >&2
   exit 1
 }
+minutes_since() { awk -v a="$1" -v b="$(date +%s)" 'BEGIN { printf "%.1f", (b - a) / 60 }'; }
+start=$(date +%s)
 
 if [ "$leg" = debian13 ]; then
   root_variable=WSCSL_DEBIAN13_ROOT
@@ -55,6 +59,7 @@ if [ "$leg" = debian13 ]; then
   ccache_dir="${WSCSL_DEBIAN13_CCACHE:-/var/cache/wscsl/debian13-ccache}"
   components=main
   torch=(libtorch-dev)
+  torch_kind=CPU
   libraries=()
   python_torch=(python3-torch)
   deps_dir="${WSCSL_DEPS_DIR:-/var/cache/wscsl/deps}"
@@ -67,6 +72,7 @@ else
   # (the c10d backend for GPUs), are in non-free.
   components=main,contrib,non-free,non-free-firmware
   torch=(libtorch-cuda-dev nvidia-cuda-toolkit libnccl-dev)
+  torch_kind="CUDA 12.4"
   libraries=(libgloo-cuda-dev libboost-dev libtomlplusplus-dev libfmt-dev libcli11-dev zlib1g-dev libhnswlib-dev
     nlohmann-json3-dev libssl-dev libopencv-dev libgtest-dev libprotobuf-dev protobuf-compiler)
   python_torch=(python3-torch-cuda)
@@ -125,11 +131,25 @@ fi
 # The root's own ccache (CMakeLists.txt gives ccache its settings); warnings are errors, as the
 # leg's promise is a warning-free build against LibTorch 2.6.
 jobs="$(nproc)"
+build_start=$(date +%s)
 in_root env CCACHE_DIR=/var/cache/wscsl-ccache \
   bash -c "set -euo pipefail
     cd /wscsl
     cmake -S . -B $build_dir ${configure[*]} >/dev/null
     $checks
-    cmake --build $build_dir -j $jobs
-    cd $build_dir
-    ctest --output-on-failure -j $jobs"
+    cmake --build $build_dir -j $jobs"
+build_minutes=$(minutes_since "$build_start")
+suite_start=$(date +%s)
+status=0  # a failed suite is recorded too, and then fails the command
+in_root bash -c "cd /wscsl/$build_dir && ctest --output-on-failure -j $jobs --output-junit junit.xml" ||
+  status=$?
+suite_minutes=$(minutes_since "$suite_start")
+echo "$leg: built in $build_minutes minutes, the suite in $suite_minutes, $(minutes_since "$start") in all"
+if [ "$record" = 1 ]; then
+  version="$(in_root dpkg-query -W -f='${Version}' "${torch[0]}")"
+  "$checkout/scripts/legs.py" record "$leg" --junit "$checkout/$build_dir/junit.xml" \
+    --libtorch "${version%%+*} $torch_kind (Debian 13)" \
+    --build-minutes "$build_minutes" --suite-minutes "$suite_minutes" \
+    --total-minutes "$(minutes_since "$start")"
+fi
+exit $status

@@ -12,7 +12,7 @@
 #                    root (scripts/debian13.sh --cuda; as root; about 2.6 GB of packages).
 #   --pip:           the same against PyPI's PyTorch in an isolated Debian 12 root that holds no
 #                    library but the dependency prefix's (scripts/pip-leg.sh; as root).
-#   --record:        append the run of the default or the wheel leg (set-up, build and suite,
+#   --record:        append the run of the default, the wheel or a Debian 13 leg (set-up, build and suite,
 #                    passed or not) to docs/legs.tsv, which
 #                    README's and docs/platforms.md's status are generated from (scripts/legs.py).
 set -euo pipefail
@@ -31,8 +31,8 @@ done
 case "$leg" in
   "") ;;
   --wheel) if [ "$record" = 1 ]; then exec scripts/wheel-leg.sh --record; else exec scripts/wheel-leg.sh; fi ;;
-  --debian13) exec scripts/debian13.sh ;;
-  --debian13-cuda) exec scripts/debian13.sh --cuda ;;
+  --debian13) if [ "$record" = 1 ]; then exec scripts/debian13.sh --record; else exec scripts/debian13.sh; fi ;;
+  --debian13-cuda) if [ "$record" = 1 ]; then exec scripts/debian13.sh --cuda --record; else exec scripts/debian13.sh --cuda; fi ;;
   --pip) exec scripts/pip-leg.sh ;;
 esac
 minutes_since() { awk -v a="$1" -v b="$(date +%s)" 'BEGIN { printf "%.1f", (b - a) / 60 }'; }
