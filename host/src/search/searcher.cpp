@@ -156,7 +156,7 @@ torch::Tensor IndexSearcher::module_distances(const ItemFeatures& query,
                                               const torch::Tensor& rows) const {
   torch::NoGradGuard no_grad;
   ConditionModule& module = *model_->pipeline().condition_module;
-  const torch::Device device = model_->device;
+  const torch::Device device = model_->device();
   std::vector<torch::Tensor> parts;
   for (std::int64_t begin = 0; begin < rows.size(0); begin += kScoreBatch) {
     const torch::Tensor some = rows.slice(0, begin, std::min(rows.size(0), begin + kScoreBatch));
@@ -222,7 +222,7 @@ std::vector<ConditionNeighbours> IndexSearcher::search(const ItemFeatures& query
       embeddings.push_back(c->embedding);
     candidates =
         exact_candidates(chunks_, offsets_, query.psi[0], embeddings, pool,
-                         std::max<std::int64_t>(1, options.block_rows), exclude, model_->device);
+                         std::max<std::int64_t>(1, options.block_rows), exclude, model_->device());
     const double each = milliseconds_since(start) / static_cast<double>(conditions.size());
     for (ConditionNeighbours& c : out)
       c.candidate_ms = each;
