@@ -78,7 +78,8 @@ TEST(SplitCheck, ATripletWithoutAConditionIsRefusedForAModuleThatScoresByConditi
   const auto with_conditions = [&](std::vector<std::int64_t> conditions) {
     SplitData test;
     test.num_images = 4;
-    test.triplets = torch::tensor({0, 1, 2, 1, 2, 3, 2, 3, 0, 3, 0, 1}, torch::kLong).reshape({4, 3});
+    test.triplets =
+        torch::tensor({0, 1, 2, 1, 2, 3, 2, 3, 0, 3, 0, 1}, torch::kLong).reshape({4, 3});
     test.conditions = torch::tensor(conditions, torch::kLong);
     pipeline.dataset = std::make_shared<wscsl::testing::FixedDataset>(
         info, std::map<Split, SplitData>{{Split::Test, test}});

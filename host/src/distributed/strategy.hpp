@@ -19,7 +19,7 @@ namespace wscsl::host {
 class Strategy {
  public:
   // Process `world.rank` of `world`: places it as `trainer` says, sets its threads and joins the
-  // job's other processes within [trainer]'s timeouts (a one-process world joins none).
+  // job's other processes as its placement says (a one-process world joins none).
   Strategy(const TrainerOptions& trainer, const World& world);
 
   const Placement& placement() const { return placement_; }

@@ -54,8 +54,7 @@ std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline, const Str
 }
 
 std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, const Strategy& strategy,
-                                             const RunDirectory& run,
-                                             const fs::path& checkpoint) {
+                                             const RunDirectory& run, const fs::path& checkpoint) {
   TrainingState state;
   model_from_root(pipeline, strategy, checkpoint, &state);
   const std::int64_t batch = pipeline.trainer.eval_batch_size;

@@ -119,7 +119,8 @@ torch::Tensor attention_maps(RunModel& model, const torch::Tensor& input) {
   const Pipeline& pipeline = model.pipeline();
   torch::NoGradGuard no_grad;
   return pipeline.condition_module
-      ->attention_maps(embed_input(pipeline, input.to(model.device()), pipeline_embedders(pipeline)))
+      ->attention_maps(
+          embed_input(pipeline, input.to(model.device()), pipeline_embedders(pipeline)))
       .to(torch::kCPU);
 }
 

@@ -83,8 +83,9 @@ StepOutcome DataParallel::naming_failures(const TrainingState& at,
   try {
     return take_step();
   } catch (const std::exception& e) {
-    throw CollectiveError(strategy_.rank(), fmt::format("step {} (epoch {}) failed: {}",
-                                                    at.global_step + 1, at.epoch + 1, e.what()));
+    throw CollectiveError(
+        strategy_.rank(),
+        fmt::format("step {} (epoch {}) failed: {}", at.global_step + 1, at.epoch + 1, e.what()));
   }
 }
 
