@@ -429,6 +429,9 @@ TEST(Placement, ResolvedOnceFromTheTrainerAndTheJob) {
   EXPECT_EQ(shared.cores, std::max(1, hardware / 2));
   EXPECT_EQ(shared.threads, shared.cores);
   EXPECT_EQ(shared.device, torch::Device(torch::kCPU));
+  // How long the process waits for the others is resolved with the rest, for its communicator.
+  EXPECT_EQ(shared.timeouts.rendezvous, std::chrono::seconds(o.rendezvous_timeout_s));
+  EXPECT_EQ(shared.timeouts.collective, std::chrono::seconds(o.collective_timeout_s));
   EXPECT_EQ(o.threads, 0);
   o.threads = 3;
   EXPECT_EQ(place(o, two).threads, 3);

@@ -155,7 +155,7 @@ TEST(Text, ATrainingStepEncodesEachRolesTextsAndTrainsTheEncoders) {
 
 TEST(Text, EmbeddingTablesCarryEveryEncodersFeaturesOfEveryRow) {
   Pipeline p = build(text_pipeline(kTwoEncoders));
-  const EmbeddingTable table = embed_split(p, Split::Test, 64);
+  const EmbeddingTable table = embed_split(p, Split::Test, 64, test::alone(p));
   const SplitData& test = p.dataset->split(Split::Test);
   ASSERT_EQ(table.items.texts.size(), 2u);
   const TextFeatures& title = table.items.texts.at("title");
@@ -281,7 +281,7 @@ field = "title"
   test::UnsharedLoss alone;
   step.take(data.batch(0, 0).batch, alone);
   EXPECT_GT(gradient_mass(*p.text_encoders[0].encoder), 0.0);
-  const EmbeddingTable table = embed_split(p, Split::Test, 64);
+  const EmbeddingTable table = embed_split(p, Split::Test, 64, test::alone(p));
   EXPECT_EQ(table.items.texts.at("label").features.size(1), 6);
   EXPECT_TRUE(
       table.items.texts.at("label").present.all().item<bool>());  // every item has a category

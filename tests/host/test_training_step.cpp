@@ -14,7 +14,7 @@
 #include <torch/autograd.h>
 
 #include "built_pipeline.hpp"
-#include "distributed/communicator.hpp"
+#include "distributed/strategy.hpp"
 #include "pipelines.hpp"
 #include "train/autocast_scope.hpp"
 #include "train/data_parallel.hpp"
@@ -365,15 +365,15 @@ TEST(DataParallel, OneProcessTakesTheStepOfTheTrainingStepAloneBitForBit) {
   const Pipeline shared_pipeline = tiny_sgd();
   TrainingModel shared(shared_pipeline, resolve_device(shared_pipeline.trainer.device));
   TrainingStep shared_step(shared_pipeline, shared.optimizer(), shared_pipeline.trainer.precision);
-  const auto one = Communicator::single();
+  const Strategy one(shared_pipeline.trainer, World{});
   const TripletBatch batch = first_batch(bare_pipeline, bare.device());
   const std::int64_t size = batch.images.anchor.size(0);
-  DataParallel parallel(*one, shared, size, false);
+  DataParallel parallel(one, shared, size, false);
   for (const bool stop : {false, true}) {
     test::UnsharedLoss alone;
     const StepLosses loss = bare_step.take(batch, alone);
     const StepOutcome outcome =
-        parallel.step(shared_step, batch, Shard::of(size, 0, 1), [&] { return stop; });
+        parallel.step(shared_step, batch, one.shard(size), [&] { return stop; });
     EXPECT_EQ(outcome.losses.total, loss.total);
     EXPECT_EQ(outcome.losses.terms, loss.terms);
     EXPECT_EQ(outcome.stop_requested, stop);

@@ -91,10 +91,8 @@ def thread_setters(root):
 COMPOSERS = re.compile(r"\b(use_threads|Communicator::(?:join|single))\s*\(")
 STRATEGY_HOME = os.path.join("host", "src", "distributed", "strategy.cpp")
 COMPOSER_EXCEPTIONS = {
-    # The communicator's own files, and the one-process overloads of evaluation that take no job.
+    # The communicator's own file.
     os.path.join("host", "src", "distributed", "communicator.cpp"),
-    os.path.join("host", "src", "evaluation", "evaluation.cpp"),
-    os.path.join("host", "src", "evaluation", "run_evaluation.cpp"),
     THREADS_HOME,
     os.path.join("host", "src", "distributed", "placement.hpp"),  # where use_threads is declared
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""ConditionModule::score's own checks and gather() read nothing back from the device: no
-Tensor::equal, item(), copy to the CPU or other host sync in the files of the score path. On a GPU
+"""ConditionModule::score's own checks, gather() and the scoring helpers of conditioned modules
+(nn::condition_one_hot) read nothing back from the device: no Tensor::equal, item(), copy to the
+CPU or other host sync in the files of the score path. On a GPU
 each would stall the step (six per step with reversed scores); a declared RoleLayout is trusted
 instead (it holds the rows it was declared with).
 
@@ -14,7 +15,7 @@ import sys
 from line_rules import matching_lines, report
 
 SCORE_PATH = ["core/sdk/src/plugin/condition_module.cpp", "core/sdk/src/plugin/items.cpp",
-              "core/sdk/src/plugin/checks.hpp"]
+              "core/sdk/src/plugin/checks.hpp", "core/sdk/src/nn/scoring.cpp"]
 SYNC = re.compile(r'\.equal\(|\.item\b|\.cpu\(\)|kCPU|allclose|is_nonzero|\.tolist\(|'
                   r'\.(min|max|sum|any|all)\(\)')
 

@@ -140,12 +140,12 @@ int EmbedCommand::run(const Invocation& invocation) {
   check_splits_exist(*pipeline.dataset, splits);
   job.join();
   job.lock(run);
-  const Communicator& comm = job.comm();
+  const Strategy& strategy = job.strategy();
   return job.run([&] {
-    model_from_root(pipeline, job.placement().device, checkpoint, comm);
+    model_from_root(pipeline, strategy, checkpoint);
     const fs::path out = output_.empty() ? run.root() / "embeddings" : output_;
     const DatasetInfo info = pipeline.dataset->info();
-    if (comm.is_root()) {
+    if (strategy.is_root()) {
       std::error_code ec;
       fs::create_directories(out, ec);
       if (ec) throw Error(fmt::format("cannot create {}: {}", out.string(), ec.message()));
@@ -160,13 +160,13 @@ int EmbedCommand::run(const Invocation& invocation) {
       if (it == tables.end())
         it = tables
                  .emplace(split,
-                          embed_split(pipeline, split, pipeline.trainer.eval_batch_size, comm))
+                          embed_split(pipeline, split, pipeline.trainer.eval_batch_size, strategy))
                  .first;
       return it->second;
     };
     for (Split split : splits) {
       const EmbeddingTable& table = table_of(split);
-      if (comm.is_root()) write_split(pipeline, table, std::string(split_name(split)), out);
+      if (strategy.is_root()) write_split(pipeline, table, std::string(split_name(split)), out);
     }
     EmbeddedAlignment alignment;
     const ConditionModule& module = *pipeline.condition_module;
@@ -176,9 +176,9 @@ int EmbedCommand::run(const Invocation& invocation) {
         info.has_split(Split::Test)) {
       const EmbeddingTable& fit = table_of(Split::Val);
       const EmbeddingTable& target = table_of(Split::Test);
-      if (comm.is_root()) alignment.published = published_alignments(pipeline, fit, target);
+      if (strategy.is_root()) alignment.published = published_alignments(pipeline, fit, target);
     }
-    if (comm.is_root()) {
+    if (strategy.is_root()) {
       write_file_atomically(out / "alignment.json",
                             alignment_json(pipeline, alignment).dump(2) + "\n");
       fmt::print("embeddings of {} written to {}\n", checkpoint.string(), out.string());

@@ -22,8 +22,8 @@ int EvalCommand::run(const Invocation& invocation) {
   job.join();
   job.lock(run);
   return job.run([&] {
-    const auto result = evaluate_run(job.pipeline(), job.placement().device, run,
-                                     job.is_root() ? checkpoint : fs::path(), job.comm());
+    const auto result =
+        evaluate_run(job.pipeline(), job.strategy(), run, job.is_root() ? checkpoint : fs::path());
     if (result) print_evaluation(*result, run);
     return 0;
   });

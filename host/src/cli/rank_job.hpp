@@ -45,7 +45,6 @@ class RankJob {
   // After join().
   const Strategy& strategy() const { return *strategy_; }
   const Placement& placement() const { return strategy_->placement(); }
-  const Communicator& comm() const { return strategy_->comm(); }
   bool is_root() const { return strategy_->is_root(); }
   // Where this process's progress goes: only rank 0 reports.
   std::FILE* progress_output() const;

@@ -4,6 +4,7 @@
 #include <torch/cuda.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 
@@ -26,6 +27,8 @@ Placement place(const TrainerOptions& trainer, const World& world) {
   const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   p.cores = std::max(1, hardware / std::max(1, world.local_size));
   p.threads = trainer.threads > 0 ? static_cast<int>(trainer.threads) : p.cores;
+  p.timeouts = {std::chrono::seconds(trainer.rendezvous_timeout_s),
+                std::chrono::seconds(trainer.collective_timeout_s)};
   p.device = resolve_device(trainer.device);
   if (world.size > 1 && p.device.is_cuda() && !p.device.has_index()) {
     // device_count() is a size_t in LibTorch 1.13 and 2.6, a c10::DeviceIndex in 2.11.

@@ -1,7 +1,8 @@
 // Where a process of a job computes: its device, its threads, the job's processes and how they
-// reduce. Resolved once, when the process joins its job, from [trainer] and the job's shape, and
-// given as one value to the training loop, data parallelism, evaluation and export; resolved.toml's
-// [provenance] records it. [trainer] itself stays as the pipeline wrote it.
+// reduce, and how long it waits for the others. Resolved once, when the process joins its job, from
+// [trainer] and the job's shape, and given as one value to the training loop, data parallelism,
+// evaluation and export; resolved.toml's [provenance] records it. [trainer] itself stays as the
+// pipeline wrote it.
 #pragma once
 
 #include <torch/types.h>
@@ -20,6 +21,7 @@ struct Placement {
   int nodes = 1;                       // machines of the job
   Launcher launcher = Launcher::None;  // what started the job's processes
   CollectiveBackend collective_backend = CollectiveBackend::Gloo;
+  JoinTimeouts timeouts{};  // trainer.rendezvous_timeout_s and collective_timeout_s
 };
 
 // The placement of this process of `world`. The processes of one machine share its cores: with

@@ -4,9 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "distributed/shard.hpp"
 #include "pipeline/item_forward.hpp"
-#include "wscsl/nn/device.hpp"
 
 namespace wscsl::host {
 
@@ -57,7 +55,7 @@ EvaluatedImages evaluated_images(const SplitData& data) {
 }
 
 EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size,
-                           const Communicator& comm) {
+                           const Strategy& strategy) {
   const SplitData& data = pipeline.dataset->split(split);
   torch::NoGradGuard no_grad;
   const std::shared_ptr<torch::nn::Module> model = pipeline.model();
@@ -71,10 +69,10 @@ EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_s
   table.triplets.conditions = data.conditions;
   table.reversed = data.reversed;
   if (data.factors.defined()) table.factors = data.factors.index_select(0, ids);
-  // Each process embeds its own contiguous share of the images, on the model's device; the
-  // table stays on the host, where evaluators compute.
-  const Shard shard = Shard::of(ids.size(0), comm.rank(), comm.size());
-  const torch::Device device = nn::device_of(*pipeline.model());
+  // Each process embeds its own contiguous shard of the images, on its device; the table stays
+  // on the host, where evaluators compute.
+  const Shard shard = strategy.shard(ids.size(0));
+  const torch::Device device = strategy.device();
   const Embedders embedders = pipeline_embedders(pipeline);
   std::vector<ItemFeatures> chunks;
   for (std::int64_t begin = shard.first; begin < shard.last; begin += batch_size) {
@@ -83,7 +81,7 @@ EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_s
                             field_texts(pipeline, data, batch)};
     chunks.push_back(forward_items(pipeline, {inputs}, embedders).to(torch::kCPU));
   }
-  table.items = gathered(pipeline, comm,
+  table.items = gathered(pipeline, strategy.comm(),
                          chunks.empty() ? ItemFeatures{} : ItemFeatures::concatenated(chunks));
   if (was_training) model->train();
   return table;
@@ -138,10 +136,6 @@ std::map<std::string, torch::Tensor> published_alignments(Pipeline& pipeline,
   }
   if (was_training) pipeline.condition_module->train();
   return shared;
-}
-
-EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size) {
-  return embed_split(pipeline, split, batch_size, *Communicator::single());
 }
 
 namespace {

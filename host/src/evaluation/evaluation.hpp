@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "distributed/communicator.hpp"
+#include "distributed/strategy.hpp"
 #include "pipeline/pipeline.hpp"
 
 namespace wscsl::host {
@@ -21,12 +21,11 @@ struct EvaluatedImages {
 EvaluatedImages evaluated_images(const SplitData& data);
 
 // Embeds each image that a triplet of `split` references, once, in eval mode and without
-// gradients, on the model's device. Rows follow ascending image id; the table's triplets index
-// rows; its tensors are on the CPU. With several processes each embeds a disjoint share of the
-// images and every process gets the whole table.
+// gradients, on the device of `strategy` (where the model is). Rows follow ascending image id; the
+// table's triplets index rows; its tensors are on the CPU. Each process of `strategy` embeds its
+// shard of the images and every process gets the whole table.
 EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size,
-                           const Communicator& comm);
-EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size);
+                           const Strategy& strategy);
 
 struct NamedMetric {
   std::string name;  // "<evaluator>/<metric>"

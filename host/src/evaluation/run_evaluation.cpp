@@ -38,34 +38,29 @@ std::vector<at::Tensor> model_state(torch::nn::Module& model) {
   return state;
 }
 
-std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline, torch::Device device,
+std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline, const Strategy& strategy,
                                                    const fs::path& checkpoint,
-                                                   const Communicator& comm, TrainingState* state) {
+                                                   TrainingState* state) {
   auto model = pipeline.model();
-  if (comm.is_root()) {
-    const TrainingState loaded = load_checkpoint(checkpoint, *model, nullptr, false, device);
+  if (strategy.is_root()) {
+    const TrainingState loaded =
+        load_checkpoint(checkpoint, *model, nullptr, false, strategy.device());
     if (state) *state = loaded;
   } else {
-    model->to(device);
+    model->to(strategy.device());
   }
-  comm.broadcast(model_state(*model));
+  strategy.comm().broadcast(model_state(*model));
   return model;
 }
 
-EvaluationResult evaluate_run(Pipeline& pipeline, torch::Device device, const RunDirectory& run,
-                              const fs::path& checkpoint) {
-  return *evaluate_run(pipeline, device, run, checkpoint, *Communicator::single());
-}
-
-std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, torch::Device device,
-                                             const RunDirectory& run, const fs::path& checkpoint,
-                                             const Communicator& comm) {
+std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, const Strategy& strategy,
+                                             const RunDirectory& run, const fs::path& checkpoint) {
   TrainingState state;
-  model_from_root(pipeline, device, checkpoint, comm, &state);
+  model_from_root(pipeline, strategy, checkpoint, &state);
   const std::int64_t batch = pipeline.trainer.eval_batch_size;
-  const EmbeddingTable val = embed_split(pipeline, Split::Val, batch, comm);
-  const EmbeddingTable test = embed_split(pipeline, Split::Test, batch, comm);
-  if (!comm.is_root()) return std::nullopt;
+  const EmbeddingTable val = embed_split(pipeline, Split::Val, batch, strategy);
+  const EmbeddingTable test = embed_split(pipeline, Split::Test, batch, strategy);
+  if (!strategy.is_root()) return std::nullopt;
   EvaluationResult result = evaluate(pipeline, val, test, true, run.artifacts());
   std::string markdown =
       fmt::format("# Results\n\nCheckpoint `{}` (after epoch {}), pipeline `{}`.\n",

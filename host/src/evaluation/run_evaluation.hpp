@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "distributed/strategy.hpp"
 #include "evaluation.hpp"
 #include "pipeline/pipeline.hpp"
 #include "run/checkpoint.hpp"
@@ -20,17 +21,13 @@ std::filesystem::path checkpoint_for_evaluation(const RunDirectory& run);
 std::pair<RunDirectory, std::filesystem::path> run_and_checkpoint(
     const std::filesystem::path& target);
 
-// Evaluates `checkpoint` on the test split, embedding on `device`, and writes results.md and
-// results.json.
-EvaluationResult evaluate_run(Pipeline& pipeline, torch::Device device, const RunDirectory& run,
-                              const std::filesystem::path& checkpoint);
-// The same with several processes: rank 0 reads `checkpoint` (the others pass an empty path) and
-// sends its weights to every process, each embeds a share of the images, and rank 0 evaluates,
-// writes and returns the results; the other processes return nothing.
-std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, torch::Device device,
+// Evaluates `checkpoint` on the test split and writes results.md and results.json, as the
+// processes of `strategy` share it: rank 0 reads `checkpoint` (the others pass an empty path) and
+// sends its weights to every process, each embeds its shard of the images on its device, and rank
+// 0 evaluates, writes and returns the results; the other processes return nothing.
+std::optional<EvaluationResult> evaluate_run(Pipeline& pipeline, const Strategy& strategy,
                                              const RunDirectory& run,
-                                             const std::filesystem::path& checkpoint,
-                                             const Communicator& comm);
+                                             const std::filesystem::path& checkpoint);
 
 // Prints the tables of `result`, the files it wrote, and where `run`'s results are.
 void print_evaluation(const EvaluationResult& result, const RunDirectory& run);
@@ -38,11 +35,10 @@ void print_evaluation(const EvaluationResult& result, const RunDirectory& run);
 // The model's parameters and buffers, in one order on every process.
 std::vector<at::Tensor> model_state(torch::nn::Module& model);
 
-// The pipeline's model on `device` with the weights of `checkpoint`, which rank 0 reads (the
-// others pass an empty path) and sends to every process; rank 0 also fills `state`.
-std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline, torch::Device device,
+// The pipeline's model on the device of `strategy` with the weights of `checkpoint`, which rank 0
+// reads (the others pass an empty path) and sends to every process; rank 0 also fills `state`.
+std::shared_ptr<torch::nn::Module> model_from_root(Pipeline& pipeline, const Strategy& strategy,
                                                    const std::filesystem::path& checkpoint,
-                                                   const Communicator& comm,
                                                    TrainingState* state = nullptr);
 
 }  // namespace wscsl::host

@@ -139,6 +139,23 @@ std::string remedy(Resource need, const NamedEvaluator& e, Split split, const Sp
   }
 }
 
+// A module that scores each triplet by its condition (Supervision::Conditioned) is given the
+// split's conditions as they are: the dataset holds them within [-1, F) (Dataset's contract), and
+// an unknown one (-1) is refused here, on the host copy of the split, so that scoring (on a GPU,
+// perhaps) never reads a condition back.
+void check_conditions_given(const Pipeline& pipeline, Split split, const SplitData& data) {
+  if (pipeline.condition_module->supervision() != Supervision::Conditioned ||
+      !data.conditions.defined())
+    return;
+  const torch::Tensor unknown = data.conditions.lt(0).nonzero();
+  if (unknown.size(0) == 0) return;
+  throw DataError(fmt::format(
+      "triplet {} of the {} split ({}) has no condition (-1), and {} scores each triplet by its "
+      "condition; give every triplet its condition, or use a weakly supervised module",
+      unknown[0][0].item<std::int64_t>(), split_name(split), read_from(data.files.triplets),
+      pipeline.condition_module->label()));
+}
+
 }  // namespace
 
 std::vector<SplitSize> check_splits(Pipeline& pipeline) {
@@ -147,6 +164,7 @@ std::vector<SplitSize> check_splits(Pipeline& pipeline) {
   const DatasetInfo info = pipeline.dataset->info();
   for (Split split : info.splits) {
     const SplitData& data = pipeline.dataset->split(split);
+    check_conditions_given(pipeline, split, data);
     evaluated[split] = evaluated_images(data).ids.size(0);
     sizes.push_back({split, data.triplets.size(0), evaluated[split]});
   }

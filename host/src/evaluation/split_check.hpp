@@ -2,7 +2,8 @@
 // dataset opens or builds its image store, so every image of every split is opened), and every
 // evaluator's declared need of table rows (Contract::table_rows) and of split content (triplets,
 // compatibility lines of both labels, questions: Resource::SplitTriplets ...) is held against
-// each split it will evaluate, naming the files the split was read from (SplitData::files).
+// each split it will evaluate, naming the files the split was read from (SplitData::files); a
+// module that scores each triplet by its condition is given a condition for every triplet.
 // `wscsl check` and `wscsl train` run it before any step.
 #pragma once
 
@@ -20,8 +21,9 @@ struct SplitSize {
 };
 
 // Loads every split and checks the evaluators against them; throws ConfigError naming each
-// evaluator table whose settings or needs the splits cannot meet, or the dataset's own error
-// (naming the file) for a split that cannot be read.
+// evaluator table whose settings or needs the splits cannot meet, DataError naming the first
+// triplet without a condition (-1) when the module scores by conditions, or the dataset's own
+// error (naming the file) for a split that cannot be read.
 std::vector<SplitSize> check_splits(Pipeline& pipeline);
 
 }  // namespace wscsl::host

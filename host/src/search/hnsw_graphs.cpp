@@ -1,5 +1,6 @@
 #include "hnsw_graphs.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -167,14 +168,18 @@ std::unique_ptr<HnswGraphs> HnswGraphs::load(const fs::path& index, const IndexM
 }
 
 torch::Tensor HnswGraphs::nearest(std::int64_t embedding, const torch::Tensor& psi, std::int64_t n,
-                                  std::int64_t ef) {
+                                  std::int64_t ef, std::int64_t exclude) {
   Graph& g = *graphs_.at(embedding);
-  const torch::Tensor q = (embedding < 0 ? psi.reshape({-1}) : psi[embedding]).contiguous();
-  g.graph->setEf(static_cast<std::size_t>(std::max(ef, n)));
-  auto found = g.graph->searchKnn(q.data_ptr<float>(), static_cast<std::size_t>(n));
+  const torch::Tensor q =
+      (embedding < 0 ? psi.reshape({-1}) : psi[embedding]).to(torch::kFloat).contiguous();
+  const std::int64_t searched = n + (exclude >= 0 ? 1 : 0);
+  g.graph->setEf(static_cast<std::size_t>(std::max(ef, searched)));
+  auto found = g.graph->searchKnn(q.data_ptr<float>(), static_cast<std::size_t>(searched));
   std::vector<std::int64_t> rows(found.size());
   for (std::size_t i = found.size(); i-- > 0; found.pop())  // the queue pops the farthest first
     rows[i] = static_cast<std::int64_t>(found.top().second);
+  rows.erase(std::remove(rows.begin(), rows.end(), exclude), rows.end());
+  if (static_cast<std::int64_t>(rows.size()) > n) rows.resize(static_cast<std::size_t>(n));
   return torch::tensor(rows, torch::kLong);
 }
 

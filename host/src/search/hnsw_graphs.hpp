@@ -34,9 +34,11 @@ class HnswGraphs {
                                           const IndexManifest& manifest);
 
   // The rows of the `n` nearest items to ψ of the query (`psi` [K, E]) in embedding `embedding`
-  // (-1: every ψ_k), nearest first, searched with a candidate list of `ef`.
+  // (-1: every ψ_k), nearest first, row `exclude` left out (-1: none), searched with a candidate
+  // list of `ef` (at least the rows it looks for): the approximate candidates of `wscsl search`,
+  // as exact_candidates (exact_scan.hpp) finds them exactly.
   torch::Tensor nearest(std::int64_t embedding, const torch::Tensor& psi, std::int64_t n,
-                        std::int64_t ef);
+                        std::int64_t ef, std::int64_t exclude);
   // hnswlib's searchKnn alone for the vector `query` of the graph's dimension, its result
   // dropped: what nearest() costs without wscsl around it (bench/search.sh).
   void library_search(std::int64_t embedding, const float* query, std::int64_t n, std::int64_t ef);

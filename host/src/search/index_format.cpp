@@ -251,4 +251,28 @@ void write_chunk_images(const fs::path& index, std::size_t chunk,
   write_file_atomically(chunk_path(index, chunk, "images.json"), list.dump() + "\n");
 }
 
+SearchTarget search_target(const fs::path& target, const fs::path& run) {
+  if (fs::exists(manifest_path(target))) return {target, run};
+  if (fs::exists(target / "resolved.toml")) {
+    if (fs::exists(manifest_path(target / "index")))
+      return {target / "index", run.empty() ? target : run};
+    throw Error(
+        fmt::format("{} is a run without an index: `wscsl index {} --split test` (or "
+                    "--images DIR) makes {}",
+                    target.string(), target.string(), (target / "index").string()));
+  }
+  std::error_code ec;
+  if (!fs::exists(target, ec) || fs::is_empty(target, ec))
+    throw Error(fmt::format(
+        "{} is neither an index nor a run directory: it is {}; `wscsl index RUN --images DIR "
+        "--out {}` makes an index there",
+        target.string(), fs::exists(target, ec) ? "an empty folder" : "not there",
+        target.string()));
+  throw Error(
+      fmt::format("{} is neither an index (no manifest.json) nor a run directory (no "
+                  "resolved.toml); give the folder `wscsl index RUN --out INDEX` made, or the "
+                  "run directory RUN whose RUN/index it made",
+                  target.string()));
+}
+
 }  // namespace wscsl::host::search

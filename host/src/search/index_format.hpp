@@ -118,4 +118,14 @@ std::vector<IndexedImage> read_chunk_images(const std::filesystem::path& index, 
 void write_chunk_images(const std::filesystem::path& index, std::size_t chunk,
                         const std::vector<IndexedImage>& images);
 
+// What `search` and `explore` are given: an index directory, or a run directory whose index is
+// RUN/index (its run then being that directory, wherever the run was when it was indexed).
+struct SearchTarget {
+  std::filesystem::path index;
+  std::filesystem::path run;  // empty: the one the index's manifest names
+};
+// `run` is the run the command was given (empty: none). Throws Error naming `target` and what
+// makes an index of it when it is neither an index nor a run directory with one.
+SearchTarget search_target(const std::filesystem::path& target, const std::filesystem::path& run);
+
 }  // namespace wscsl::host::search

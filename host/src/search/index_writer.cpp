@@ -92,7 +92,8 @@ void add_split(Indexing& ix, Split split, const std::set<std::int64_t>* only,
   if (!info.has_split(split))
     throw DataError(
         fmt::format("{} has no split '{}'", pipeline.dataset->label(), split_name(split)));
-  const EmbeddingTable table = embed_split(pipeline, split, pipeline.trainer.eval_batch_size);
+  const EmbeddingTable table =
+      embed_split(pipeline, split, pipeline.trainer.eval_batch_size, *ix.model.strategy);
   std::vector<IndexedImage> images;
   std::vector<std::int64_t> rows;
   const torch::Tensor ids = table.image_ids.contiguous();

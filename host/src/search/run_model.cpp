@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "distributed/strategy.hpp"
 #include "evaluation/evaluation.hpp"
 #include "evaluation/run_evaluation.hpp"
 #include "pipeline/item_forward.hpp"
@@ -43,10 +42,9 @@ std::unique_ptr<RunModel> open_run_model(const GlobalOptions& global, const fs::
   model->checkpoint_sha256 = checkpoint_sha256(model->checkpoint);
   model->opened = open_pipeline(global, model->run.resolved(), {});
   Pipeline& pipeline = model->pipeline();
-  const Strategy alone(pipeline.trainer, World{});
-  model->device = alone.device();
+  model->strategy = std::make_unique<Strategy>(pipeline.trainer, World{});
   model->images = image_preparation(pipeline);
-  model_from_root(pipeline, model->device, model->checkpoint, alone.comm());
+  model_from_root(pipeline, *model->strategy, model->checkpoint);
   pipeline.model()->eval();
   return model;
 }
@@ -62,7 +60,7 @@ void require_same_run(const IndexManifest& manifest, const RunModel& model, cons
 }
 
 torch::Tensor model_input(const RunModel& model, const torch::Tensor& pixels) {
-  return wscsl::model_input(model.images, pixels).to(model.device);
+  return wscsl::model_input(model.images, pixels).to(model.device());
 }
 
 void require_file_preparation(const RunModel& model, const std::string& files) {
@@ -121,7 +119,8 @@ torch::Tensor attention_maps(RunModel& model, const torch::Tensor& input) {
   const Pipeline& pipeline = model.pipeline();
   torch::NoGradGuard no_grad;
   return pipeline.condition_module
-      ->attention_maps(embed_input(pipeline, input.to(model.device), pipeline_embedders(pipeline)))
+      ->attention_maps(
+          embed_input(pipeline, input.to(model.device()), pipeline_embedders(pipeline)))
       .to(torch::kCPU);
 }
 
@@ -151,7 +150,8 @@ std::vector<IndexedCondition> indexed_conditions(RunModel& model, std::string& a
     fits_ot = fits_ot || e.evaluator->contract().provides_resource(Resource::Alignment, ot);
   if (fits_ot && info.has_split(Split::Val)) {
     // The alignment is fitted on the validation split alone (the OT plan of the fit split).
-    const EmbeddingTable val = embed_split(pipeline, Split::Val, pipeline.trainer.eval_batch_size);
+    const EmbeddingTable val =
+        embed_split(pipeline, Split::Val, pipeline.trainer.eval_batch_size, *model.strategy);
     std::map<std::string, torch::Tensor> shared = published_alignments(pipeline, val, val);
     const EvalContext context{val,
                               val,

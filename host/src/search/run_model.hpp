@@ -1,6 +1,6 @@
 // A trained run opened to embed and compare images it has never seen: its pipeline with the
-// weights of the checkpoint `wscsl eval` uses, on the run's device, and the run's way of turning
-// an image file into the model's input.
+// weights of the checkpoint `wscsl eval` uses, placed by its own one-process Strategy (the run's
+// device and threads), and the run's way of turning an image file into the model's input.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 
 #include <torch/types.h>
 
+#include "distributed/strategy.hpp"
 #include "index_format.hpp"
 #include "pipeline/session.hpp"
 #include "run/run_directory.hpp"
@@ -22,11 +23,12 @@ struct RunModel {
   std::filesystem::path checkpoint;
   std::string checkpoint_sha256;  // of the checkpoint's archive
   OpenPipeline opened;
-  torch::Device device{torch::kCPU};
+  std::unique_ptr<Strategy> strategy;  // one process, placed as the run's [trainer] says
   // How the run's dataset makes model input of an image (DatasetInfo::images).
   ImagePreparation images;
 
   Pipeline& pipeline() { return opened.pipeline; }
+  torch::Device device() const { return strategy->device(); }
 };
 
 // Opens `run` (a run directory) with the checkpoint checkpoint_for_evaluation picks. Throws Error

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include <fmt/format.h>
 
-#include "exact_scan.hpp"
 #include "hnsw_graphs.hpp"
 #include "wscsl/error.hpp"
 #include "wscsl/util/clock.hpp"
@@ -22,30 +22,6 @@ namespace {
 constexpr std::int64_t kScoreBatch = 4096;
 
 }  // namespace
-
-SearchTarget search_target(const fs::path& target, const fs::path& run) {
-  if (fs::exists(manifest_path(target))) return {target, run};
-  if (fs::exists(target / "resolved.toml")) {
-    if (fs::exists(manifest_path(target / "index")))
-      return {target / "index", run.empty() ? target : run};
-    throw Error(
-        fmt::format("{} is a run without an index: `wscsl index {} --split test` (or "
-                    "--images DIR) makes {}",
-                    target.string(), target.string(), (target / "index").string()));
-  }
-  std::error_code ec;
-  if (!fs::exists(target, ec) || fs::is_empty(target, ec))
-    throw Error(fmt::format(
-        "{} is neither an index nor a run directory: it is {}; `wscsl index RUN --images DIR "
-        "--out {}` makes an index there",
-        target.string(), fs::exists(target, ec) ? "an empty folder" : "not there",
-        target.string()));
-  throw Error(
-      fmt::format("{} is neither an index (no manifest.json) nor a run directory (no "
-                  "resolved.toml); give the folder `wscsl index RUN --out INDEX` made, or the "
-                  "run directory RUN whose RUN/index it made",
-                  target.string()));
-}
 
 IndexSearcher::IndexSearcher(const GlobalOptions& global, const fs::path& index,
                              const fs::path& run, const std::string& run_option)
@@ -156,7 +132,7 @@ torch::Tensor IndexSearcher::module_distances(const ItemFeatures& query,
                                               const torch::Tensor& rows) const {
   torch::NoGradGuard no_grad;
   ConditionModule& module = *model_->pipeline().condition_module;
-  const torch::Device device = model_->device;
+  const torch::Device device = model_->device();
   std::vector<torch::Tensor> parts;
   for (std::int64_t begin = 0; begin < rows.size(0); begin += kScoreBatch) {
     const torch::Tensor some = rows.slice(0, begin, std::min(rows.size(0), begin + kScoreBatch));
@@ -187,16 +163,73 @@ torch::Tensor IndexSearcher::module_distances(const ItemFeatures& query,
   return parts.empty() ? torch::zeros({0}, torch::kDouble) : torch::cat(parts);
 }
 
-torch::Tensor IndexSearcher::approximate_candidates(const ItemFeatures& query,
-                                                    const IndexedCondition& condition,
-                                                    std::int64_t pool, std::int64_t ef,
-                                                    std::int64_t exclude) {
+std::vector<torch::Tensor> IndexSearcher::exact_candidates(
+    const torch::Tensor& query_psi, const std::vector<std::int64_t>& embeddings, std::int64_t pool,
+    std::int64_t block_rows, std::int64_t exclude) const {
+  torch::NoGradGuard no_grad;
+  const torch::Device device = model_->device();
+  // The `pool` smallest of `values` (values, positions), nearest first; ties keep the lower one.
+  const auto smallest = [pool](const torch::Tensor& values) {
+    return values.topk(std::min(pool, values.size(0)), /*dim=*/0, /*largest=*/false, true);
+  };
+  const torch::Tensor q = query_psi.to(device).to(torch::kFloat);  // [K, E]
+  const torch::Tensor q_sqnorm = q.pow(2).sum(-1);                 // [K]
+  const std::int64_t k_count = q.size(0);
+  const bool every_embedding =
+      std::any_of(embeddings.begin(), embeddings.end(), [](std::int64_t e) { return e < 0; });
+  std::vector<bool> needed(static_cast<std::size_t>(k_count), every_embedding);
+  for (const std::int64_t e : embeddings)
+    if (e >= 0) needed[static_cast<std::size_t>(e)] = true;
+  // Per condition: the best `pool` (squared distance, row) of every block, chosen from at the end.
+  std::vector<std::vector<torch::Tensor>> block_d(embeddings.size()),
+      block_found(embeddings.size());
+  for (std::size_t chunk = 0; chunk < chunks_.size(); ++chunk) {
+    const torch::Tensor& psi = chunks_[chunk].psi->tensor();            // [K, n, E]
+    const torch::Tensor& sqnorm = chunks_[chunk].psi_sqnorm->tensor();  // [K, n]
+    const std::int64_t n = psi.size(1);
+    for (std::int64_t b0 = 0; b0 < n; b0 += block_rows) {
+      const std::int64_t b1 = std::min(n, b0 + block_rows);
+      const torch::Tensor block = psi.slice(1, b0, b1).to(device);
+      const torch::Tensor norms = sqnorm.slice(1, b0, b1).to(device);
+      // ‖x − q‖² = ‖x‖² − 2 x·q + ‖q‖², one matrix-vector product per embedding.
+      std::vector<torch::Tensor> d2(static_cast<std::size_t>(k_count));
+      for (std::int64_t k = 0; k < k_count; ++k)
+        if (needed[static_cast<std::size_t>(k)])
+          d2[static_cast<std::size_t>(k)] =
+              (norms[k] - 2 * block[k].mv(q[k]) + q_sqnorm[k]).clamp_min(0);
+      const std::int64_t first_row = offsets_[chunk] + b0;
+      for (std::size_t c = 0; c < embeddings.size(); ++c) {
+        torch::Tensor d;
+        if (embeddings[c] >= 0) {
+          d = d2[static_cast<std::size_t>(embeddings[c])];
+        } else {
+          d = d2[0].clone();
+          for (std::int64_t k = 1; k < k_count; ++k)
+            d += d2[static_cast<std::size_t>(k)];
+        }
+        if (exclude >= first_row && exclude < first_row + (b1 - b0)) {
+          d = d.clone();
+          d[exclude - first_row] = std::numeric_limits<float>::infinity();
+        }
+        auto [v, i] = smallest(d);
+        block_d[c].push_back(v.to(torch::kCPU));
+        block_found[c].push_back(i.to(torch::kCPU) + first_row);
+      }
+    }
+  }
+  std::vector<torch::Tensor> best_rows(embeddings.size());
+  for (std::size_t c = 0; c < embeddings.size(); ++c) {
+    const torch::Tensor best =
+        torch::cat(block_found[c]).index_select(0, std::get<1>(smallest(torch::cat(block_d[c]))));
+    // The excluded row never makes the pool.
+    best_rows[c] = best.index_select(0, (best != exclude).nonzero().reshape({-1}));
+  }
+  return best_rows;
+}
+
+HnswGraphs& IndexSearcher::graphs() {
   if (!graphs_) graphs_ = HnswGraphs::load(index_, manifest_);
-  const torch::Tensor q = query.psi[0].to(torch::kFloat).contiguous();
-  torch::Tensor rows =
-      graphs_->nearest(condition.embedding, q, pool + (exclude >= 0 ? 1 : 0), std::max(ef, pool));
-  rows = rows.index_select(0, (rows != exclude).nonzero().reshape({-1}));
-  return rows.slice(0, 0, pool);
+  return *graphs_;
 }
 
 std::vector<ConditionNeighbours> IndexSearcher::search(const ItemFeatures& query,
@@ -220,9 +253,8 @@ std::vector<ConditionNeighbours> IndexSearcher::search(const ItemFeatures& query
     std::vector<std::int64_t> embeddings;
     for (const IndexedCondition* c : conditions)
       embeddings.push_back(c->embedding);
-    candidates =
-        exact_candidates(chunks_, offsets_, query.psi[0], embeddings, pool,
-                         std::max<std::int64_t>(1, options.block_rows), exclude, model_->device);
+    candidates = exact_candidates(query.psi[0], embeddings, pool,
+                                  std::max<std::int64_t>(1, options.block_rows), exclude);
     const double each = milliseconds_since(start) / static_cast<double>(conditions.size());
     for (ConditionNeighbours& c : out)
       c.candidate_ms = each;
@@ -233,7 +265,7 @@ std::vector<ConditionNeighbours> IndexSearcher::search(const ItemFeatures& query
     if (options.candidates == CandidateSearch::Approximate) {
       start = std::chrono::steady_clock::now();
       candidates.push_back(
-          approximate_candidates(query, *conditions[c], pool, options.hnsw_ef, exclude));
+          graphs().nearest(conditions[c]->embedding, query.psi[0], pool, options.hnsw_ef, exclude));
       result.candidate_ms = milliseconds_since(start);
     }
     start = std::chrono::steady_clock::now();

@@ -57,16 +57,6 @@ struct ConditionNeighbours {
   double candidate_ms = 0.0, ranking_ms = 0.0;               // time of the two stages
 };
 
-// What `search` and `explore` are given: an index directory, or a run directory whose index is
-// RUN/index (its run then being that directory, wherever the run was when it was indexed).
-struct SearchTarget {
-  std::filesystem::path index;
-  std::filesystem::path run;  // empty: the one the index's manifest names
-};
-// `run` is the run the command was given (empty: none). Throws Error naming `target` and what
-// makes an index of it when it is neither an index nor a run directory with one.
-SearchTarget search_target(const std::filesystem::path& target, const std::filesystem::path& run);
-
 class IndexSearcher {
  public:
   // Opens the index and the run it was made from (`run`, else the one its manifest names),
@@ -107,8 +97,17 @@ class IndexSearcher {
   torch::Tensor module_distances(const ItemFeatures& query, const IndexedCondition& condition,
                                  const torch::Tensor& rows) const;
   ItemFeatures rows_features(const torch::Tensor& rows) const;
-  torch::Tensor approximate_candidates(const ItemFeatures& query, const IndexedCondition& condition,
-                                       std::int64_t pool, std::int64_t ef, std::int64_t exclude);
+  // For each of `embeddings` (a ψ_k's index, or -1: every ψ_k together), the `pool` rows nearest
+  // to `query_psi` [K, E] in the Euclidean distance, nearest first, row `exclude` left out (-1:
+  // none): LibTorch matrix-vector products over blocks of `block_rows` rows of the memory-mapped
+  // chunks, on the run's device, so that memory holds one block's distances and the best rows
+  // found so far.
+  std::vector<torch::Tensor> exact_candidates(const torch::Tensor& query_psi,
+                                              const std::vector<std::int64_t>& embeddings,
+                                              std::int64_t pool, std::int64_t block_rows,
+                                              std::int64_t exclude) const;
+  // The index's HNSW graphs, loaded on first use.
+  HnswGraphs& graphs();
   // The chunk of a row and the row within it.
   std::pair<std::size_t, std::int64_t> locate(std::int64_t row) const;
 

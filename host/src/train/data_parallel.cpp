@@ -54,9 +54,10 @@ class SharedLoss : public LossSharing {
 
 }  // namespace
 
-DataParallel::DataParallel(const Communicator& comm, TrainingModel& model,
+DataParallel::DataParallel(const Strategy& strategy, TrainingModel& model,
                            std::int64_t smallest_batch, bool sync_batch_norm)
-    : comm_(comm), model_(model) {
+    : strategy_(strategy), model_(model) {
+  const Communicator& comm = strategy.comm();
   if (smallest_batch < comm.size())
     throw Error(fmt::format(
         "the last batch of an epoch holds {} triplet{}, fewer than the {} processes that share "
@@ -66,44 +67,45 @@ DataParallel::DataParallel(const Communicator& comm, TrainingModel& model,
   averager_ = comm.gradient_averager(model.parameters(), model.parameter_names());
   // Alone, batch norm keeps LibTorch's own computation, bit for bit.
   if (sync_batch_norm && comm.size() > 1)
-    synchronised_.emplace([this](at::Tensor& t) { comm_.sum(t); });
+    synchronised_.emplace([this](at::Tensor& t) { strategy_.comm().sum(t); });
 }
 
 StepOutcome DataParallel::step(TrainingStep& training_step, const TripletBatch& batch,
                                const Shard& share, const std::function<bool()>& stop_requested) {
-  SharedLoss shared(comm_, *averager_, share, stop_requested);
+  SharedLoss shared(strategy_.comm(), *averager_, share, stop_requested);
   StepLosses losses = training_step.take(batch, shared);
   return {std::move(losses), shared.any_stop_requested()};
 }
 
 StepOutcome DataParallel::naming_failures(const TrainingState& at,
                                           const std::function<StepOutcome()>& take_step) const {
-  if (comm_.size() == 1) return take_step();
+  if (strategy_.processes() == 1) return take_step();
   try {
     return take_step();
   } catch (const std::exception& e) {
-    throw CollectiveError(comm_.rank(), fmt::format("step {} (epoch {}) failed: {}",
-                                                    at.global_step + 1, at.epoch + 1, e.what()));
+    throw CollectiveError(
+        strategy_.rank(),
+        fmt::format("step {} (epoch {}) failed: {}", at.global_step + 1, at.epoch + 1, e.what()));
   }
 }
 
 std::optional<EvaluationResult> DataParallel::validate(Pipeline& pipeline) {
-  comm_.broadcast(model_.module().buffers());
+  strategy_.comm().broadcast(model_.module().buffers());
   const EmbeddingTable val =
-      embed_split(pipeline, Split::Val, pipeline.trainer.eval_batch_size, comm_);
-  if (!comm_.is_root()) return std::nullopt;
+      embed_split(pipeline, Split::Val, pipeline.trainer.eval_batch_size, strategy_);
+  if (!strategy_.is_root()) return std::nullopt;
   return evaluate(pipeline, val, val, false, {});
 }
 
 std::optional<EvaluationResult> DataParallel::final_evaluation(Pipeline& pipeline,
                                                                const RunDirectory& run) const {
-  return evaluate_run(pipeline, model_.device(), run,
-                      comm_.is_root() ? checkpoint_for_evaluation(run) : std::filesystem::path(),
-                      comm_);
+  return evaluate_run(
+      pipeline, strategy_, run,
+      strategy_.is_root() ? checkpoint_for_evaluation(run) : std::filesystem::path());
 }
 
 void DataParallel::check_replicas(std::int64_t epoch, RunWriter& writer) const {
-  if (comm_.size() == 1) return;
+  if (strategy_.processes() == 1) return;
   std::string bytes;
   for (const torch::Tensor& p : model_.parameters()) {
     const torch::Tensor host = p.detach().to(torch::kCPU).contiguous();
@@ -114,7 +116,7 @@ void DataParallel::check_replicas(std::int64_t epoch, RunWriter& writer) const {
       torch::from_blob(const_cast<char*>(digest.data()),
                        {1, static_cast<std::int64_t>(digest.size())}, torch::kUInt8)
           .clone();
-  const torch::Tensor all = comm_.gather_rows(mine);
+  const torch::Tensor all = strategy_.comm().gather_rows(mine);
   std::vector<std::string> digests;
   for (std::int64_t r = 0; r < all.size(0); ++r)
     digests.emplace_back(reinterpret_cast<const char*>(all[r].contiguous().data_ptr()),
@@ -129,7 +131,7 @@ void DataParallel::check_replicas(std::int64_t epoch, RunWriter& writer) const {
 }
 
 std::string DataParallel::resume_command(const std::string& run) const {
-  return host::resume_command(comm_.world(), run);
+  return host::resume_command(strategy_.comm().world(), run);
 }
 
 }  // namespace wscsl::host

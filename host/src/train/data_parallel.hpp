@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "distributed/communicator.hpp"
+#include "distributed/strategy.hpp"
 #include "evaluation/evaluation.hpp"
 #include "pipeline/pipeline.hpp"
 #include "run/checkpoint.hpp"
@@ -32,11 +32,11 @@ struct StepOutcome {
 
 class DataParallel {
  public:
-  // Joins `model` to the job: rank 0's parameters and buffers go to every process, and the
-  // gradients of its trainable parameters are averaged from now on (batch-norm statistics too,
-  // with `sync_batch_norm`). Throws Error when a batch of `smallest_batch` triplets leaves a
+  // Joins `model` to the job of `strategy`: rank 0's parameters and buffers go to every process,
+  // and the gradients of its trainable parameters are averaged from now on (batch-norm statistics
+  // too, with `sync_batch_norm`). Throws Error when a batch of `smallest_batch` triplets leaves a
   // process without any.
-  DataParallel(const Communicator& comm, TrainingModel& model, std::int64_t smallest_batch,
+  DataParallel(const Strategy& strategy, TrainingModel& model, std::int64_t smallest_batch,
                bool sync_batch_norm);
 
   // One step of `training_step` on this process's shard `batch` of a batch (`share` says which):
@@ -66,7 +66,7 @@ class DataParallel {
   std::string resume_command(const std::string& run) const;
 
  private:
-  const Communicator& comm_;
+  const Strategy& strategy_;
   TrainingModel& model_;
   std::unique_ptr<GradientAverager> averager_;
   std::optional<nn::SynchronisedBatchNorm> synchronised_;

@@ -69,7 +69,7 @@ class Loop {
         state_(checkpoints_.start(request.resume, strategy.placement(), request.out)),
         model_on_device_(on_device(pipeline, model_.device())),
         data_(pipeline, strategy.placement(), strategy.rank()),
-        parallel_(strategy.comm(), model_, data_.last_batch_size(), o_.sync_batch_norm),
+        parallel_(strategy, model_, data_.last_batch_size(), o_.sync_batch_norm),
         step_(pipeline, model_.optimizer(), strategy.precision()) {}
 
   TrainResult run() {

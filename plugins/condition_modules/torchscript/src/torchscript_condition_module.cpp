@@ -119,6 +119,10 @@ Schema<TorchScriptConditionModuleOptions> TorchScriptConditionModule::schema() {
       .required();
   condition_options::input_dim(s, &O::input_dim);
   s.field("trainable", &O::trainable, "Train the module's parameters; false keeps them as saved.");
+  condition_options::num_conditions(
+      s, &O::num_conditions,
+      "The dataset's conditions, each of which a conditioned module scores by its own embedding "
+      "(set from the dataset).");
   return s;
 }
 
@@ -154,6 +158,11 @@ TorchScriptConditionModule::TorchScriptConditionModule(const Options& options)
     throw DataError(
         fmt::format("{}: the module needs an attribute num_embeddings: int (K)", options.file));
   k_ = script_.attr("num_embeddings").toInt();
+  if (supervision_ == Supervision::Conditioned && k_ < options.num_conditions)
+    throw DataError(fmt::format(
+        "{}: a conditioned module scores each triplet by the embedding its condition names, and "
+        "num_embeddings = {} leaves conditions of the dataset's {} without one",
+        options.file, k_, options.num_conditions));
   own_distances_ = script_.find_method("distances").has_value();
   aux_terms_ = aux_terms_of(script_, options.file);
   if (!aux_terms_.empty()) check_takes_comparisons(script_, "aux", kAuxSignature, options.file);

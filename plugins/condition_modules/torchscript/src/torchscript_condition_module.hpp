@@ -19,6 +19,7 @@ struct TorchScriptConditionModuleOptions {
   std::string file;
   std::int64_t input_dim = 0;  // D, from the backbone
   bool trainable = true;
+  std::int64_t num_conditions = 1;  // F, from the dataset
 };
 
 class TorchScriptConditionModule final : public ConditionModule {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "../src/torchscript_condition_module.hpp"
 #include "wscsl/testing/fixtures.hpp"
 #include "wscsl/testing/harness.hpp"
@@ -270,6 +272,20 @@ TEST(TorchScriptConditionModule, EveryUnusableModuleIsOneSentenceAtBuildTime) {
   EXPECT_NE(error_of(script({kEmbed, kWeights}, "", false), "no_k.pt")
                 .find("needs an attribute num_embeddings: int"),
             std::string::npos);
+  // Each condition of the dataset is scored by its embedding: K below the conditions is refused
+  // here, so that scoring need not check the conditions (nn::condition_one_hot).
+  const fs::path too_few = save(script({kEmbed}, "conditioned"), dir, "too_few.pt");
+  try {
+    wscsl::testing::build<ConditionModule>("torchscript", "file = \"" + too_few.string() + "\"",
+                                           wscsl::testing::facts(kK + 1, kD));
+    ADD_FAILURE() << "a conditioned module with fewer embeddings than conditions was built";
+  } catch (const std::exception& e) {
+    EXPECT_EQ(std::string(e.what()),
+              fmt::format("{}: a conditioned module scores each triplet by the embedding its "
+                          "condition names, and num_embeddings = {} leaves conditions of the "
+                          "dataset's {} without one",
+                          too_few.string(), kK, kK + 1));
+  }
   EXPECT_NE(error_of(script({kEmbed, kWeights}, "semi"), "semi.pt")
                 .find("must be \"weak\" or \"conditioned\", not \"semi\""),
             std::string::npos);

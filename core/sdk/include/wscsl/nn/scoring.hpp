@@ -20,13 +20,15 @@ ComparisonScores expected_distances(torch::Tensor second, torch::Tensor third,
 ComparisonScores expected_distances(ConditionModule& module, const ComparedItems& items,
                                     torch::Tensor weights);
 
-// The one-hot weights [B, K] of the comparisons' conditions [B] (supervised selection). Throws
-// Error naming the offending value when a condition is outside [0, K).
+// The one-hot weights [B, K] of the comparisons' conditions [B] (supervised selection), read back
+// from no device: each condition must lie in [0, K). The host gives a conditioned module no
+// triplet without a condition (it checks every split before training); a condition outside
+// [0, K) is LibTorch's to refuse.
 torch::Tensor condition_one_hot(const torch::Tensor& conditions, std::int64_t num_embeddings);
 
 // Supervised selection (Supervision::Conditioned): every comparison is scored by the embedding its
 // condition names, i.e. expected_distances under condition_one_hot(comparisons.conditions, K) of
-// `module`'s K embeddings. Throws as condition_one_hot does.
+// `module`'s K embeddings.
 ComparisonScores conditioned_distances(ConditionModule& module, const ItemBlocks& items,
                                        const Comparisons& comparisons);
 
