@@ -101,6 +101,14 @@ TEST(SplitCheck, ATripletWithoutAConditionIsRefusedForAModuleThatScoresByConditi
               std::string::npos)
         << message;
   }
+  // `eval` and `embed` of a run whose splits changed since it trained refuse it alike.
+  try {
+    embed_split(pipeline, Split::Test, 2, test::alone(pipeline));
+    ADD_FAILURE() << "embed_split gave a conditioned module a triplet without a condition";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("triplet 2 of the test split"), std::string::npos)
+        << e.what();
+  }
   with_conditions({0, 1, 0, 1});
   EXPECT_NO_THROW(check_splits(pipeline));
   with_conditions({0, 1, -1, 1});

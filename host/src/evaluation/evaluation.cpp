@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "evaluation/split_check.hpp"
 #include "pipeline/item_forward.hpp"
 
 namespace wscsl::host {
@@ -57,6 +58,7 @@ EvaluatedImages evaluated_images(const SplitData& data) {
 EmbeddingTable embed_split(Pipeline& pipeline, Split split, std::int64_t batch_size,
                            const Strategy& strategy) {
   const SplitData& data = pipeline.dataset->split(split);
+  check_conditions_given(pipeline, split, data);
   torch::NoGradGuard no_grad;
   const std::shared_ptr<torch::nn::Module> model = pipeline.model();
   const bool was_training = model->is_training();

@@ -139,10 +139,8 @@ std::string remedy(Resource need, const NamedEvaluator& e, Split split, const Sp
   }
 }
 
-// A module that scores each triplet by its condition (Supervision::Conditioned) is given the
-// split's conditions as they are: the dataset holds them within [-1, F) (Dataset's contract), and
-// an unknown one (-1) is refused here, on the host copy of the split, so that scoring (on a GPU,
-// perhaps) never reads a condition back.
+}  // namespace
+
 void check_conditions_given(const Pipeline& pipeline, Split split, const SplitData& data) {
   if (pipeline.condition_module->supervision() != Supervision::Conditioned ||
       !data.conditions.defined())
@@ -155,8 +153,6 @@ void check_conditions_given(const Pipeline& pipeline, Split split, const SplitDa
       unknown[0][0].item<std::int64_t>(), split_name(split), read_from(data.files.triplets),
       pipeline.condition_module->label()));
 }
-
-}  // namespace
 
 std::vector<SplitSize> check_splits(Pipeline& pipeline) {
   std::vector<SplitSize> sizes;

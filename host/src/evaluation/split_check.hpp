@@ -26,4 +26,12 @@ struct SplitSize {
 // error (naming the file) for a split that cannot be read.
 std::vector<SplitSize> check_splits(Pipeline& pipeline);
 
+// A module that scores each triplet by its condition (Supervision::Conditioned) is given the
+// split's conditions as they are: the dataset holds them within [-1, F) (Dataset's contract), and
+// an unknown one (-1) is refused here, on the host copy of the split, so that scoring (on a GPU,
+// perhaps) never reads a condition back. check_splits runs it on every split, embed_split on the
+// split it embeds (so that `eval` and `embed` of a run whose splits were changed refuse alike).
+// Throws DataError naming the first such triplet, the split and its files.
+void check_conditions_given(const Pipeline& pipeline, Split split, const SplitData& data);
+
 }  // namespace wscsl::host
