@@ -212,16 +212,16 @@ Schema<TrainerOptions> TrainerOptions::schema() {
   return s;
 }
 
-double TrainerOptions::lr_at(std::int64_t epoch) const {
+double TrainerOptions::lr_at(std::int64_t epoch, double initial) const {
   switch (lr_schedule) {
     case LrSchedule::Constant:
-      return lr;
+      return initial;
     case LrSchedule::Step:
-      return lr * std::pow(gamma, static_cast<double>(epoch / step_size));
+      return initial * std::pow(gamma, static_cast<double>(epoch / step_size));
     case LrSchedule::Exponential:
-      return lr * std::pow(gamma, static_cast<double>(epoch + 1));
+      return initial * std::pow(gamma, static_cast<double>(epoch + 1));
   }
-  return lr;
+  return initial;
 }
 
 bool trains_on_gpu(const DeviceSetting& device) {
