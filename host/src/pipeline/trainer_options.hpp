@@ -70,6 +70,9 @@ struct TrainerOptions {
   std::vector<ParameterGroup> parameter_groups;
 
   static Schema<TrainerOptions> schema();
+  // The [trainer] table as `wscsl describe trainer` documents it: the schema's fields, then
+  // `parameter_groups` and the keys of each of its tables ("parameter_groups[].lr").
+  static SchemaDescription description();
   // What keeps `batch_size` (≥ 1 by the schema) from being shared equally by `processes` or from
   // fitting a training split of `train_triplets`, where that is known; empty when nothing does.
   std::string batch_size_problem(std::optional<std::int64_t> train_triplets,
