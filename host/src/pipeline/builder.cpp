@@ -125,11 +125,8 @@ class Builder {
   void bind_trainer() {
     const ConfigNode* node = table_section("trainer");
     const ConfigNode empty = ConfigNode::table({file(), 1, 1});
-    BindScope scope =
-        scope_of(diagnostics_, recorded_, "[trainer]", {}, nullptr, {"parameter_groups"});
-    const ConfigNode& table = node ? *node : empty;
-    built_.pipeline.trainer = TrainerOptions::schema().bind(table, scope);
-    built_.pipeline.trainer.parameter_groups = bind_parameter_groups(table, scope);
+    BindScope scope = scope_of(diagnostics_, recorded_, "[trainer]");
+    built_.pipeline.trainer = TrainerOptions::bind(node ? *node : empty, scope);
   }
 
   // Binds one component table and, when nothing is wrong so far, builds it.

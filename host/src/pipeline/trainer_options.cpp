@@ -84,9 +84,7 @@ Schema<TrainerOptions> TrainerOptions::schema() {
               {OptimizerKind::Adam, "adam", "Adam with beta1, beta2 and L2 weight decay"},
               {OptimizerKind::Sgd, "sgd", "SGD with momentum and L2 weight decay"}});
   // The optimisers apply it to float32 parameters, so it must be a float32 too.
-  s.field("lr", &O::lr,
-          "Initial learning rate (of the parameters of no parameter_groups table); "
-          "lr_schedule scales it.")
+  s.field("lr", &O::lr, "Initial learning rate of the parameters in no parameter group.")
       .greater_than(0.0)
       .max(std::numeric_limits<float>::max());
   const auto sgd = [](const O& o) { return o.optimizer == OptimizerKind::Sgd; };
@@ -212,6 +210,13 @@ Schema<TrainerOptions> TrainerOptions::schema() {
                   "(trainer.device); use \"gloo\" or \"auto\"");
   });
   return s;
+}
+
+TrainerOptions TrainerOptions::bind(const ConfigNode& table, BindScope& scope) {
+  scope.host_keys.push_back("parameter_groups");  // bound here, beside the schema
+  TrainerOptions options = schema().bind(table, scope);
+  options.parameter_groups = bind_parameter_groups(table, scope);
+  return options;
 }
 
 SchemaDescription TrainerOptions::description() {

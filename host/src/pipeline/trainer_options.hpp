@@ -70,6 +70,8 @@ struct TrainerOptions {
   std::vector<ParameterGroup> parameter_groups;
 
   static Schema<TrainerOptions> schema();
+  // Binds the [trainer] table `table`: the schema's keys and [[trainer.parameter_groups]].
+  static TrainerOptions bind(const ConfigNode& table, BindScope& scope);
   // The [trainer] table as `wscsl describe trainer` documents it: the schema's fields, then
   // `parameter_groups` and the keys of each of its tables ("parameter_groups[].lr").
   static SchemaDescription description();
