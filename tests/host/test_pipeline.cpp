@@ -253,27 +253,134 @@ TEST(Contracts, AModuleThatNeedsTheFeatureMapIsRefusedWithABackboneThatHasNone) 
 }
 
 // ASEN++'s second-stage loss reads terms only the joint stage publishes: with the first stage's
-// module, `check` names each missing term at the loss.
-TEST(Contracts, AsenPpJointLossNeedsTheJointStage) {
+// module, `check` names every missing term at the loss in one error, and its first note the key
+// that makes the module publish them.
+TEST(Contracts, AsenPpJointLossNeedsTheJointStageAndCheckSaysWhichKeyToSet) {
   const std::string model =
       "[backbone]\ntype = \"convnet\"\nwidth = 4\ndepth = 2\n\n[condition_module]\n"
       "type = \"asen_pp\"\nstage = \"global\"\n\n[[losses]]\ntype = \"asen_pp_joint\"\n";
   const std::string text = with_evaluators("[[evaluators]]\ntype = \"triplet_accuracy\"\n", model);
   const Diagnostics d = build_errors(text);
-  const std::vector<std::string> terms = {"global_close", "global_far", "local_close", "local_far",
-                                          "alignment"};
-  ASSERT_EQ(d.error_count(), terms.size()) << d.format();
-  for (std::size_t i = 0; i < terms.size(); ++i) {
-    EXPECT_EQ(d.all()[i].where.line, line_of(text, "type = \"asen_pp_joint\"") - 1);
-    EXPECT_NE(
-        d.all()[i].message.find("needs the aux term '" + terms[i] + "' of the condition module"),
-        std::string::npos)
-        << d.format();
-  }
+  ASSERT_EQ(d.error_count(), 1u) << d.format();
+  EXPECT_EQ(d.all()[0].where.line, line_of(text, "type = \"asen_pp_joint\"") - 1);
+  EXPECT_NE(d.all()[0].message.find(
+                "needs the aux term 'global_close' of the condition module, the aux term "
+                "'global_far' of the condition module, the aux term 'local_close' of the "
+                "condition module, the aux term 'local_far' of the condition module and the aux "
+                "term 'alignment' of the condition module, which no component before it provides"),
+            std::string::npos)
+      << d.format();
+  ASSERT_FALSE(d.all()[0].notes.empty());
+  const std::string& note = d.all()[0].notes[0];
+  EXPECT_EQ(note.find("set condition_module.stage = \"joint\" ([condition_module] at line " +
+                      std::to_string(line_of(text, "[condition_module]")) +
+                      "): condition_module 'asen_pp' (plugin asen_pp "),
+            0u)
+      << note;
+  EXPECT_NE(note.find(") provides what is needed only with that value"), std::string::npos) << note;
   // The joint stage publishes them: the same pipeline builds.
   std::string joint = text;
   joint.replace(joint.find("stage = \"global\""), 16, "stage = \"joint\"");
   EXPECT_TRUE(build_errors(joint).empty()) << build_errors(joint).format();
+}
+
+namespace {
+
+// The tiny pipeline with `groups` ([[trainer.parameter_groups]] tables) after its [trainer].
+std::string with_groups(const std::string& groups) {
+  return test::tiny_pipeline() + "\n" + groups;
+}
+
+}  // namespace
+
+TEST(ParameterGroups, APrefixThatHoldsNoParameterIsRefusedAtItsValueNamingTheModules) {
+  const std::string text = with_groups(
+      "[[trainer.parameter_groups]]\nprefixes = [\"backbone\", \"condition_modul\"]\nlr = 0.1\n");
+  const Diagnostics d = build_errors(text);
+  ASSERT_EQ(d.error_count(), 1u) << d.format();
+  EXPECT_EQ(d.all()[0].where.line, line_of(text, "condition_modul\""));
+  EXPECT_EQ(d.all()[0].where.column,
+            text.substr(text.rfind('\n', text.find("\"condition_modul\"")) + 1)
+                    .find("\"condition_modul\"") +
+                1);
+  EXPECT_EQ(d.all()[0].message,
+            "[trainer.parameter_groups.0] 'prefixes' \"condition_modul\" holds no trainable "
+            "parameter of the model (expected a module path such as \"backbone\" or "
+            "\"condition_module\": a parameter is held when its name is the path or starts with it "
+            "and a dot)");
+  ASSERT_EQ(d.all()[0].notes.size(), 2u);
+  EXPECT_EQ(d.all()[0].notes[0], "did you mean \"condition_module\"?");
+  EXPECT_EQ(d.all()[0].notes[1].find("the model's modules with trainable parameters include: "
+                                     "backbone."),
+            0u)
+      << d.all()[0].notes[1];
+  // A path holds only whole components: "backbone.conv" is not a prefix of backbone.convs.
+  EXPECT_FALSE(under_prefix("backbone.convs.0.weight", "backbone.conv"));
+  EXPECT_TRUE(under_prefix("backbone.convs.0.weight", "backbone.convs"));
+  EXPECT_TRUE(under_prefix("backbone.scale", "backbone.scale"));
+}
+
+TEST(ParameterGroups, AParameterTwoGroupsHoldIsRefusedNamingBoth) {
+  const std::string text = with_groups(
+      "[[trainer.parameter_groups]]\nprefixes = [\"condition_module\"]\nlr = 0.1\n\n"
+      "[[trainer.parameter_groups]]\nprefixes = [\"backbone\", \"condition_module.pairs\"]\n"
+      "lr = 0.2\n");
+  const Pipeline p = test::built_pipeline(test::tiny_pipeline());
+  std::string held;  // the first trainable condition-module parameter, which both groups hold
+  for (const auto& t : p.model()->named_parameters())
+    if (t.key().rfind("condition_module.", 0) == 0 && t.value().requires_grad() && held.empty())
+      held = t.key();
+  ASSERT_FALSE(held.empty());
+  const std::string path = held.substr(0, held.find('.', held.find('.') + 1));
+  std::string overlapping = text;
+  overlapping.replace(overlapping.find("condition_module.pairs"), 22, path);
+  const Diagnostics d = build_errors(overlapping);
+  ASSERT_EQ(d.error_count(), 1u) << d.format();
+  EXPECT_EQ(d.all()[0].where.line, line_of(overlapping, "\"" + path + "\""));
+  EXPECT_EQ(d.all()[0].message,
+            "[trainer.parameter_groups.1] 'prefixes' \"" + path + "\" holds the parameter " + held +
+                ", which [trainer.parameter_groups.0] \"condition_module\" holds already: a "
+                "parameter trains at one learning rate, so the groups' prefixes must not overlap");
+}
+
+TEST(ParameterGroups, TheTablesAreBoundStrictly) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[trainer]\nparameter_groups = 3\n",
+       "[trainer] 'parameter_groups' must be an array of tables, written "
+       "[[trainer.parameter_groups]], got an integer"},
+      {"[[trainer.parameter_groups]]\nprefixes = [\"backbone\"]\n",
+       "[trainer.parameter_groups.0] is missing required key 'lr'"},
+      {"[[trainer.parameter_groups]]\nprefixes = []\nlr = 0.1\n",
+       "[trainer.parameter_groups.0] 'prefixes': names no module path; name at least one"},
+      {"[[trainer.parameter_groups]]\nprefixes = [\"backbone\"]\nlr = 0.0\n",
+       "[trainer.parameter_groups.0] 'lr' must be in (0, "},
+      {"[[trainer.parameter_groups]]\nprefixes = [\"backbone\"]\nlr = 0.1\nweight_decay = 0.0\n",
+       "unknown key 'weight_decay' in [trainer.parameter_groups.0]"},
+  };
+  for (const auto& [groups, expected] : cases) {
+    std::string text = groups.rfind("[trainer]", 0) == 0 ? test::tiny_pipeline() + groups.substr(10)
+                                                         : with_groups(groups);
+    const Diagnostics d = build_errors(text);
+    ASSERT_EQ(d.error_count(), 1u) << groups << d.format();
+    EXPECT_NE(d.all()[0].message.find(expected), std::string::npos) << groups << d.all()[0].message;
+  }
+}
+
+// The resolved pipeline (a run's resolved.toml) holds the groups, and builds the same ones again.
+TEST(ParameterGroups, TheResolvedPipelineHoldsTheGroups) {
+  const Pipeline p = test::built_pipeline(
+      with_groups("[[trainer.parameter_groups]]\nprefixes = [\"condition_module\"]\nlr = 0.5\n"));
+  ASSERT_EQ(p.trainer.parameter_groups.size(), 1u);
+  const std::string resolved = to_toml(p.resolved);
+  EXPECT_NE(resolved.find("[[trainer.parameter_groups]]"), std::string::npos) << resolved;
+  const Pipeline again = test::built_pipeline(resolved, "resolved.toml");
+  ASSERT_EQ(again.trainer.parameter_groups.size(), 1u);
+  EXPECT_EQ(again.trainer.parameter_groups[0].prefixes,
+            std::vector<std::string>{"condition_module"});
+  EXPECT_EQ(again.trainer.parameter_groups[0].lr, 0.5);
+  // Without groups, the resolved [trainer] has no such key.
+  EXPECT_EQ(to_toml(test::built_pipeline(test::tiny_pipeline()).resolved).find("parameter_groups"),
+            std::string::npos);
 }
 
 TEST(Contracts, LossesGetOnlyWhatTheyNeed) {

@@ -16,6 +16,7 @@
 #include "metrics_log.hpp"
 #include "pipelines.hpp"
 #include "train/trainer.hpp"
+#include "train/training_model.hpp"
 #include "wscsl/util/atomic_file.hpp"
 
 namespace fs = std::filesystem;
@@ -32,8 +33,10 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-TrainResult run(const fs::path& dir, bool resume, std::int64_t stop_after = 0) {
-  Pipeline p = test::built_pipeline(test::tiny_pipeline() + test::kOnTheCpu);
+// `trainer` adds lines to the tiny pipeline's [trainer] table, and tables after it.
+TrainResult run(const fs::path& dir, bool resume, std::int64_t stop_after = 0,
+                const std::string& trainer = "") {
+  Pipeline p = test::built_pipeline(test::tiny_pipeline() + test::kOnTheCpu + trainer);
   const RunDirectory run = resume ? RunDirectory::open(dir) : RunDirectory::create(dir);
   TrainRequest request;
   request.resume = resume;
@@ -46,7 +49,7 @@ TrainResult run(const fs::path& dir, bool resume, std::int64_t stop_after = 0) {
 
 // Every model tensor of a checkpoint, by name.
 std::map<std::string, torch::Tensor> weights(const fs::path& checkpoint) {
-  Pipeline p = test::built_pipeline(test::tiny_pipeline() + test::kOnTheCpu);
+  Pipeline p = test::built_pipeline(test::tiny_pipeline() + test::kOnTheCpu);  // same model
   auto model = p.model();
   load_checkpoint(checkpoint, *model, nullptr, false, torch::kCPU);
   std::map<std::string, torch::Tensor> out;
@@ -95,6 +98,31 @@ TEST(Resume, InterruptedRunsContinueBitForBit) {
       EXPECT_EQ(second.test->metrics[i].value, reference.test->metrics[i].value)
           << reference.test->metrics[i].name;
   }
+}
+
+// With [[trainer.parameter_groups]] the optimiser has a group (and Adam moments) per rate, each
+// decayed every epoch: a run stopped mid-epoch resumes bit for bit.
+TEST(Resume, ParameterGroupsResumeBitForBit) {
+  const std::string groups =
+      "lr_schedule = \"step\"\nstep_size = 1\ngamma = 0.5\n\n[[trainer.parameter_groups]]\n"
+      "prefixes = [\"condition_module\"]\nlr = 0.05\n";
+  const fs::path straight = fresh_dir("groups_straight");
+  ASSERT_EQ(run(straight, false, 0, groups).outcome, TrainOutcome::Finished);
+  const fs::path dir = fresh_dir("groups_stopped");
+  ASSERT_EQ(run(dir, false, 7, groups).outcome, TrainOutcome::Stopped);
+  ASSERT_EQ(run(dir, true, 0, groups).outcome, TrainOutcome::Finished);
+  EXPECT_EQ(read_file(dir / "steps.tsv"), read_file(straight / "steps.tsv"));
+  const auto a = weights(straight / "checkpoints" / "last.pt");
+  const auto b = weights(dir / "checkpoints" / "last.pt");
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [name, tensor] : a)
+    EXPECT_TRUE(torch::equal(tensor, b.at(name))) << name;
+  // The checkpoint holds the optimiser's two groups: a model without them cannot take it.
+  TrainingModel ungrouped(test::built_pipeline(test::tiny_pipeline() + test::kOnTheCpu),
+                          torch::kCPU);
+  EXPECT_THROW(load_checkpoint(dir / "checkpoints" / "last.pt", ungrouped.module(),
+                               &ungrouped.optimizer(), false, torch::kCPU),
+               DataError);
 }
 
 TEST(Resume, LogLinesPastTheCheckpointAreDroppedOnResume) {

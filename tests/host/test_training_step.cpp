@@ -110,22 +110,31 @@ std::vector<torch::Tensor> gradients_of(const torch::Tensor& loss,
   return gradients;
 }
 
-// Expects `after` to be `before` moved by -kLr · `factor` · `gradients`; returns how many
-// parameters moved. The update may differ from that by float32 rounding: backward through batch
-// norm subtracts means, and a scaled loss rounds differently there (measured: 1e-4 of the update;
-// a wrong factor is off by its whole size).
-std::size_t expect_sgd_step(const std::vector<torch::Tensor>& before,
-                            const std::vector<torch::Tensor>& gradients,
-                            const std::vector<torch::Tensor>& after, double factor) {
+// Expects `after` to be `before` moved by -rates[i] · `gradients` for each parameter i; returns
+// how many parameters moved. The update may differ from that by float32 rounding: backward
+// through batch norm subtracts means, and a scaled loss rounds differently there (measured: 1e-4
+// of the update; a wrong rate or factor is off by its whole size).
+std::size_t expect_sgd_step_at(const std::vector<torch::Tensor>& before,
+                               const std::vector<torch::Tensor>& gradients,
+                               const std::vector<torch::Tensor>& after,
+                               const std::vector<double>& rates) {
   std::size_t moved = 0;
   for (std::size_t i = 0; i < before.size(); ++i) {
-    const torch::Tensor expected = -kLr * factor * gradients[i];
+    const torch::Tensor expected = -rates[i] * gradients[i];
     const double scale = expected.abs().max().item<double>();
     const double difference = (after[i] - before[i] - expected).abs().max().item<double>();
     EXPECT_LE(difference, 1e-3 * scale) << "parameter " << i;
     if (!torch::equal(after[i], before[i])) ++moved;
   }
   return moved;
+}
+
+// Expects every parameter moved by -kLr · `factor` · its gradient (expect_sgd_step_at).
+std::size_t expect_sgd_step(const std::vector<torch::Tensor>& before,
+                            const std::vector<torch::Tensor>& gradients,
+                            const std::vector<torch::Tensor>& after, double factor) {
+  return expect_sgd_step_at(before, gradients, after,
+                            std::vector<double>(before.size(), kLr * factor));
 }
 
 }  // namespace
@@ -145,6 +154,55 @@ TEST(TrainingStep, DescendsTheGradientOfThePipelinesWeightedLoss) {
   test::UnsharedLoss alone;
   EXPECT_EQ(step.take(batch, alone).total, expected_value);
   EXPECT_GT(expect_sgd_step(before, gradients, copies(model.parameters()), 1.0), 0u);
+}
+
+// [[trainer.parameter_groups]]: one SGD step moves the condition module's parameters by −0.5·g
+// and the others by −trainer.lr·g (0.01), 50 times less.
+TEST(TrainingStep, EachParameterGroupDescendsAtItsOwnLearningRate) {
+  const Pipeline p =
+      tiny_sgd("\n[[trainer.parameter_groups]]\nprefixes = [\"condition_module\"]\nlr = 0.5\n");
+  TrainingModel model(p, resolve_device(p.trainer.device));
+  ASSERT_EQ(model.optimizer().param_groups().size(), 2u);
+  const TripletBatch batch = first_batch(p, model.device());
+  model.module().train();
+  const std::vector<torch::Tensor> gradients =
+      gradients_of(loss_by_hand(p, batch), model.parameters());
+  const std::vector<torch::Tensor> before = copies(model.parameters());
+  std::vector<double> rates;
+  std::size_t in_group = 0;
+  for (const std::string& name : model.parameter_names()) {
+    const bool grouped = name.rfind("condition_module.", 0) == 0;
+    in_group += grouped;
+    rates.push_back(grouped ? 0.5 : kLr);
+  }
+  ASSERT_GT(in_group, 0u);
+  ASSERT_LT(in_group, rates.size());
+  TrainingStep step(p, model.optimizer(), p.trainer.precision);
+  test::UnsharedLoss alone;
+  step.take(batch, alone);
+  EXPECT_GT(expect_sgd_step_at(before, gradients, copies(model.parameters()), rates), in_group);
+}
+
+// The schedule scales every group's rate alike: lr·gamma^⌊epoch/step_size⌋ of each group's own.
+TEST(TrainingModel, TheScheduleScalesEachGroupsOwnRate) {
+  const Pipeline p = tiny_sgd(
+      "lr_schedule = \"step\"\nstep_size = 1\ngamma = 0.5\n\n[[trainer.parameter_groups]]\n"
+      "prefixes = [\"backbone\"]\nlr = 0.25\n");
+  TrainingModel model(p, resolve_device(p.trainer.device));
+  auto& groups = model.optimizer().param_groups();
+  ASSERT_EQ(groups.size(), 2u);
+  for (const std::int64_t epoch : {0, 1, 3}) {
+    model.set_epoch(epoch);
+    const double factor = std::pow(0.5, static_cast<double>(epoch));
+    EXPECT_EQ(groups[0].options().get_lr(), kLr * factor) << "epoch " << epoch;
+    EXPECT_EQ(groups[1].options().get_lr(), 0.25 * factor) << "epoch " << epoch;
+  }
+  // The backbone's parameters, and only those, are in the second group.
+  std::size_t backbone = 0;
+  for (const std::string& name : model.parameter_names())
+    backbone += name.rfind("backbone.", 0) == 0;
+  EXPECT_EQ(groups[1].params().size(), backbone);
+  EXPECT_EQ(groups[0].params().size() + groups[1].params().size(), model.parameters().size());
 }
 
 // Each loss's terms come out unweighted under "<loss name>/<term>", and the loss is their weighted

@@ -144,7 +144,7 @@ enum class DescribeFormat { Text, Json, Markdown };
 
 int describe(const GlobalOptions& global, const std::string& what, DescribeFormat format) {
   if (what == "trainer") {
-    const SchemaDescription schema = TrainerOptions::schema().description();
+    const SchemaDescription schema = TrainerOptions::description();
     if (format == DescribeFormat::Json)
       print_schema_json("host", "trainer", "wscsl", schema, {});
     else if (format == DescribeFormat::Markdown)

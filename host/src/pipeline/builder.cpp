@@ -126,7 +126,7 @@ class Builder {
     const ConfigNode* node = table_section("trainer");
     const ConfigNode empty = ConfigNode::table({file(), 1, 1});
     BindScope scope = scope_of(diagnostics_, recorded_, "[trainer]");
-    built_.pipeline.trainer = TrainerOptions::schema().bind(node ? *node : empty, scope);
+    built_.pipeline.trainer = TrainerOptions::bind(node ? *node : empty, scope);
   }
 
   // Binds one component table and, when nothing is wrong so far, builds it.

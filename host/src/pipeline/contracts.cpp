@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "host_keys.hpp"
 #include "wscsl/util/text.hpp"
 
 namespace wscsl::host {
@@ -81,6 +82,56 @@ std::vector<std::string> remedies(const Need& need, const ComponentSite& site,
   return notes;
 }
 
+// The resolved table of the component at `site` ("[condition_module]", "[losses.1]"), or null.
+const ConfigNode* resolved_table(const ConfigNode& resolved, const ComponentSite& site) {
+  if (place_of(site.kind) == TablePlace::Single)
+    return resolved.find(site.where.substr(1, site.where.size() - 2));
+  const std::string inner = site.where.substr(1, site.where.size() - 2);
+  const auto dot = inner.rfind('.');
+  const ConfigNode* list = resolved.find(inner.substr(0, dot));
+  const std::size_t index = std::stoul(inner.substr(dot + 1));
+  return list && list->is_array() && index < list->items().size() ? &list->items()[index] : nullptr;
+}
+
+// Where a component before `site` would provide what `need` names with another value of one of
+// its enumerated options (asen_pp's aux terms with stage = "joint"): the key to set, as
+// `--set` writes it, and where.
+std::vector<std::string> option_remedies(const Need& need, const ComponentSite& site,
+                                         const BuiltPipeline& built, const Registry& registry) {
+  std::vector<std::string> notes;
+  for (const ComponentSite& earlier : built.sites) {
+    if (&earlier == &site) break;
+    const ConfigNode* table = resolved_table(built.pipeline.resolved, earlier);
+    const ConfigNode* type = table ? table->find("type") : nullptr;
+    const RegisteredComponent* entry =
+        type && type->is_string() ? registry.find(earlier.kind, type->as_string()) : nullptr;
+    if (!entry) continue;
+    for (const FieldDescription& field : entry->factory.schema.fields) {
+      const ConfigNode* value = table->find(field.name);
+      for (const std::string& choice : field.choices) {
+        if (value && value->is_string() && value->as_string() == choice) continue;
+        ConfigNode changed = *table;
+        changed.set(field.name, ConfigNode::string(choice));
+        Diagnostics quiet;
+        BindScope scope;
+        scope.diagnostics = &quiet;
+        scope.table = earlier.where;
+        scope.host_keys = host_key_names(earlier.kind, place_of(earlier.kind));
+        const std::shared_ptr<const void> options = entry->factory.bind(changed, scope);
+        if (quiet.has_errors() || !scope.missing_facts.empty()) continue;
+        if (!entry->factory.contract(options.get()).provides_resource(need.resource, need.name))
+          continue;
+        const std::string key =
+            earlier.where.substr(1, earlier.where.size() - 2) + "." + field.name;
+        notes.push_back(fmt::format(
+            "set {} = \"{}\" ({} at line {}): {} provides what is needed only with that value", key,
+            choice, earlier.where, earlier.location.line, earlier.described));
+      }
+    }
+  }
+  return notes;
+}
+
 // An item type an option names (fill_in_the_blank's `types`) that the dataset does not have.
 void check_item_type(const std::string& type, const ComponentSite& site,
                      const std::vector<std::string>& types, Diagnostics& diagnostics) {
@@ -108,6 +159,13 @@ void refuse_missing_feature_map(const ComponentSite& site, const ComponentSite& 
                   describe_resource(Resource::FeatureMap, ""), backbone.where, backbone.described),
       {fmt::format("use a [backbone] type that provides it: {}",
                    types.empty() ? std::string("none is registered") : join(types, ", "))});
+}
+
+// The notes of an unmet need: an option of a component already in the pipeline first.
+std::vector<std::string> with_option_remedies(std::vector<std::string> notes,
+                                              std::vector<std::string> options) {
+  options.insert(options.end(), notes.begin(), notes.end());
+  return options;
 }
 
 const ComponentSite* backbone_of(const std::vector<ComponentSite>& sites) {
@@ -141,6 +199,8 @@ void check_contracts(const BuiltPipeline& built, const Registry& registry,
   for (const ComponentSite& site : built.sites) {
     if (site.kind == Kind::Backbone) backbone = &site;
     const Contract& contract = site.component->contract();
+    std::vector<std::string> unmet;  // described, in the contract's order
+    std::vector<std::string> notes;  // the remedies of every unmet need, once each
     for (const Need& need : contract.needs) {
       if (need.resource == Resource::ItemType) {
         check_item_type(need.name, site, p.dataset->info().item_types, diagnostics);
@@ -155,11 +215,22 @@ void check_contracts(const BuiltPipeline& built, const Registry& registry,
         refuse_missing_feature_map(site, *backbone, registry, diagnostics);
         continue;
       }
-      diagnostics.error(
-          site.location,
-          fmt::format("{} ({}) needs {}, which no component before it provides", site.where,
-                      site.described, describe_resource(need.resource, need.name)),
-          remedies(need, site, registry));
+      unmet.push_back(describe_resource(need.resource, need.name));
+      for (std::string& note : with_option_remedies(remedies(need, site, registry),
+                                                    option_remedies(need, site, built, registry)))
+        if (std::find(notes.begin(), notes.end(), note) == notes.end())
+          notes.push_back(std::move(note));
+    }
+    // One sentence for every need of the component that nothing meets (the five aux terms of
+    // asen_pp_joint have one cause).
+    if (!unmet.empty()) {
+      const std::string last = unmet.back();
+      unmet.pop_back();
+      const std::string needs = unmet.empty() ? last : join(unmet, ", ") + " and " + last;
+      diagnostics.error(site.location,
+                        fmt::format("{} ({}) needs {}, which no component before it provides",
+                                    site.where, site.described, needs),
+                        notes);
     }
     for (const Provision& provision : contract.provides)
       offered.insert({provision.resource, provision.name});

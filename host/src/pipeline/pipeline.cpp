@@ -97,6 +97,17 @@ void check_batch_size(const Pipeline& pipeline, const ConfigNode& root, int proc
   diagnostics.error(value ? value->location() : SourceLocation{root.location().file}, problem);
 }
 
+// Every prefix of [[trainer.parameter_groups]] holds a trainable parameter, and none holds one
+// that another group holds.
+void check_groups(const Pipeline& pipeline, const ConfigNode& root, Diagnostics& diagnostics) {
+  if (pipeline.trainer.parameter_groups.empty()) return;
+  std::vector<std::string> names;
+  for (const auto& t : pipeline.model()->named_parameters())
+    if (t.value().requires_grad()) names.push_back(t.key());
+  check_parameter_groups(pipeline.trainer.parameter_groups, names, root.find("trainer"),
+                         diagnostics);
+}
+
 }  // namespace
 
 Pipeline build_pipeline(const ConfigNode& root, const fs::path& source, const Registry& registry,
@@ -106,10 +117,14 @@ Pipeline build_pipeline(const ConfigNode& root, const fs::path& source, const Re
   if (!diagnostics.has_errors()) check_contracts(built, registry, diagnostics);
   if (!diagnostics.has_errors()) check_select_metric(built.pipeline, root, diagnostics);
   if (!diagnostics.has_errors()) check_batch_size(built.pipeline, root, processes, diagnostics);
+  if (!diagnostics.has_errors()) check_groups(built.pipeline, root, diagnostics);
   if (diagnostics.has_errors()) throw ConfigError(diagnostics);
   Pipeline& p = built.pipeline;
   p.warnings = std::move(diagnostics);
-  p.resolved.set("trainer", TrainerOptions::schema().to_config(p.trainer));
+  ConfigNode trainer = TrainerOptions::schema().to_config(p.trainer);
+  if (!p.trainer.parameter_groups.empty())
+    trainer.set("parameter_groups", parameter_groups_config(p.trainer.parameter_groups));
+  p.resolved.set("trainer", std::move(trainer));
   return std::move(p);
 }
 

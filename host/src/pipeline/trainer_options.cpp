@@ -84,7 +84,7 @@ Schema<TrainerOptions> TrainerOptions::schema() {
               {OptimizerKind::Adam, "adam", "Adam with beta1, beta2 and L2 weight decay"},
               {OptimizerKind::Sgd, "sgd", "SGD with momentum and L2 weight decay"}});
   // The optimisers apply it to float32 parameters, so it must be a float32 too.
-  s.field("lr", &O::lr, "Initial learning rate.")
+  s.field("lr", &O::lr, "Initial learning rate of the parameters in no parameter group.")
       .greater_than(0.0)
       .max(std::numeric_limits<float>::max());
   const auto sgd = [](const O& o) { return o.optimizer == OptimizerKind::Sgd; };
@@ -212,16 +212,40 @@ Schema<TrainerOptions> TrainerOptions::schema() {
   return s;
 }
 
-double TrainerOptions::lr_at(std::int64_t epoch) const {
+TrainerOptions TrainerOptions::bind(const ConfigNode& table, BindScope& scope) {
+  scope.host_keys.push_back("parameter_groups");  // bound here, beside the schema
+  TrainerOptions options = schema().bind(table, scope);
+  options.parameter_groups = bind_parameter_groups(table, scope);
+  return options;
+}
+
+SchemaDescription TrainerOptions::description() {
+  SchemaDescription d = schema().description();
+  FieldDescription groups;
+  groups.name = "parameter_groups";
+  groups.type_name = "array of tables";
+  groups.default_value = ConfigNode::array();
+  groups.doc =
+      "[[trainer.parameter_groups]]: parameters that train at a learning rate of their own, each "
+      "table a group (the keys below); a parameter is in at most one, the others train at lr.";
+  d.fields.push_back(groups);
+  for (FieldDescription f : ParameterGroup::schema().description().fields) {
+    f.name = "parameter_groups[]." + f.name;
+    d.fields.push_back(std::move(f));
+  }
+  return d;
+}
+
+double TrainerOptions::lr_at(std::int64_t epoch, double initial) const {
   switch (lr_schedule) {
     case LrSchedule::Constant:
-      return lr;
+      return initial;
     case LrSchedule::Step:
-      return lr * std::pow(gamma, static_cast<double>(epoch / step_size));
+      return initial * std::pow(gamma, static_cast<double>(epoch / step_size));
     case LrSchedule::Exponential:
-      return lr * std::pow(gamma, static_cast<double>(epoch + 1));
+      return initial * std::pow(gamma, static_cast<double>(epoch + 1));
   }
-  return lr;
+  return initial;
 }
 
 bool trains_on_gpu(const DeviceSetting& device) {

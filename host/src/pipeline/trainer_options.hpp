@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "parameter_groups.hpp"
 #include "wscsl/config/schema.hpp"
 
 namespace wscsl::host {
@@ -63,14 +65,24 @@ struct TrainerOptions {
   std::int64_t eval_batch_size = 1024;
   bool evaluate_after = true;
   DeviceSetting device;
+  // [[trainer.parameter_groups]], bound beside the schema (bind_parameter_groups): the parameters
+  // of no group train at `lr`.
+  std::vector<ParameterGroup> parameter_groups;
 
   static Schema<TrainerOptions> schema();
+  // Binds the [trainer] table `table`: the schema's keys and [[trainer.parameter_groups]].
+  static TrainerOptions bind(const ConfigNode& table, BindScope& scope);
+  // The [trainer] table as `wscsl describe trainer` documents it: the schema's fields, then
+  // `parameter_groups` and the keys of each of its tables ("parameter_groups[].lr").
+  static SchemaDescription description();
   // What keeps `batch_size` (≥ 1 by the schema) from being shared equally by `processes` or from
   // fitting a training split of `train_triplets`, where that is known; empty when nothing does.
   std::string batch_size_problem(std::optional<std::int64_t> train_triplets,
                                  int processes = 1) const;
   // The learning rate of epoch `epoch` (0-based) under the schedule.
-  double lr_at(std::int64_t epoch) const;
+  double lr_at(std::int64_t epoch) const { return lr_at(epoch, lr); }
+  // The learning rate of epoch `epoch` of parameters whose initial rate is `initial`.
+  double lr_at(std::int64_t epoch, double initial) const;
   // Whether `value` is better than `best` under select_mode (anything beats NaN).
   bool improves(double value, double best) const;
 };

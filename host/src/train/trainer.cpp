@@ -77,7 +77,7 @@ class Loop {
     TrainResult result;
     while (state_.epoch < o_.epochs) {
       const double lr = o_.lr_at(state_.epoch);
-      model_.set_lr(lr);
+      model_.set_epoch(state_.epoch);
       data_.start_epoch(state_.epoch);
       model_.module().train();
       const auto epoch_start = std::chrono::steady_clock::now();
